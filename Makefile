@@ -1,0 +1,64 @@
+# lanloss: two commands on a fresh machine.
+#   make run   - set up, then the main job (sim + netns testbed sweep + fit + figures)
+#   make test  - set up, then the test suite
+# Set-up is idempotent: system packages (as root), a .venv/ with lanloss installed
+# editable and the PyPI ns-3 wheel, every C++ target under build/, the C tools.
+
+SHELL   := /bin/bash
+PYTHON  ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+JOBS    ?= $(shell nproc)
+STAMP   := $(VENV)/.installed
+NS3_PREFIX = $(shell $(VPY) -c 'import ns3, os; print(os.path.dirname(ns3.__file__))')
+
+.PHONY: all setup sysdeps venv build cxx ctools run test test-fast bench lint format clean
+
+all: setup
+
+setup: sysdeps venv build
+
+sysdeps:
+	@bash testbed/install-deps.sh
+
+venv: $(STAMP)
+$(STAMP): pyproject.toml
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -e '.[sim,dev]'
+	@touch $@
+
+build: cxx ctools
+
+# C++: the ns-3 module, its tests, the scenario programs, benchmarks; then the module
+# is copied into the wheel's prefix so `from ns import ns` loads it (ns3-wheel.md).
+cxx: $(STAMP)
+	cmake -S . -B build -DNS3_PREFIX=$(NS3_PREFIX) -DCMAKE_BUILD_TYPE=Release > build-cmake.log 2>&1 || (cat build-cmake.log; exit 1)
+	cmake --build build -j $(JOBS)
+	$(VPY) -m lanloss.ns3_install build
+
+ctools:
+	$(MAKE) -C testbed/tools
+
+run: setup
+	$(VENV)/bin/lanloss run
+
+test: setup
+	$(VENV)/bin/pytest -q -ra
+
+test-fast: setup
+	$(VENV)/bin/pytest -q -ra -m "not slow"
+
+bench: setup
+	$(VPY) bench/run.py
+
+lint:
+	$(VENV)/bin/ruff check lanloss analysis testbed tests bench
+	$(VENV)/bin/ruff format --check lanloss analysis testbed tests bench
+
+format:
+	$(VENV)/bin/ruff format lanloss analysis testbed tests bench
+
+clean:
+	rm -rf build build-cmake.log
+	$(MAKE) -C testbed/tools clean

@@ -1,0 +1,1 @@
+"""Analysis: closed-form wire model, tables, fits, planner, figures, seed reference data."""

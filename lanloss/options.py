@@ -1,0 +1,236 @@
+"""The shared option vocabulary: defined once, everything else derives from it.
+
+The CLI options of ``lanloss sim run`` / ``lanloss bed run``, the ns-3 scenario
+flags (same names, ``--edge_rate=...``), the Snakemake study schema and the docs
+table are all generated from ``OPTIONS`` or checked against it (see
+tests/test_options.py). Adding an option is one edit here (plus the code that
+uses it).
+
+Values are normalised to canonical numbers: rates in bit/s, sizes in bytes,
+times in seconds. ``resolve()`` validates a whole parameter set and fills the
+defaults; errors are ``OptionError`` naming the option and the bad value.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from lanloss import units
+
+
+class OptionError(ValueError):
+    """A bad option name or value; the message names both."""
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    kind: str  # rate | rate_or_max | size | time | int | choice | topology | pattern | host
+    default: Any
+    help: str
+    example: str = ""
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    sim: bool = True  # implemented by the simulator
+    bed: bool = True  # implemented by the testbed harness
+
+    @property
+    def flag(self) -> str:
+        """The CLI flag: design names with dashes."""
+        return "--" + self.name.replace("_", "-")
+
+
+_TOPOLOGIES = ("star", "two-tier", "two-site")
+_PATTERN_RE = re.compile(r"^(cbr|poisson|burst:([1-9][0-9]*))$")
+
+OPTIONS: tuple[Option, ...] = (
+    Option("topology", "topology", "star",
+           "star (one switch), two-tier (edge switches on a core), two-site (two stars "
+           "joined by one long backbone link), or a topology file (YAML)", "star"),
+    Option("edge_rate", "rate", 100_000_000, "link speed of the hosts' edge links", "100Mbps"),
+    Option("backbone_rate", "rate", 1_000_000_000,
+           "link speed between switches (two-tier, two-site)", "1Gbps"),
+    Option("sender_rate", "rate", None,
+           "link speed of the sending hosts (default: edge_rate)", "1Gbps"),
+    Option("link_delay", "time", 1e-6, "propagation delay of every LAN link", "1us"),
+    Option("wan_delay", "time", 1.6e-3, "propagation delay of the two-site backbone link",
+           "1.6ms"),
+    Option("edge_switches", "int", 2, "edge switches under the core (two-tier)", "2",
+           minimum=1, maximum=64, bed=False),
+    Option("senders", "int", 1, "sending hosts", "1", minimum=1, maximum=1024),
+    Option("receivers", "int", 1, "receiving hosts", "40", minimum=1, maximum=1024),
+    Option("cast", "choice", "unicast", "unicast, or multicast (one group, N members)",
+           "multicast", choices=("unicast", "multicast"), sim=False),
+    Option("protocol", "choice", "udp", "transport protocol", "udp", choices=("udp", "tcp"),
+           sim=False),
+    Option("payload", "int", 1472, "UDP payload (TCP: message) size in bytes", "1472",
+           minimum=1, maximum=65507),
+    Option("rate", "rate_or_max", "max",
+           "offered payload bit rate per sender (as iperf3 -b); max = as fast as the "
+           "sender's own stack accepts (blocking socket, no sender drops)", "20Mbps"),
+    Option("pattern", "pattern", "cbr", "cbr, poisson or burst:N", "cbr"),
+    Option("duration", "time", 1.0, "traffic duration (the run lasts until the network drains)",
+           "2s", minimum=1e-6),
+    Option("warmup", "time", 0.1, "start of the run discarded from goodput", "0.2s"),
+    Option("seed", "int", 1, "RNG run number", "1", minimum=1, maximum=2**31 - 1),
+    Option("mtu", "int", 1500, "IP MTU of every link (1500, or 9000 for jumbo frames)", "1500",
+           minimum=68, maximum=9216),
+    Option("pause", "choice", "off", "IEEE 802.3x flow control on hosts and switch ports",
+           "on", choices=("off", "on")),
+    Option("pause_style", "choice", "xon",
+           "xon: XOFF with pause_quanta then explicit XON (igb); timed: PAUSE with "
+           "pause_quanta refreshed at half its length, no XON (e1000e)", "timed",
+           choices=("xon", "timed"), bed=False),
+    Option("pause_quanta", "int", 0xFFFF,
+           "pause_time sent in an XOFF, in quanta of 512 bit times", "1664",
+           minimum=1, maximum=0xFFFF, bed=False),
+    Option("switch_buffer", "size", 128 * 1024, "egress buffer per switch port in bytes",
+           "128KiB", minimum=1, bed=False),
+    Option("switch_pool", "size", 0,
+           "shared buffer pool of each switch in bytes (0 = egress limits only)", "1MiB",
+           bed=False),
+    Option("tx_queue", "size", 1024 * 1024,
+           "transmit queue of each host NIC in bytes (the qdisc plus TX ring)", "1MiB",
+           minimum=1, bed=False),
+    Option("blocking", "choice", "off",
+           "a paced sender whose transmit queue is full waits (on) or drops the datagram, "
+           "counted as sender_queue (off); rate max always waits", "on",
+           choices=("off", "on"), bed=False),
+    Option("host", "host", "ideal",
+           "receive-host preset (ideal: no CPU or socket limits)", "ideal", bed=False),
+    Option("rx_fifo", "size", None, "NIC receive FIFO in bytes", "48KiB", sim=False, bed=False),
+    Option("rx_ring", "int", None, "NIC RX descriptors", "256", minimum=1, maximum=65536,
+           sim=False),
+    Option("itr", "int", None, "max interrupts per second; 0 = one per packet", "2500",
+           minimum=0, sim=False),
+    Option("backlog", "int", None, "netdev_max_backlog", "1000", minimum=1, sim=False),
+    Option("rcvbuf", "size", None,
+           "socket receive buffer as passed to setsockopt (Linux doubles it)", "212992",
+           sim=False),
+    Option("sndbuf", "size", None, "socket send buffer as passed to setsockopt", "212992",
+           sim=False),
+    Option("readers", "int", 1, "receiving processes per receiver", "1", minimum=1,
+           maximum=256, sim=False),
+    Option("tcp_window", "size", None, "TCP window / socket buffer for TCP runs", "16KiB",
+           sim=False, bed=False),
+)
+
+BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
+
+
+def for_source(source: str) -> tuple[Option, ...]:
+    """Options implemented by 'sim' or 'bed'."""
+    return tuple(o for o in OPTIONS if getattr(o, source))
+
+
+def _check_range(opt: Option, value: float, text: Any) -> None:
+    if opt.minimum is not None and value < opt.minimum:
+        raise OptionError(f"{opt.name}: {text!r} is below the minimum {opt.minimum:g}")
+    if opt.maximum is not None and value > opt.maximum:
+        raise OptionError(f"{opt.name}: {text!r} is above the maximum {opt.maximum:g}")
+
+
+def _parse_int(text: Any) -> int:
+    if isinstance(text, bool):
+        raise ValueError(f"expected a whole number, got {text!r}")
+    if isinstance(text, int):
+        return text
+    s = str(text).strip()
+    if not re.fullmatch(r"[+-]?[0-9]+", s):
+        raise ValueError(f"expected a whole number, got {text!r}")
+    return int(s)
+
+
+_PARSERS: dict[str, Callable[[Any], Any]] = {
+    "rate": units.parse_rate,
+    "size": units.parse_size,
+    "time": units.parse_time,
+    "int": _parse_int,
+}
+
+
+def parse_value(opt: Option, text: Any) -> Any:
+    """One option's text -> canonical value, or OptionError naming both."""
+    if text is None:
+        return None
+    try:
+        if opt.kind == "rate_or_max":
+            if str(text).strip().lower() == "max":
+                return "max"
+            value = units.parse_rate(text)
+        elif opt.kind in _PARSERS:
+            value = _PARSERS[opt.kind](text)
+        elif opt.kind == "choice":
+            value = str(text).strip().lower()
+            if value not in opt.choices:
+                raise ValueError(f"{text!r} is not one of {', '.join(opt.choices)}")
+        elif opt.kind == "pattern":
+            value = str(text).strip().lower()
+            if not _PATTERN_RE.match(value):
+                raise ValueError(f"{text!r} is not cbr, poisson or burst:N (N >= 1)")
+        elif opt.kind == "topology":
+            value = str(text).strip()
+            if value not in _TOPOLOGIES and not value.endswith((".yaml", ".yml")):
+                raise ValueError(
+                    f"{text!r} is not star, two-tier, two-site or a topology file (.yaml)"
+                )
+            if value not in _TOPOLOGIES and not os.path.isfile(value):
+                raise ValueError(f"topology file {text!r} does not exist")
+        elif opt.kind == "host":
+            value = str(text).strip()
+        else:  # pragma: no cover - a new kind without a parser is a programming error
+            raise AssertionError(f"no parser for kind {opt.kind}")
+    except ValueError as exc:
+        raise OptionError(f"{opt.name}: {exc}") from None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _check_range(opt, value, text)
+    return value
+
+
+def resolve(given: dict[str, Any], source: str = "sim") -> dict[str, Any]:
+    """Validate a parameter set for 'sim' or 'bed' and fill the defaults.
+
+    Unknown names, values that cannot parse, options the source does not
+    implement and inconsistent combinations all raise OptionError.
+    """
+    params: dict[str, Any] = {}
+    for name, text in given.items():
+        key = name.replace("-", "_")
+        opt = BY_NAME.get(key)
+        if opt is None:
+            raise OptionError(f"unknown option {name!r}")
+        if not getattr(opt, source) and text is not None:
+            raise OptionError(f"{key}: not supported by source {source!r} yet (given {text!r})")
+        params[key] = parse_value(opt, text)
+    for opt in for_source(source):
+        if params.get(opt.name) is None:
+            params[opt.name] = opt.default
+    if params.get("sender_rate") is None:
+        params["sender_rate"] = params["edge_rate"]
+    if params["warmup"] >= params["duration"]:
+        raise OptionError(
+            f"warmup: {params['warmup']:g}s must be shorter than duration {params['duration']:g}s"
+        )
+    if params["protocol"] == "udp" and params["payload"] > 65507:
+        raise OptionError(f"payload: {params['payload']} exceeds the UDP maximum 65507")
+    if source == "sim" and params.get("host") not in ("ideal",):
+        raise OptionError(f"host: unknown preset {params.get('host')!r} (known: ideal)")
+    return params
+
+
+def markdown_table(source: str | None = None) -> str:
+    """The vocabulary as a Markdown table (for the README and docs)."""
+    rows = ["| option | meaning | default | example | sim | bed |", "|---|---|---|---|---|---|"]
+    for o in OPTIONS:
+        if source and not getattr(o, source):
+            continue
+        default = "" if o.default is None else str(o.default)
+        rows.append(
+            f"| `{o.name}` | {o.help} | {default} | {o.example} | "
+            f"{'yes' if o.sim else ''} | {'yes' if o.bed else ''} |"
+        )
+    return "\n".join(rows)

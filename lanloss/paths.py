@@ -1,0 +1,25 @@
+"""Where lanloss's built programs and data live (editable install: the repo)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("LANLOSS_BUILD", REPO / "build"))
+
+
+def program(name: str) -> Path:
+    """A built C++ program under build/bin, with a clear error if it is missing."""
+    path = BUILD / "bin" / name
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is not built; run `make build` first")
+    return path
+
+
+def ctool(name: str) -> Path:
+    """A built testbed C tool under testbed/tools."""
+    path = REPO / "testbed" / "tools" / name
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is not built; run `make build` first")
+    return path

@@ -1,0 +1,139 @@
+"""The run record: one JSON per run, the same for the simulator and the testbed.
+
+Schema ``lanloss.run/1`` (see shared design): params, env, flows (one per
+sender->receiver flow), totals, drops (by drop point), pause (per port),
+timing. Readers reject records whose schema they do not know.
+
+Conservation: ``sent == received + sum(drops)``, with ``drops.unexplained``
+holding what no traced drop point (sim) or kernel counter (bed) explains.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SCHEMA = "lanloss.run/1"
+
+# The drop points, in path order. Each maps to a Linux counter (design.md).
+DROP_POINTS: tuple[str, ...] = (
+    "sender_socket",  # SndbufErrors / ENOBUFS
+    "sender_queue",  # qdisc drops (sim: the sending NIC's transmit queue)
+    "switch_ingress",  # switch ingress admission (headroom exhausted)
+    "switch_egress",  # switch egress port buffer / shared pool full
+    "rx_fifo",  # NIC FIFO overflow: rx_missed_errors / rx_fifo_errors
+    "rx_ring",  # no RX descriptor: rx_no_buffer_count
+    "backlog",  # softnet_stat column 2
+    "reassembly",  # Ip ReasmFails
+    "socket_rcvbuf",  # Udp RcvbufErrors, SO_RXQ_OVFL
+    "unexplained",  # what nothing above accounts for
+)
+
+
+class RecordError(ValueError):
+    """A record that is not a lanloss.run/1 record, or is inconsistent."""
+
+
+def empty_drops() -> dict[str, int]:
+    return {name: 0 for name in DROP_POINTS}
+
+
+@dataclass
+class Flow:
+    sender: str
+    receiver: str
+    sent: int
+    received: int
+    lost: int
+    duplicated: int = 0
+    reordered: int = 0
+    goodput_bps: float = 0.0
+    latency_us: dict[str, float | None] = field(
+        default_factory=lambda: {"p50": None, "p99": None, "max": None}
+    )
+    loss_runs: dict[str, float] = field(
+        default_factory=lambda: {"count": 0, "mean": 0.0, "max": 0}
+    )
+    drops: dict[str, int] = field(default_factory=empty_drops)
+
+
+@dataclass
+class RunRecord:
+    source: str  # "sim" | "bed"
+    params: dict[str, Any]
+    env: dict[str, Any]
+    flows: list[Flow]
+    totals: dict[str, Any]
+    drops: dict[str, int]
+    pause: dict[str, Any]
+    timing: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)  # tool output, cpu shares, ...
+    schema: str = SCHEMA
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunRecord":
+        if not isinstance(data, dict):
+            raise RecordError("a run record must be a JSON object")
+        schema = data.get("schema")
+        if schema != SCHEMA:
+            raise RecordError(f"unknown record schema {schema!r} (this lanloss reads {SCHEMA})")
+        if data.get("source") not in ("sim", "bed"):
+            raise RecordError(f"unknown record source {data.get('source')!r}")
+        unknown = set(data.get("drops", {})) - set(DROP_POINTS)
+        if unknown:
+            raise RecordError(f"unknown drop points {sorted(unknown)}")
+        flows = [Flow(**f) for f in data.get("flows", [])]
+        return cls(
+            source=data["source"],
+            params=data["params"],
+            env=data.get("env", {}),
+            flows=flows,
+            totals=data["totals"],
+            drops={**empty_drops(), **data.get("drops", {})},
+            pause=data.get("pause", {}),
+            timing=data.get("timing", {}),
+            extra=data.get("extra", {}),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        # schema first, for humans reading the file
+        return {"schema": d.pop("schema"), **d}
+
+    # -- checks -------------------------------------------------------------
+    def conservation_error(self) -> int:
+        """sent - received - sum(drops); 0 when every datagram is accounted for."""
+        t = self.totals
+        return int(t["sent"]) - int(t["received"]) - sum(int(v) for v in self.drops.values())
+
+
+def load(path: str) -> RunRecord:
+    with open(path, encoding="utf-8") as fh:
+        return RunRecord.from_dict(json.load(fh))
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write a file whole or not at all: temp file in the same folder, fsync, rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

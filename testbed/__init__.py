@@ -1,0 +1,1 @@
+"""The testbed harness: hosts, settings journal, counters, netns and SSH backends."""

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# System packages lanloss needs, installed once (Debian; needs root to install).
+# tshark reads the sim's pcaps; iproute2/ethtool/iperf3/openssh-server are the
+# testbed's tools; iputils-ping for connectivity checks.
+set -euo pipefail
+need=()
+for pair in tshark:tshark ip:iproute2 ethtool:ethtool iperf3:iperf3 sshd:openssh-server \
+            ping:iputils-ping tc:iproute2 cmake:cmake g++:g++ make:make; do
+  cmd=${pair%%:*}; pkg=${pair#*:}
+  if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ]; then need+=("$pkg"); fi
+done
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+if [ "$(id -u)" != 0 ]; then
+  echo "lanloss: missing system packages (${need[*]}); install them as root: apt-get install ${need[*]}" >&2
+  exit 0
+fi
+echo "lanloss: installing system packages: ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends $(printf '%s\n' "${need[@]}" | sort -u) >/dev/null
