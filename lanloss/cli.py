@@ -1,0 +1,93 @@
+"""The `lanloss` command: one entry point, a subcommand per part.
+
+    lanloss sim run [options]     one simulation point -> run record (JSON)
+    lanloss bed ...               the testbed harness (see lanloss.testbed.cli)
+    lanloss options               the shared option vocabulary as a table
+
+Bad input is a one-line error naming the bad value, exit code 2, and no output
+file (records are written atomically, after the run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lanloss import options as vocab
+from lanloss.options import OptionError
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and exit code 2 (argparse's own default)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def add_vocabulary_options(parser: argparse.ArgumentParser, source: str) -> None:
+    """One --flag per vocabulary option the source implements (values parsed later)."""
+    group = parser.add_argument_group("run options (shared vocabulary)")
+    for opt in vocab.for_source(source):
+        default = "" if opt.default is None else f" [default: {opt.default}]"
+        group.add_argument(
+            opt.flag, dest=opt.name, default=None, metavar=opt.kind.upper(),
+            help=f"{opt.help}{default}",
+        )
+
+
+def given_options(args: argparse.Namespace, source: str) -> dict[str, str]:
+    """The vocabulary options the user actually passed."""
+    return {
+        o.name: getattr(args, o.name)
+        for o in vocab.for_source(source)
+        if getattr(args, o.name, None) is not None
+    }
+
+
+def _cmd_options(args: argparse.Namespace) -> int:
+    print(vocab.markdown_table(args.source))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="lanloss", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    from lanloss import sim
+
+    sim.add_parser(sub)
+
+    try:
+        from lanloss.testbed import cli as bed_cli
+    except ImportError:  # the harness is optional until it is built
+        bed_cli = None
+    if bed_cli is not None and hasattr(bed_cli, "add_parser"):
+        bed_cli.add_parser(sub)
+
+    p = sub.add_parser("options", help="print the shared option vocabulary")
+    p.add_argument("--source", choices=("sim", "bed"), default=None)
+    p.set_defaults(func=_cmd_options)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return int(args.func(args) or 0)
+    except (UsageError, OptionError) as exc:
+        print(f"lanloss: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("lanloss: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""`lanloss sim run`: one simulation point through the ns-3 scenario program.
+
+The vocabulary options are validated here (before anything runs), passed to
+build/bin/lanloss-sim as ns-3 CommandLine flags with the same names and
+canonical units, and the program's JSON is completed into a run record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+from lanloss import options as vocab
+from lanloss import paths
+from lanloss.record import RunRecord, dump_json, write_atomic
+
+SCENARIO = "lanloss-sim"
+
+
+def scenario_flags(params: dict[str, Any]) -> list[str]:
+    """Canonical params -> `--name=value` flags of the scenario program."""
+    flags = []
+    for opt in vocab.for_source("sim"):
+        value = params[opt.name]
+        if opt.kind in ("rate",):
+            text = f"{int(value)}bps"
+        elif opt.kind == "rate_or_max":
+            text = "max" if value == "max" else f"{int(value)}bps"
+        elif opt.kind == "time":
+            text = f"{value!r}s"
+        else:
+            text = str(value)
+        flags.append(f"--{opt.name}={text}")
+    return flags
+
+
+def git_describe() -> dict[str, Any]:
+    """The lanloss commit the run was made with (+dirty), for reproducibility."""
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(paths.REPO), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+        dirty = bool(
+            subprocess.run(
+                ["git", "-C", str(paths.REPO), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True, text=True, timeout=10, check=True,
+            ).stdout.strip()
+        )
+        return {"lanloss_commit": commit, "lanloss_dirty": dirty}
+    except (OSError, subprocess.SubprocessError):
+        return {"lanloss_commit": None, "lanloss_dirty": None}
+
+
+def run_point(params: dict[str, Any], pcap_dir: str | None = None) -> RunRecord:
+    """Run one resolved parameter set; returns the run record."""
+    program = paths.program(SCENARIO)
+    with tempfile.TemporaryDirectory(prefix="lanloss-sim-") as tmp:
+        out = os.path.join(tmp, "result.json")
+        cmd = [str(program), *scenario_flags(params), f"--out={out}"]
+        if pcap_dir:
+            os.makedirs(pcap_dir, exist_ok=True)
+            cmd.append(f"--pcap={os.path.abspath(pcap_dir)}/")
+        t0 = time.monotonic()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.monotonic() - t0
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"{SCENARIO} failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}"
+            )
+        with open(out, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    env = {"simulator": "ns-3", "ns3_version": raw.get("ns3_version", "3.44"), **git_describe()}
+    timing = {"wall_s": round(wall, 3), **raw.get("timing", {})}
+    return RunRecord.from_dict(
+        {
+            "schema": "lanloss.run/1",
+            "source": "sim",
+            "params": params,
+            "env": env,
+            "flows": raw["flows"],
+            "totals": raw["totals"],
+            "drops": raw["drops"],
+            "pause": raw.get("pause", {}),
+            "timing": timing,
+            "extra": raw.get("extra", {}),
+        }
+    )
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from lanloss.cli import given_options
+
+    params = vocab.resolve(given_options(args, "sim"), "sim")
+    if args.out and os.path.isdir(args.out):
+        raise vocab.OptionError(f"--out: {args.out!r} is a directory, not a file")
+    record = run_point(params, pcap_dir=args.pcap)
+    text = dump_json(record.to_dict())
+    if args.out:
+        write_atomic(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    from lanloss.cli import add_vocabulary_options
+
+    p_sim = sub.add_parser("sim", help="the ns-3 simulation")
+    sim_sub = p_sim.add_subparsers(dest="sim_command", required=True, parser_class=type(p_sim))
+    p = sim_sub.add_parser("run", help="run one simulation point and print its run record")
+    add_vocabulary_options(p, "sim")
+    p.add_argument("--out", help="write the run record to this file (atomically)")
+    p.add_argument("--pcap", metavar="DIR", help="write pcap files (Ethernet link type) here")
+    p.set_defaults(func=_cmd_run)
+
