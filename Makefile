@@ -10,7 +10,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 JOBS    ?= $(shell nproc)
 STAMP   := $(VENV)/.installed
-NS3_PREFIX = $(shell $(VPY) -c 'import ns3, os; print(os.path.dirname(ns3.__file__))')
+NS3_PREFIX = $(shell $(VPY) -c 'import ns3; print(list(ns3.__path__)[0])')
 
 .PHONY: all setup sysdeps venv build cxx ctools run test test-fast bench lint format clean
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 
 def wheel_prefix() -> Path:
-    import ns3  # the PyPI wheel's package
+    import ns3  # the PyPI wheel's package: a namespace package (no __init__.py)
 
-    return Path(os.path.dirname(ns3.__file__))
+    return Path(list(ns3.__path__)[0])
 
 
 def _copy_if_changed(src: Path, dst: Path) -> bool:

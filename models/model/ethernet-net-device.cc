@@ -1,0 +1,599 @@
+#include "ethernet-net-device.h"
+
+#include "ethernet-channel.h"
+#include "ethernet-wire.h"
+#include "mac-control-header.h"
+
+#include "ns3/boolean.h"
+#include "ns3/drop-tail-queue.h"
+#include "ns3/enum.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EthernetNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(EthernetNetDevice);
+
+TypeId
+EthernetNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::EthernetNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("Lanloss")
+            .AddConstructor<EthernetNetDevice>()
+            .AddAttribute("Address",
+                          "The MAC address of this device.",
+                          Mac48AddressValue(Mac48Address("ff:ff:ff:ff:ff:ff")),
+                          MakeMac48AddressAccessor(&EthernetNetDevice::m_address),
+                          MakeMac48AddressChecker())
+            .AddAttribute("DataRate",
+                          "Link speed in bit/s (both ends of a link must agree).",
+                          DataRateValue(DataRate("100Mbps")),
+                          MakeDataRateAccessor(&EthernetNetDevice::m_bps),
+                          MakeDataRateChecker())
+            .AddAttribute("Mtu",
+                          "Largest MAC payload in bytes (1500; up to 9216 for jumbo frames).",
+                          UintegerValue(1500),
+                          MakeUintegerAccessor(&EthernetNetDevice::SetMtu,
+                                               &EthernetNetDevice::GetMtu),
+                          MakeUintegerChecker<uint16_t>(68, ethernet::MAX_JUMBO_MTU))
+            .AddAttribute("TxQueue",
+                          "Transmit queue of data frames (limit in bytes).",
+                          PointerValue(),
+                          MakePointerAccessor(&EthernetNetDevice::m_queue),
+                          MakePointerChecker<Queue<Packet>>())
+            .AddAttribute("FlowControl",
+                          "Honour received IEEE 802.3x PAUSE frames.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&EthernetNetDevice::m_flowControl),
+                          MakeBooleanChecker())
+            .AddAttribute("PauseTimerStart",
+                          "When a PAUSE received during a transmission starts its timer.",
+                          EnumValue(PAUSE_ON_RECEIPT),
+                          MakeEnumAccessor<PauseTimerStart>(&EthernetNetDevice::m_pauseTimerStart),
+                          MakeEnumChecker(PAUSE_ON_RECEIPT,
+                                          "OnReceipt",
+                                          PAUSE_AFTER_FRAME,
+                                          "AfterFrame"))
+            .AddTraceSource("MacTx",
+                            "A packet from the upper layer was accepted for transmission.",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_macTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacTxDrop",
+                            "A frame was dropped because the transmit queue was full.",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_macTxDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "A data frame was received and passed up.",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxBegin",
+                            "A frame (data or MAC Control) started on the wire.",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_phyTxBeginTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxEnd",
+                            "The last bit (FCS) of a frame left the transmitter.",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_phyTxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxEnd",
+                            "The last bit of a frame arrived.",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_phyRxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PromiscSniffer",
+                            "Every frame sent or received, with its MAC header (for pcap).",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_promiscSnifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PauseTx",
+                            "A PAUSE frame was put on the wire (argument: pause_time quanta).",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_pauseTxTrace),
+                            "ns3::TracedValueCallback::Uint16")
+            .AddTraceSource("PauseRx",
+                            "A PAUSE frame arrived (argument: pause_time quanta).",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_pauseRxTrace),
+                            "ns3::TracedValueCallback::Uint16");
+    return tid;
+}
+
+EthernetNetDevice::EthernetNetDevice()
+    : m_bps(DataRate("100Mbps")),
+      m_mtu(1500),
+      m_ifIndex(0),
+      m_flowControl(false),
+      m_pauseTimerStart(PAUSE_ON_RECEIPT),
+      m_txState(READY),
+      m_pauseEnd(Seconds(0)),
+      m_pauseStart(Seconds(0)),
+      m_pausedTotal(Seconds(0)),
+      m_deferredQuanta(-1),
+      m_pauseSent(0),
+      m_pauseReceived(0),
+      m_pendingPauseQuanta(0)
+{
+    // A default queue so the device works without a helper: 1 MiB of frames.
+    m_queue = CreateObject<DropTailQueue<Packet>>();
+    m_queue->SetMaxSize(QueueSize("1048576B"));
+}
+
+EthernetNetDevice::~EthernetNetDevice() = default;
+
+void
+EthernetNetDevice::DoDispose()
+{
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_queue = nullptr;
+    m_pendingPause = nullptr;
+    m_currentFrame = nullptr;
+    m_pauseEvent.Cancel();
+    m_rxCallback = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
+    NetDevice::DoDispose();
+}
+
+bool
+EthernetNetDevice::Attach(Ptr<EthernetChannel> channel)
+{
+    m_channel = channel;
+    m_channel->Attach(this);
+    m_linkChangeCallbacks();
+    return true;
+}
+
+void
+EthernetNetDevice::SetDataRate(DataRate rate)
+{
+    m_bps = rate;
+}
+
+DataRate
+EthernetNetDevice::GetDataRate() const
+{
+    return m_bps;
+}
+
+void
+EthernetNetDevice::SetQueue(Ptr<Queue<Packet>> queue)
+{
+    m_queue = queue;
+}
+
+Ptr<Queue<Packet>>
+EthernetNetDevice::GetQueue() const
+{
+    return m_queue;
+}
+
+void
+EthernetNetDevice::SetFlowControl(bool enabled)
+{
+    m_flowControl = enabled;
+}
+
+bool
+EthernetNetDevice::GetFlowControl() const
+{
+    return m_flowControl;
+}
+
+// ---------------------------------------------------------------- transmit
+
+bool
+EthernetNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    return SendFrom(packet, m_address, dest, protocolNumber);
+}
+
+bool
+EthernetNetDevice::SendFrom(Ptr<Packet> packet,
+                            const Address& source,
+                            const Address& dest,
+                            uint16_t protocolNumber)
+{
+    NS_LOG_FUNCTION(this << packet << source << dest << protocolNumber);
+    m_macTxTrace(packet);
+    EthernetHeader header(false);
+    header.SetSource(Mac48Address::ConvertFrom(source));
+    header.SetDestination(Mac48Address::ConvertFrom(dest));
+    header.SetLengthType(protocolNumber);
+    packet->AddHeader(header);
+    if (packet->GetSize() < ethernet::MIN_FRAME_NO_FCS)
+    {
+        packet->AddPaddingAtEnd(ethernet::MIN_FRAME_NO_FCS - packet->GetSize());
+    }
+    if (!m_queue->Enqueue(packet))
+    {
+        m_macTxDropTrace(packet);
+        return false;
+    }
+    TryTransmit();
+    return true;
+}
+
+void
+EthernetNetDevice::SendPause(uint16_t quanta)
+{
+    NS_LOG_FUNCTION(this << quanta);
+    // Only the newest pause_time matters to the peer: replace one still waiting.
+    Ptr<Packet> frame = Create<Packet>();
+    MacControlHeader control;
+    control.SetPauseTime(quanta);
+    frame->AddHeader(control);
+    EthernetHeader header(false);
+    header.SetSource(m_address);
+    header.SetDestination(MacControlHeader::PauseDestination());
+    header.SetLengthType(ethernet::ETHERTYPE_MAC_CONTROL);
+    frame->AddHeader(header);
+    m_pendingPause = frame;
+    m_pendingPauseQuanta = quanta;
+    TryTransmit();
+}
+
+void
+EthernetNetDevice::TryTransmit()
+{
+    if (m_txState != READY || !m_channel)
+    {
+        return;
+    }
+    if (m_pendingPause)
+    {
+        Ptr<Packet> frame = m_pendingPause;
+        m_pendingPause = nullptr;
+        ++m_pauseSent;
+        m_pauseTxTrace(m_pendingPauseQuanta);
+        StartTransmission(frame);
+        return;
+    }
+    if (IsPaused() || m_queue->IsEmpty())
+    {
+        return;
+    }
+    StartTransmission(m_queue->Dequeue());
+}
+
+void
+EthernetNetDevice::StartTransmission(Ptr<Packet> frame)
+{
+    NS_LOG_FUNCTION(this << frame);
+    m_txState = TRANSMITTING;
+    m_currentFrame = frame;
+    m_phyTxBeginTrace(frame);
+    m_promiscSnifferTrace(frame);
+    Time txTime = m_bps.CalculateBytesTxTime(ethernet::FrameWireBytes(frame->GetSize()));
+    m_channel->TransmitStart(frame, this, txTime);
+    Simulator::Schedule(txTime, &EthernetNetDevice::TransmitComplete, this);
+}
+
+void
+EthernetNetDevice::TransmitComplete()
+{
+    m_phyTxEndTrace(m_currentFrame);
+    m_currentFrame = nullptr;
+    m_txState = GAP;
+    if (m_deferredQuanta >= 0)
+    {
+        ApplyPause(static_cast<uint16_t>(m_deferredQuanta));
+        m_deferredQuanta = -1;
+    }
+    Simulator::Schedule(m_bps.CalculateBytesTxTime(ethernet::INTERFRAME_GAP_BITS / 8),
+                        &EthernetNetDevice::GapComplete,
+                        this);
+}
+
+void
+EthernetNetDevice::GapComplete()
+{
+    m_txState = READY;
+    TryTransmit();
+}
+
+// ---------------------------------------------------------------- PAUSE
+
+bool
+EthernetNetDevice::IsPaused() const
+{
+    return m_pauseEnd > Simulator::Now();
+}
+
+void
+EthernetNetDevice::HandlePause(uint16_t quanta)
+{
+    ++m_pauseReceived;
+    m_pauseRxTrace(quanta);
+    if (!m_flowControl)
+    {
+        return; // receive flow control off: MAC Control frames are discarded
+    }
+    if (m_pauseTimerStart == PAUSE_AFTER_FRAME && m_txState == TRANSMITTING)
+    {
+        m_deferredQuanta = quanta;
+        return;
+    }
+    ApplyPause(quanta);
+}
+
+void
+EthernetNetDevice::ApplyPause(uint16_t quanta)
+{
+    // A new PAUSE replaces the running timer (Annex 31B.3.7); 0 releases at once.
+    ClosePauseInterval();
+    m_pauseEvent.Cancel();
+    Time now = Simulator::Now();
+    if (quanta == 0)
+    {
+        m_pauseEnd = now;
+        TryTransmit();
+        return;
+    }
+    // quanta * 512 bit times at this link's rate, computed in one step (exact at 10G too)
+    Time hold = m_bps.CalculateBytesTxTime(uint32_t(quanta) * (ethernet::PAUSE_QUANTUM_BITS / 8));
+    m_pauseStart = now;
+    m_pauseEnd = now + hold;
+    m_pauseEvent = Simulator::Schedule(hold, &EthernetNetDevice::PauseExpired, this);
+}
+
+void
+EthernetNetDevice::PauseExpired()
+{
+    ClosePauseInterval();
+    TryTransmit();
+}
+
+void
+EthernetNetDevice::ClosePauseInterval()
+{
+    Time now = Simulator::Now();
+    if (m_pauseEnd > m_pauseStart)
+    {
+        Time end = std::min(m_pauseEnd, now);
+        if (end > m_pauseStart)
+        {
+            m_pausedTotal += end - m_pauseStart;
+        }
+        m_pauseStart = end;
+        if (m_pauseEnd > now)
+        {
+            m_pauseEnd = now;
+        }
+    }
+}
+
+Time
+EthernetNetDevice::GetPausedTime() const
+{
+    Time now = Simulator::Now();
+    Time open = (m_pauseEnd > m_pauseStart) ? std::min(m_pauseEnd, now) - m_pauseStart : Seconds(0);
+    return m_pausedTotal + (open.IsStrictlyPositive() ? open : Seconds(0));
+}
+
+uint64_t
+EthernetNetDevice::GetPauseFramesSent() const
+{
+    return m_pauseSent;
+}
+
+uint64_t
+EthernetNetDevice::GetPauseFramesReceived() const
+{
+    return m_pauseReceived;
+}
+
+EthernetNetDevice::TxState
+EthernetNetDevice::GetTxState() const
+{
+    return m_txState;
+}
+
+bool
+EthernetNetDevice::IsIdle() const
+{
+    return m_txState == READY && m_queue->IsEmpty() && !m_pendingPause;
+}
+
+bool
+EthernetNetDevice::HasRoomFor(uint32_t bytes) const
+{
+    QueueSize max = m_queue->GetMaxSize();
+    if (max.GetUnit() == QueueSizeUnit::BYTES)
+    {
+        return m_queue->GetNBytes() + bytes <= max.GetValue();
+    }
+    return m_queue->GetNPackets() < max.GetValue();
+}
+
+// ---------------------------------------------------------------- receive
+
+void
+EthernetNetDevice::Receive(Ptr<Packet> frame)
+{
+    NS_LOG_FUNCTION(this << frame);
+    m_phyRxEndTrace(frame);
+    m_promiscSnifferTrace(frame);
+    EthernetHeader header(false);
+    frame->RemoveHeader(header);
+    if (header.GetLengthType() == ethernet::ETHERTYPE_MAC_CONTROL)
+    {
+        MacControlHeader control;
+        frame->RemoveHeader(control);
+        if (control.IsPause())
+        {
+            HandlePause(control.GetPauseTime());
+        }
+        return; // MAC Control frames end in the MAC; bridges never forward them
+    }
+    Mac48Address dst = header.GetDestination();
+    PacketType type;
+    if (dst.IsBroadcast())
+    {
+        type = PACKET_BROADCAST;
+    }
+    else if (dst.IsGroup())
+    {
+        type = PACKET_MULTICAST;
+    }
+    else if (dst == m_address)
+    {
+        type = PACKET_HOST;
+    }
+    else
+    {
+        type = PACKET_OTHERHOST;
+    }
+    uint16_t protocol = header.GetLengthType();
+    m_macRxTrace(frame);
+    if (!m_promiscCallback.IsNull())
+    {
+        m_promiscCallback(this, frame, protocol, header.GetSource(), dst, type);
+    }
+    if (type != PACKET_OTHERHOST && !m_rxCallback.IsNull())
+    {
+        m_rxCallback(this, frame, protocol, header.GetSource());
+    }
+}
+
+// ---------------------------------------------------------------- NetDevice boilerplate
+
+void
+EthernetNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+EthernetNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+EthernetNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+EthernetNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+EthernetNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+EthernetNetDevice::SetMtu(const uint16_t mtu)
+{
+    if (mtu < 68 || mtu > ethernet::MAX_JUMBO_MTU)
+    {
+        return false;
+    }
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+EthernetNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+EthernetNetDevice::IsLinkUp() const
+{
+    return m_channel != nullptr;
+}
+
+void
+EthernetNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+}
+
+bool
+EthernetNetDevice::IsBroadcast() const
+{
+    return true;
+}
+
+Address
+EthernetNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+EthernetNetDevice::IsMulticast() const
+{
+    return true;
+}
+
+Address
+EthernetNetDevice::GetMulticast(Ipv4Address multicastGroup) const
+{
+    return Mac48Address::GetMulticast(multicastGroup);
+}
+
+Address
+EthernetNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+EthernetNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+EthernetNetDevice::IsPointToPoint() const
+{
+    return false; // a switched LAN port: MAC addresses and ARP matter
+}
+
+Ptr<Node>
+EthernetNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+EthernetNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+EthernetNetDevice::NeedsArp() const
+{
+    return true;
+}
+
+void
+EthernetNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+EthernetNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
+{
+    m_promiscCallback = cb;
+}
+
+bool
+EthernetNetDevice::SupportsSendFrom() const
+{
+    return true;
+}
+
+} // namespace ns3

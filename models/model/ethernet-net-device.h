@@ -1,0 +1,180 @@
+/*
+ * A full-duplex Ethernet MAC + PHY with exact 802.3 wire timing and 802.3x PAUSE.
+ */
+#ifndef LANLOSS_ETHERNET_NET_DEVICE_H
+#define LANLOSS_ETHERNET_NET_DEVICE_H
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+#include "ns3/queue.h"
+#include "ns3/traced-callback.h"
+
+
+namespace ns3
+{
+
+class EthernetChannel;
+class Node;
+
+/**
+ * @ingroup lanloss
+ * Full-duplex Ethernet interface (not CSMA/CD, not PPP).
+ *
+ * Transmitter state machine (after INET's EthernetMac):
+ *   READY -> TRANSMITTING (preamble .. FCS) -> GAP (96 bit times) -> READY.
+ * PAUSE is orthogonal to it: a received PAUSE sets a pause timer; while it
+ * runs no *data* frame starts, but the frame in flight finishes, and MAC
+ * Control frames (our own PAUSE/XON) are still sent, ahead of queued data
+ * (so a paused port can still pause its peer, unlike INET issue #69). The
+ * timer is checked whenever the transmitter becomes READY, so a PAUSE that
+ * arrives during the inter-frame gap is honoured (unlike INET issue #68).
+ *
+ * Frames carry the 14-byte MAC header and are padded to 60 bytes (the 64-byte
+ * minimum without FCS, as a capture shows them); preamble+SFD and FCS are
+ * accounted in the serialisation time, and the IFG after every frame.
+ */
+class EthernetNetDevice : public NetDevice
+{
+  public:
+    /** When the pause timer starts if a PAUSE arrives while a frame is being sent. */
+    enum PauseTimerStart
+    {
+        PAUSE_ON_RECEIPT,    //!< 802.3 Annex 31B: the timer starts on reception
+        PAUSE_AFTER_FRAME,   //!< some MACs start it after the frame in flight
+    };
+
+    enum TxState
+    {
+        READY,
+        TRANSMITTING,
+        GAP,
+    };
+
+    static TypeId GetTypeId();
+
+    EthernetNetDevice();
+    ~EthernetNetDevice() override;
+
+    /** Connect to one end of a link. */
+    bool Attach(Ptr<EthernetChannel> channel);
+
+    /** Called by the channel when the last bit of @p frame has arrived. */
+    void Receive(Ptr<Packet> frame);
+
+    void SetDataRate(DataRate rate);
+    DataRate GetDataRate() const;
+
+    void SetQueue(Ptr<Queue<Packet>> queue);
+    Ptr<Queue<Packet>> GetQueue() const;
+
+    /** Whether a received PAUSE is honoured (802.3x receive flow control). */
+    void SetFlowControl(bool enabled);
+    bool GetFlowControl() const;
+
+    /**
+     * Send a MAC Control PAUSE with @p quanta (0 = XON). It goes ahead of queued
+     * data and is sent even while this transmitter is itself paused; a PAUSE
+     * still waiting to be sent is replaced by the newer value.
+     */
+    void SendPause(uint16_t quanta);
+
+    /** True while a received PAUSE holds this transmitter. */
+    bool IsPaused() const;
+    /** Total time this transmitter has been held by PAUSE (up to now). */
+    Time GetPausedTime() const;
+    uint64_t GetPauseFramesSent() const;
+    uint64_t GetPauseFramesReceived() const;
+
+    TxState GetTxState() const;
+    /** Nothing queued, nothing being sent. */
+    bool IsIdle() const;
+    /** Whether @p bytes more frame bytes fit in the transmit queue now. */
+    bool HasRoomFor(uint32_t bytes) const;
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override;
+    bool IsPointToPoint() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void TryTransmit();
+    void StartTransmission(Ptr<Packet> frame);
+    void TransmitComplete();
+    void GapComplete();
+    void HandlePause(uint16_t quanta);
+    void ApplyPause(uint16_t quanta);
+    void PauseExpired();
+    void ClosePauseInterval();
+
+    Ptr<Node> m_node;
+    Ptr<EthernetChannel> m_channel;
+    Ptr<Queue<Packet>> m_queue;
+    Mac48Address m_address;
+    DataRate m_bps;
+    uint16_t m_mtu;
+    uint32_t m_ifIndex;
+    bool m_flowControl;
+    PauseTimerStart m_pauseTimerStart;
+
+    TxState m_txState;
+    Ptr<Packet> m_currentFrame;
+
+    Time m_pauseEnd;     //!< no data frame may start before this
+    Time m_pauseStart;   //!< start of the current pause interval
+    Time m_pausedTotal;  //!< closed pause intervals
+    EventId m_pauseEvent;
+    int32_t m_deferredQuanta; //!< PAUSE_AFTER_FRAME: quanta waiting for the frame to end
+    uint64_t m_pauseSent;
+    uint64_t m_pauseReceived;
+    Ptr<Packet> m_pendingPause; //!< MAC Control frame to send before any data
+    uint16_t m_pendingPauseQuanta;
+
+    NetDevice::ReceiveCallback m_rxCallback;
+    NetDevice::PromiscReceiveCallback m_promiscCallback;
+    TracedCallback<> m_linkChangeCallbacks;
+
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;
+    TracedCallback<Ptr<const Packet>> m_macTxDropTrace;
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;
+    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;
+    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
+    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;
+    TracedCallback<uint16_t> m_pauseTxTrace;
+    TracedCallback<uint16_t> m_pauseRxTrace;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_ETHERNET_NET_DEVICE_H */

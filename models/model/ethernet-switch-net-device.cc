@@ -1,0 +1,591 @@
+#include "ethernet-switch-net-device.h"
+
+#include "ethernet-channel.h"
+#include "ethernet-net-device.h"
+#include "ethernet-wire.h"
+
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/queue.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EthernetSwitchNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(EthernetSwitchNetDevice);
+
+TypeId
+EthernetSwitchNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::EthernetSwitchNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("Lanloss")
+            .AddConstructor<EthernetSwitchNetDevice>()
+            .AddAttribute("EgressBufferBytes",
+                          "Egress buffer of every port in bytes (frames header..FCS, padded).",
+                          UintegerValue(128 * 1024),
+                          MakeUintegerAccessor(&EthernetSwitchNetDevice::m_egressBuffer),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("SharedPoolBytes",
+                          "Buffer shared by all egress ports in bytes; 0 = per-port limits only.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EthernetSwitchNetDevice::m_sharedPool),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PauseEnabled",
+                          "Send IEEE 802.3x PAUSE out of ingress ports that fill up.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&EthernetSwitchNetDevice::m_pauseEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("PauseStyle",
+                          "Xon: XOFF then explicit XON; Timed: refreshed timed PAUSE, no XON.",
+                          EnumValue(PAUSE_XON),
+                          MakeEnumAccessor<PauseStyle>(&EthernetSwitchNetDevice::m_pauseStyle),
+                          MakeEnumChecker(PAUSE_XON, "Xon", PAUSE_TIMED, "Timed"))
+            .AddAttribute("PauseQuanta",
+                          "pause_time of an XOFF, in quanta of 512 bit times.",
+                          UintegerValue(0xFFFF),
+                          MakeUintegerAccessor(&EthernetSwitchNetDevice::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("XoffThreshold",
+                          "Ingress bytes at which PAUSE is sent; 0 = EgressBufferBytes - headroom.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EthernetSwitchNetDevice::m_xoffThreshold),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("XonThreshold",
+                          "Ingress bytes at or below which the peer is released; 0 = XOFF/2.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EthernetSwitchNetDevice::m_xonThreshold),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AgeingTime",
+                          "How long a learned MAC address stays in the table.",
+                          TimeValue(Seconds(300)),
+                          MakeTimeAccessor(&EthernetSwitchNetDevice::m_ageing),
+                          MakeTimeChecker())
+            .AddTraceSource("EgressDrop",
+                            "A frame was dropped: egress buffer or shared pool full "
+                            "(packet without MAC header, egress port index).",
+                            MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_egressDropTrace),
+                            "ns3::EthernetSwitchNetDevice::DropTracedCallback")
+            .AddTraceSource("IngressDrop",
+                            "A frame was dropped: ingress headroom exhausted "
+                            "(packet without MAC header, ingress port index).",
+                            MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_ingressDropTrace),
+                            "ns3::EthernetSwitchNetDevice::DropTracedCallback")
+            .AddTraceSource("PauseSent",
+                            "The switch sent PAUSE out of a port (port index, pause_time).",
+                            MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_pauseSentTrace),
+                            "ns3::EthernetSwitchNetDevice::PauseTracedCallback");
+    return tid;
+}
+
+EthernetSwitchNetDevice::EthernetSwitchNetDevice()
+    : m_ifIndex(0),
+      m_mtu(1500),
+      m_egressBuffer(128 * 1024),
+      m_sharedPool(0),
+      m_poolBytes(0),
+      m_pauseEnabled(false),
+      m_pauseStyle(PAUSE_XON),
+      m_pauseQuanta(0xFFFF),
+      m_xoffThreshold(0),
+      m_xonThreshold(0),
+      m_ageing(Seconds(300))
+{
+}
+
+EthernetSwitchNetDevice::~EthernetSwitchNetDevice() = default;
+
+void
+EthernetSwitchNetDevice::DoDispose()
+{
+    for (auto& port : m_ports)
+    {
+        port.refresh.Cancel();
+        port.device = nullptr;
+    }
+    m_ports.clear();
+    m_portIndex.clear();
+    m_node = nullptr;
+    NetDevice::DoDispose();
+}
+
+void
+EthernetSwitchNetDevice::DoInitialize()
+{
+    for (auto& port : m_ports)
+    {
+        port.device->SetFlowControl(m_pauseEnabled); // attributes may change after AddPort
+        ComputeThresholds(port);
+    }
+    NetDevice::DoInitialize();
+}
+
+uint32_t
+EthernetSwitchNetDevice::BufferBytes(uint32_t macPayload)
+{
+    return std::max(macPayload + ethernet::MAC_HEADER_BYTES, ethernet::MIN_FRAME_NO_FCS) +
+           ethernet::FCS_BYTES;
+}
+
+void
+EthernetSwitchNetDevice::AddPort(Ptr<EthernetNetDevice> device)
+{
+    NS_ASSERT_MSG(m_node, "add the switch to its node before adding ports");
+    NS_ASSERT_MSG(device->GetNode() == m_node, "a port must be on the switch's node");
+    uint32_t index = m_ports.size();
+    Port port;
+    port.device = device;
+    // The switch does its own admission; the port's queue only orders frames.
+    device->GetQueue()->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, 0xFFFFFFFF));
+    device->SetFlowControl(m_pauseEnabled);
+    m_ports.push_back(port);
+    m_portIndex[PeekPointer(device)] = index;
+    ComputeThresholds(m_ports.back());
+    m_node->RegisterProtocolHandler(MakeCallback(&EthernetSwitchNetDevice::ReceiveFromPort, this),
+                                    0,
+                                    device,
+                                    true);
+    device->GetQueue()->TraceConnectWithoutContext(
+        "Dequeue",
+        MakeBoundCallback(&EthernetSwitchNetDevice::FrameDequeued, this, index));
+}
+
+void
+EthernetSwitchNetDevice::ComputeThresholds(Port& port)
+{
+    Ptr<EthernetNetDevice> dev = port.device;
+    const uint32_t maxFrame = ethernet::FrameSlotBytes(dev->GetMtu() + ethernet::MAC_HEADER_BYTES);
+    const uint32_t pauseFrame = ethernet::FrameSlotBytes(ethernet::MIN_FRAME_NO_FCS);
+    Time delay = Seconds(0);
+    if (auto ch = DynamicCast<EthernetChannel>(dev->GetChannel()))
+    {
+        delay = ch->GetDelay();
+    }
+    const double cableBytes = std::ceil(delay.GetSeconds() * dev->GetDataRate().GetBitRate() / 8);
+    // arriving frame + frame our PAUSE waits behind + frame the peer finishes
+    // + the PAUSE frame + data on the cable during the round trip
+    port.headroom = 3 * maxFrame + pauseFrame + 2 * static_cast<uint32_t>(cableBytes);
+    if (m_xoffThreshold > 0)
+    {
+        port.xoff = m_xoffThreshold;
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(m_pauseEnabled && m_egressBuffer <= port.headroom,
+                        "switch egress buffer " << m_egressBuffer
+                                                << " B is smaller than the PAUSE headroom "
+                                                << port.headroom << " B");
+        port.xoff = m_egressBuffer > port.headroom ? m_egressBuffer - port.headroom : 0;
+    }
+    port.xon = m_xonThreshold > 0 ? std::min(m_xonThreshold, port.xoff) : port.xoff / 2;
+}
+
+// ---------------------------------------------------------------- forwarding
+
+uint32_t
+EthernetSwitchNetDevice::LookupPort(Mac48Address dst) const
+{
+    auto it = m_learned.find(dst);
+    if (it == m_learned.end() || it->second.expires < Simulator::Now())
+    {
+        return NO_PORT;
+    }
+    return it->second.port;
+}
+
+void
+EthernetSwitchNetDevice::ReceiveFromPort(Ptr<NetDevice> incoming,
+                                         Ptr<const Packet> packet,
+                                         uint16_t protocol,
+                                         const Address& src,
+                                         const Address& dst,
+                                         PacketType packetType)
+{
+    auto it = m_portIndex.find(PeekPointer(incoming));
+    NS_ASSERT(it != m_portIndex.end());
+    uint32_t in = it->second;
+    Mac48Address src48 = Mac48Address::ConvertFrom(src);
+    Mac48Address dst48 = Mac48Address::ConvertFrom(dst);
+    m_learned[src48] = Learned{in, Simulator::Now() + m_ageing};
+    Distribute(in, packet, protocol, src48, dst48);
+}
+
+void
+EthernetSwitchNetDevice::Distribute(uint32_t in,
+                                    Ptr<const Packet> packet,
+                                    uint16_t protocol,
+                                    Mac48Address src,
+                                    Mac48Address dst)
+{
+    uint32_t out = dst.IsGroup() ? NO_PORT : LookupPort(dst);
+    if (out != NO_PORT)
+    {
+        if (out != in) // a frame for the port it came from is filtered (802.1D)
+        {
+            Forward(in, out, packet, protocol, src, dst);
+        }
+        return;
+    }
+    for (uint32_t p = 0; p < m_ports.size(); ++p) // flood
+    {
+        if (p != in)
+        {
+            Forward(in, p, packet, protocol, src, dst);
+        }
+    }
+}
+
+void
+EthernetSwitchNetDevice::Forward(uint32_t in,
+                                 uint32_t out,
+                                 Ptr<const Packet> packet,
+                                 uint16_t protocol,
+                                 Mac48Address src,
+                                 Mac48Address dst)
+{
+    const uint32_t bytes = BufferBytes(packet->GetSize());
+    const bool chargeIngress = m_pauseEnabled && in != NO_PORT;
+    if (chargeIngress)
+    {
+        Port& ingress = m_ports[in];
+        if (ingress.ingressBytes + bytes > ingress.xoff + ingress.headroom)
+        {
+            ++ingress.ingressDrops;
+            m_ingressDropTrace(packet, in);
+            return;
+        }
+    }
+    Port& egress = m_ports[out];
+    if (egress.egressBytes + bytes > m_egressBuffer ||
+        (m_sharedPool > 0 && m_poolBytes + bytes > m_sharedPool))
+    {
+        ++egress.egressDrops;
+        m_egressDropTrace(packet, out);
+        return;
+    }
+    egress.egressBytes += bytes;
+    m_poolBytes += bytes;
+    egress.queued.emplace_back(bytes, chargeIngress ? in : NO_PORT);
+    if (chargeIngress)
+    {
+        m_ports[in].ingressBytes += bytes;
+    }
+    bool sent = egress.device->SendFrom(packet->Copy(), src, dst, protocol);
+    NS_ASSERT_MSG(sent, "switch port queue refused a frame the switch admitted");
+    if (chargeIngress)
+    {
+        CheckXoff(in);
+    }
+}
+
+void
+EthernetSwitchNetDevice::FrameDequeued(EthernetSwitchNetDevice* sw,
+                                       uint32_t out,
+                                       Ptr<const Packet> frame)
+{
+    sw->Release(out);
+}
+
+void
+EthernetSwitchNetDevice::Release(uint32_t out)
+{
+    Port& egress = m_ports[out];
+    NS_ASSERT(!egress.queued.empty());
+    auto [bytes, in] = egress.queued.front();
+    egress.queued.pop_front();
+    egress.egressBytes -= bytes;
+    m_poolBytes -= bytes;
+    if (in != NO_PORT)
+    {
+        m_ports[in].ingressBytes -= bytes;
+        CheckXon(in);
+    }
+}
+
+// ---------------------------------------------------------------- flow control
+
+void
+EthernetSwitchNetDevice::CheckXoff(uint32_t in)
+{
+    Port& port = m_ports[in];
+    if (port.holdingPeer || port.ingressBytes < port.xoff)
+    {
+        return;
+    }
+    port.holdingPeer = true;
+    port.device->SendPause(m_pauseQuanta);
+    m_pauseSentTrace(in, m_pauseQuanta);
+    if (m_pauseStyle == PAUSE_TIMED)
+    {
+        Time half = port.device->GetDataRate().CalculateBytesTxTime(
+            uint32_t(m_pauseQuanta) * (ethernet::PAUSE_QUANTUM_BITS / 8) / 2);
+        port.refresh = Simulator::Schedule(half, &EthernetSwitchNetDevice::RefreshPause, this, in);
+    }
+}
+
+void
+EthernetSwitchNetDevice::CheckXon(uint32_t in)
+{
+    Port& port = m_ports[in];
+    if (!port.holdingPeer || port.ingressBytes > port.xon)
+    {
+        return;
+    }
+    port.holdingPeer = false;
+    if (m_pauseStyle == PAUSE_XON)
+    {
+        port.device->SendPause(0);
+        m_pauseSentTrace(in, 0);
+    }
+    else
+    {
+        port.refresh.Cancel(); // the peer resumes when its timer runs out
+    }
+}
+
+void
+EthernetSwitchNetDevice::RefreshPause(uint32_t in)
+{
+    Port& port = m_ports[in];
+    if (!port.holdingPeer)
+    {
+        return;
+    }
+    port.device->SendPause(m_pauseQuanta);
+    m_pauseSentTrace(in, m_pauseQuanta);
+    Time half = port.device->GetDataRate().CalculateBytesTxTime(
+        uint32_t(m_pauseQuanta) * (ethernet::PAUSE_QUANTUM_BITS / 8) / 2);
+    port.refresh = Simulator::Schedule(half, &EthernetSwitchNetDevice::RefreshPause, this, in);
+}
+
+// ---------------------------------------------------------------- accessors
+
+uint32_t
+EthernetSwitchNetDevice::GetNPorts() const
+{
+    return m_ports.size();
+}
+
+Ptr<EthernetNetDevice>
+EthernetSwitchNetDevice::GetPort(uint32_t index) const
+{
+    return m_ports.at(index).device;
+}
+
+uint32_t
+EthernetSwitchNetDevice::GetEgressBytes(uint32_t port) const
+{
+    return m_ports.at(port).egressBytes;
+}
+
+uint32_t
+EthernetSwitchNetDevice::GetIngressBytes(uint32_t port) const
+{
+    return m_ports.at(port).ingressBytes;
+}
+
+uint32_t
+EthernetSwitchNetDevice::GetPoolBytes() const
+{
+    return m_poolBytes;
+}
+
+uint64_t
+EthernetSwitchNetDevice::GetEgressDrops(uint32_t port) const
+{
+    return m_ports.at(port).egressDrops;
+}
+
+uint64_t
+EthernetSwitchNetDevice::GetIngressDrops(uint32_t port) const
+{
+    return m_ports.at(port).ingressDrops;
+}
+
+uint32_t
+EthernetSwitchNetDevice::GetXoffThreshold(uint32_t port) const
+{
+    return m_ports.at(port).xoff;
+}
+
+uint32_t
+EthernetSwitchNetDevice::GetXonThreshold(uint32_t port) const
+{
+    return m_ports.at(port).xon;
+}
+
+uint32_t
+EthernetSwitchNetDevice::GetHeadroom(uint32_t port) const
+{
+    return m_ports.at(port).headroom;
+}
+
+bool
+EthernetSwitchNetDevice::IsHoldingPeer(uint32_t port) const
+{
+    return m_ports.at(port).holdingPeer;
+}
+
+// ---------------------------------------------------------------- NetDevice boilerplate
+
+void
+EthernetSwitchNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+EthernetSwitchNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+EthernetSwitchNetDevice::GetChannel() const
+{
+    return nullptr;
+}
+
+void
+EthernetSwitchNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+EthernetSwitchNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+EthernetSwitchNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+EthernetSwitchNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+EthernetSwitchNetDevice::IsLinkUp() const
+{
+    return true;
+}
+
+void
+EthernetSwitchNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+}
+
+bool
+EthernetSwitchNetDevice::IsBroadcast() const
+{
+    return true;
+}
+
+Address
+EthernetSwitchNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+EthernetSwitchNetDevice::IsMulticast() const
+{
+    return true;
+}
+
+Address
+EthernetSwitchNetDevice::GetMulticast(Ipv4Address multicastGroup) const
+{
+    return Mac48Address::GetMulticast(multicastGroup);
+}
+
+Address
+EthernetSwitchNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+EthernetSwitchNetDevice::IsBridge() const
+{
+    return true;
+}
+
+bool
+EthernetSwitchNetDevice::IsPointToPoint() const
+{
+    return false;
+}
+
+bool
+EthernetSwitchNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    return SendFrom(packet, m_address, dest, protocolNumber);
+}
+
+bool
+EthernetSwitchNetDevice::SendFrom(Ptr<Packet> packet,
+                                  const Address& source,
+                                  const Address& dest,
+                                  uint16_t protocolNumber)
+{
+    // Frames the switch itself originates (management traffic) use the same
+    // egress admission but are charged to no ingress port.
+    Distribute(NO_PORT,
+               packet,
+               protocolNumber,
+               Mac48Address::ConvertFrom(source),
+               Mac48Address::ConvertFrom(dest));
+    return true;
+}
+
+Ptr<Node>
+EthernetSwitchNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+EthernetSwitchNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+EthernetSwitchNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+EthernetSwitchNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+}
+
+void
+EthernetSwitchNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
+{
+}
+
+bool
+EthernetSwitchNetDevice::SupportsSendFrom() const
+{
+    return true;
+}
+
+} // namespace ns3

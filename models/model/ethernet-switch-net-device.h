@@ -1,0 +1,195 @@
+/*
+ * A store-and-forward Ethernet switch with per-port buffers and 802.3x PAUSE.
+ */
+#ifndef LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H
+#define LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H
+
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class EthernetNetDevice;
+class Node;
+
+/**
+ * @ingroup lanloss
+ * An Ethernet switch on a node whose ports are EthernetNetDevices (like
+ * BridgeNetDevice, but with the buffer and flow-control behaviour of a real
+ * switch).
+ *
+ * Forwarding: store-and-forward (ports hand up whole frames); source MAC
+ * learning with ageing; broadcast, multicast (no IGMP snooping) and unknown
+ * unicast are flooded to every port but the one they came from. MAC Control
+ * frames end in the port MAC and are never forwarded.
+ *
+ * Buffers: every frame admitted to an egress port occupies its size (header
+ * to FCS, padded to 64 bytes) in that port's egress buffer until it starts on
+ * the wire. A frame that would exceed EgressBufferBytes, or the optional
+ * SharedPoolBytes summed over all ports, is dropped (trace EgressDrop).
+ *
+ * Flow control (PauseEnabled): bytes are also charged to the ingress port they
+ * came in on. When an ingress port's bytes reach its XOFF threshold the switch
+ * sends PAUSE out of that port; below XON it releases it (style Xon: an
+ * explicit PAUSE 0; style Timed: it stops refreshing the timed PAUSE, which
+ * it otherwise re-sends every half pause time). Headroom above XOFF covers what
+ * can still arrive after the decision: the frame arriving, the frame our
+ * PAUSE may wait behind, the frame the peer finishes, the PAUSE itself and the
+ * cable's round trip (not HPCC's 3xBDP, which omits the frame terms). A frame
+ * beyond XOFF+headroom is dropped at ingress (trace IngressDrop); with the
+ * derived thresholds that never happens to a conforming peer. PAUSE stops a
+ * whole link, so a paused fast ingress stalls traffic to every egress
+ * (head-of-line blocking) — as it does in real switches.
+ */
+class EthernetSwitchNetDevice : public NetDevice
+{
+  public:
+    enum PauseStyle
+    {
+        PAUSE_XON,   //!< XOFF with PauseQuanta, explicit XON (pause_time 0) below XON
+        PAUSE_TIMED, //!< PAUSE with PauseQuanta refreshed every half pause time, no XON
+    };
+
+    static TypeId GetTypeId();
+
+    EthernetSwitchNetDevice();
+    ~EthernetSwitchNetDevice() override;
+
+    /** Add a port; the switch must already be on a node (Node::AddDevice). */
+    void AddPort(Ptr<EthernetNetDevice> port);
+    uint32_t GetNPorts() const;
+    Ptr<EthernetNetDevice> GetPort(uint32_t index) const;
+
+    /** Per-port state and counters. */
+    uint32_t GetEgressBytes(uint32_t port) const;
+    uint32_t GetIngressBytes(uint32_t port) const;
+    uint32_t GetPoolBytes() const;
+    uint64_t GetEgressDrops(uint32_t port) const;
+    uint64_t GetIngressDrops(uint32_t port) const;
+    /** XOFF/XON thresholds and headroom of an ingress port, in bytes. */
+    uint32_t GetXoffThreshold(uint32_t port) const;
+    uint32_t GetXonThreshold(uint32_t port) const;
+    uint32_t GetHeadroom(uint32_t port) const;
+    /** True while the switch holds the peer of @p port paused. */
+    bool IsHoldingPeer(uint32_t port) const;
+
+    /** Buffer bytes a frame of @p macPayload bytes occupies (header..FCS, padded). */
+    static uint32_t BufferBytes(uint32_t macPayload);
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override;
+    bool IsPointToPoint() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+
+  private:
+    static constexpr uint32_t NO_PORT = 0xFFFFFFFF;
+
+    struct Port
+    {
+        Ptr<EthernetNetDevice> device;
+        uint32_t egressBytes = 0;
+        uint32_t ingressBytes = 0;
+        uint64_t egressDrops = 0;
+        uint64_t ingressDrops = 0;
+        uint32_t xoff = 0;
+        uint32_t xon = 0;
+        uint32_t headroom = 0;
+        bool holdingPeer = false;
+        EventId refresh;
+        std::deque<std::pair<uint32_t, uint32_t>> queued; //!< (bytes, ingress port) FIFO
+    };
+
+    struct Learned
+    {
+        uint32_t port;
+        Time expires;
+    };
+
+    void ReceiveFromPort(Ptr<NetDevice> incoming,
+                         Ptr<const Packet> packet,
+                         uint16_t protocol,
+                         const Address& src,
+                         const Address& dst,
+                         PacketType packetType);
+    void Forward(uint32_t in,
+                 uint32_t out,
+                 Ptr<const Packet> packet,
+                 uint16_t protocol,
+                 Mac48Address src,
+                 Mac48Address dst);
+    void Distribute(uint32_t in,
+                    Ptr<const Packet> packet,
+                    uint16_t protocol,
+                    Mac48Address src,
+                    Mac48Address dst);
+    static void FrameDequeued(EthernetSwitchNetDevice* sw, uint32_t out, Ptr<const Packet> frame);
+    void Release(uint32_t out);
+    void ComputeThresholds(Port& port);
+    void CheckXoff(uint32_t in);
+    void CheckXon(uint32_t in);
+    void RefreshPause(uint32_t in);
+    uint32_t LookupPort(Mac48Address dst) const;
+
+    Ptr<Node> m_node;
+    Mac48Address m_address;
+    uint32_t m_ifIndex;
+    uint16_t m_mtu;
+    std::vector<Port> m_ports;
+    std::unordered_map<const NetDevice*, uint32_t> m_portIndex;
+    std::map<Mac48Address, Learned> m_learned;
+
+    uint32_t m_egressBuffer;
+    uint32_t m_sharedPool;
+    uint32_t m_poolBytes;
+    bool m_pauseEnabled;
+    PauseStyle m_pauseStyle;
+    uint16_t m_pauseQuanta;
+    uint32_t m_xoffThreshold;
+    uint32_t m_xonThreshold;
+    Time m_ageing;
+
+    TracedCallback<Ptr<const Packet>, uint32_t> m_egressDropTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_ingressDropTrace;
+    TracedCallback<uint32_t, uint16_t> m_pauseSentTrace;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H */

@@ -1,0 +1,99 @@
+/*
+ * IEEE 802.3 wire accounting shared by the lanloss Ethernet model.
+ *
+ * Constants are named after the standard so a reader can check them against
+ * IEEE 802.3 clause 4 (MAC) and Annex 31B (PAUSE).
+ */
+#ifndef LANLOSS_ETHERNET_WIRE_H
+#define LANLOSS_ETHERNET_WIRE_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace ns3
+{
+namespace ethernet
+{
+
+constexpr uint32_t PREAMBLE_SFD_BYTES = 8;   //!< 7 preamble + 1 start frame delimiter
+constexpr uint32_t MAC_HEADER_BYTES = 14;    //!< destination, source, EtherType/length
+constexpr uint32_t FCS_BYTES = 4;            //!< frame check sequence (CRC-32)
+constexpr uint32_t INTERFRAME_GAP_BITS = 96; //!< 12 byte times between frames
+constexpr uint32_t MIN_FRAME_BYTES = 64;     //!< header to FCS; shorter frames are padded
+constexpr uint32_t MIN_FRAME_NO_FCS = MIN_FRAME_BYTES - FCS_BYTES; //!< 60, as seen in pcap
+constexpr uint32_t PAUSE_QUANTUM_BITS = 512; //!< one pause_time unit (Annex 31B.2)
+constexpr uint16_t ETHERTYPE_MAC_CONTROL = 0x8808;
+constexpr uint16_t MAC_CONTROL_OPCODE_PAUSE = 0x0001;
+constexpr uint32_t MAX_JUMBO_MTU = 9216;
+
+/**
+ * Bytes a frame occupies on the wire, excluding the IFG: preamble+SFD, the
+ * frame padded to the 64-byte minimum, FCS. @p frameNoFcs is the frame from the
+ * destination address to the end of the MAC payload (what ns-3 and pcap carry).
+ */
+inline uint32_t
+FrameWireBytes(uint32_t frameNoFcs)
+{
+    return PREAMBLE_SFD_BYTES + std::max(frameNoFcs + FCS_BYTES, MIN_FRAME_BYTES);
+}
+
+/** Wire bytes of one frame including the inter-frame gap that must follow it. */
+inline uint32_t
+FrameSlotBytes(uint32_t frameNoFcs)
+{
+    return FrameWireBytes(frameNoFcs) + INTERFRAME_GAP_BITS / 8;
+}
+
+/** Duration of one pause quantum (512 bit times) at @p rate. */
+inline Time
+PauseQuantum(DataRate rate)
+{
+    return rate.CalculateBytesTxTime(PAUSE_QUANTUM_BITS / 8);
+}
+
+/**
+ * Frames and queue bytes (frames without FCS, padded) of one UDP datagram of
+ * @p payload bytes after IPv4 fragmentation at @p mtu. Mirrors analysis/wire.py.
+ */
+struct DatagramFrames
+{
+    uint32_t fragments;  //!< IPv4 fragments (= frames)
+    uint32_t queueBytes; //!< sum of frame sizes without FCS, padding included
+    uint32_t wireBytes;  //!< sum of wire bytes including IFG
+};
+
+inline DatagramFrames
+UdpDatagramFrames(uint32_t payload, uint32_t mtu)
+{
+    const uint32_t ipHeader = 20;
+    const uint32_t udp = payload + 8;
+    DatagramFrames f{0, 0, 0};
+    auto add = [&f](uint32_t ipBytes) {
+        const uint32_t frame = std::max(ipBytes + MAC_HEADER_BYTES, MIN_FRAME_NO_FCS);
+        f.fragments++;
+        f.queueBytes += frame;
+        f.wireBytes += FrameSlotBytes(frame);
+    };
+    if (udp + ipHeader <= mtu)
+    {
+        add(udp + ipHeader);
+        return f;
+    }
+    const uint32_t perFragment = 8 * ((mtu - ipHeader) / 8);
+    uint32_t left = udp;
+    while (left > perFragment)
+    {
+        add(perFragment + ipHeader);
+        left -= perFragment;
+    }
+    add(left + ipHeader);
+    return f;
+}
+
+} // namespace ethernet
+} // namespace ns3
+
+#endif /* LANLOSS_ETHERNET_WIRE_H */
