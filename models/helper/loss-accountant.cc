@@ -1,0 +1,146 @@
+#include "loss-accountant.h"
+
+#include "ns3/callback.h"
+#include "ns3/flow-seq-tag.h"
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("LossAccountant");
+
+const char*
+LossAccountant::PointName(Point p)
+{
+    static const char* names[N_POINTS] = {"sender_socket",
+                                          "sender_queue",
+                                          "switch_ingress",
+                                          "switch_egress",
+                                          "rx_fifo",
+                                          "rx_ring",
+                                          "backlog",
+                                          "reassembly",
+                                          "socket_rcvbuf"};
+    return names[p];
+}
+
+uint64_t
+LossAccountant::Key(uint32_t flow, uint64_t seq)
+{
+    NS_ASSERT_MSG(seq < (uint64_t(1) << 40), "sequence number beyond 2^40");
+    return (uint64_t(flow) << 40) | seq;
+}
+
+void
+LossAccountant::Record(Point point, Ptr<const Packet> packet)
+{
+    ++m_frameDrops[point];
+    FlowSeqTag tag;
+    if (!packet->PeekPacketTag(tag))
+    {
+        ++m_untagged;
+        return;
+    }
+    m_first.emplace(Key(tag.GetFlowId(), tag.GetSeq()), static_cast<uint8_t>(point));
+}
+
+void
+LossAccountant::RecordDatagram(Point point, uint32_t flow, uint64_t seq)
+{
+    ++m_frameDrops[point];
+    m_first.emplace(Key(flow, seq), static_cast<uint8_t>(point));
+}
+
+static void
+HostQueueDrop(LossAccountant* acc, Ptr<const Packet> packet)
+{
+    acc->Record(LossAccountant::SENDER_QUEUE, packet);
+}
+
+void
+LossAccountant::WatchHostDevice(Ptr<EthernetNetDevice> device)
+{
+    device->TraceConnectWithoutContext("MacTxDrop", MakeBoundCallback(&HostQueueDrop, this));
+}
+
+static void
+SwitchIngressDrop(LossAccountant* acc, Ptr<const Packet> packet, uint32_t port)
+{
+    acc->Record(LossAccountant::SWITCH_INGRESS, packet);
+}
+
+static void
+SwitchEgressDrop(LossAccountant* acc, Ptr<const Packet> packet, uint32_t port)
+{
+    acc->Record(LossAccountant::SWITCH_EGRESS, packet);
+}
+
+void
+LossAccountant::WatchSwitch(Ptr<EthernetSwitchNetDevice> sw)
+{
+    sw->TraceConnectWithoutContext("IngressDrop", MakeBoundCallback(&SwitchIngressDrop, this));
+    sw->TraceConnectWithoutContext("EgressDrop", MakeBoundCallback(&SwitchEgressDrop, this));
+}
+
+void
+LossAccountant::Ipv4Drop(const Ipv4Header& header,
+                         Ptr<const Packet> packet,
+                         Ipv4L3Protocol::DropReason reason,
+                         Ptr<Ipv4> ipv4,
+                         uint32_t iface)
+{
+    if (reason == Ipv4L3Protocol::DROP_FRAGMENT_TIMEOUT)
+    {
+        Record(REASSEMBLY, packet);
+        return;
+    }
+    ++m_otherIpv4;
+    NS_LOG_WARN("unexpected IPv4 drop, reason " << reason);
+}
+
+void
+LossAccountant::WatchIpv4(Ptr<Node> host)
+{
+    Ptr<Ipv4L3Protocol> ip = host->GetObject<Ipv4L3Protocol>();
+    NS_ASSERT_MSG(ip, "WatchIpv4 on a node without IPv4");
+    ip->TraceConnectWithoutContext("Drop", MakeCallback(&LossAccountant::Ipv4Drop, this));
+}
+
+LossAccountant::Attribution
+LossAccountant::Attribute(uint32_t flow, const std::vector<uint64_t>& missingSeqs) const
+{
+    Attribution a;
+    for (uint64_t seq : missingSeqs)
+    {
+        auto it = m_first.find(Key(flow, seq));
+        if (it == m_first.end())
+        {
+            ++a.unexplained;
+        }
+        else
+        {
+            ++a.byPoint[it->second];
+        }
+    }
+    return a;
+}
+
+const std::array<uint64_t, LossAccountant::N_POINTS>&
+LossAccountant::FrameDrops() const
+{
+    return m_frameDrops;
+}
+
+uint64_t
+LossAccountant::UntaggedDrops() const
+{
+    return m_untagged;
+}
+
+uint64_t
+LossAccountant::OtherIpv4Drops() const
+{
+    return m_otherIpv4;
+}
+
+} // namespace ns3

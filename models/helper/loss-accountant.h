@@ -1,0 +1,95 @@
+/*
+ * Attributes every lost datagram to the first drop point that dropped any of its frames.
+ */
+#ifndef LANLOSS_LOSS_ACCOUNTANT_H
+#define LANLOSS_LOSS_ACCOUNTANT_H
+
+#include "ns3/ethernet-net-device.h"
+#include "ns3/ethernet-switch-net-device.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * @ingroup lanloss
+ * Subscribes to the drop trace sources of hosts, switches and IPv4 and keeps,
+ * for every (flow, seq) datagram that lost a frame, the first drop point that
+ * did it (a datagram is lost once, even if several of its fragments are
+ * dropped). Datagrams are identified by their FlowSeqTag; untagged frames
+ * (ARP, PAUSE) are counted separately and never enter the conservation.
+ *
+ * The drop point names are the run record's (design.md), so the ns-3 API and
+ * `lanloss sim run` report the same numbers.
+ */
+class LossAccountant : public SimpleRefCount<LossAccountant>
+{
+  public:
+    enum Point
+    {
+        SENDER_SOCKET,
+        SENDER_QUEUE,
+        SWITCH_INGRESS,
+        SWITCH_EGRESS,
+        RX_FIFO,
+        RX_RING,
+        BACKLOG,
+        REASSEMBLY,
+        SOCKET_RCVBUF,
+        N_POINTS,
+    };
+
+    static const char* PointName(Point p);
+
+    /** A sending host's NIC: transmit-queue drops are `sender_queue`. */
+    void WatchHostDevice(Ptr<EthernetNetDevice> device);
+    /** A switch: `switch_ingress` and `switch_egress`. */
+    void WatchSwitch(Ptr<EthernetSwitchNetDevice> sw);
+    /** A host's IPv4: reassembly timeouts are `reassembly`; other IPv4 drops are kept
+     *  apart as "ipv4 other" and end up unexplained (they mean a modelling bug). */
+    void WatchIpv4(Ptr<Node> host);
+
+    /** Record a drop of the datagram this packet (or fragment) belongs to. */
+    void Record(Point point, Ptr<const Packet> packet);
+    /** Record a drop of a whole datagram known by its ids (e.g. a failed socket send). */
+    void RecordDatagram(Point point, uint32_t flow, uint64_t seq);
+
+    struct Attribution
+    {
+        std::array<uint64_t, N_POINTS> byPoint{};
+        uint64_t unexplained = 0;
+    };
+
+    /** Split the missing datagrams of @p flow among the drop points. */
+    Attribution Attribute(uint32_t flow, const std::vector<uint64_t>& missingSeqs) const;
+
+    /** Frames dropped at each point, tagged or not (diagnostics). */
+    const std::array<uint64_t, N_POINTS>& FrameDrops() const;
+    uint64_t UntaggedDrops() const;
+    uint64_t OtherIpv4Drops() const;
+
+  private:
+    static uint64_t Key(uint32_t flow, uint64_t seq);
+    void Ipv4Drop(const Ipv4Header& header,
+                  Ptr<const Packet> packet,
+                  Ipv4L3Protocol::DropReason reason,
+                  Ptr<Ipv4> ipv4,
+                  uint32_t iface);
+
+    std::unordered_map<uint64_t, uint8_t> m_first; //!< (flow, seq) -> first drop point
+    std::array<uint64_t, N_POINTS> m_frameDrops{};
+    uint64_t m_untagged = 0;
+    uint64_t m_otherIpv4 = 0;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_LOSS_ACCOUNTANT_H */

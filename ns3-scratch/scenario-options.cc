@@ -1,0 +1,196 @@
+#include "scenario-options.h"
+
+#include "ns3/command-line.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <regex>
+
+using namespace ns3;
+
+namespace lanloss
+{
+
+[[noreturn]] static void
+Fail(const std::string& option, const std::string& value, const std::string& why)
+{
+    std::cerr << "lanloss-sim: error: " << option << ": '" << value << "' " << why << std::endl;
+    std::exit(2);
+}
+
+static DataRate
+Rate(const std::string& name, const std::string& text)
+{
+    DataRateValue v;
+    if (!v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0)
+    {
+        Fail(name, text, "is not a positive data rate (e.g. 100Mbps)");
+    }
+    return v.Get();
+}
+
+static Time
+Duration(const std::string& name, const std::string& text)
+{
+    TimeValue v;
+    if (text.empty() || text[0] == '-' || !v.DeserializeFromString(text, MakeTimeChecker()))
+    {
+        Fail(name, text, "is not a non-negative duration (e.g. 2s, 1us)");
+    }
+    return v.Get();
+}
+
+static uint64_t
+Size(const std::string& name, const std::string& text)
+{
+    static const std::regex re(R"(^\s*([0-9]+)\s*(B|KiB|MiB|GiB|kB|KB|MB|GB)?\s*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, re))
+    {
+        Fail(name, text, "is not a size in bytes (e.g. 131072, 128KiB)");
+    }
+    uint64_t v = std::stoull(m[1]);
+    std::string unit = m[2];
+    if (unit == "KiB")
+        v <<= 10;
+    else if (unit == "MiB")
+        v <<= 20;
+    else if (unit == "GiB")
+        v <<= 30;
+    else if (unit == "kB" || unit == "KB")
+        v *= 1000;
+    else if (unit == "MB")
+        v *= 1000000;
+    else if (unit == "GB")
+        v *= 1000000000;
+    return v;
+}
+
+static uint64_t
+Count(const std::string& name, const std::string& text, uint64_t lo, uint64_t hi)
+{
+    static const std::regex re(R"(^[0-9]+$)");
+    if (!std::regex_match(text, re))
+    {
+        Fail(name, text, "is not a whole number");
+    }
+    uint64_t v = std::stoull(text);
+    if (v < lo || v > hi)
+    {
+        Fail(name, text, "is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+    }
+    return v;
+}
+
+static bool
+OnOff(const std::string& name, const std::string& text)
+{
+    if (text == "on")
+        return true;
+    if (text == "off")
+        return false;
+    Fail(name, text, "is not on or off");
+}
+
+ScenarioOptions
+ParseOptions(int argc, char* argv[])
+{
+    ScenarioOptions o;
+    std::string topology = "star", edgeRate = "100Mbps", backboneRate = "1Gbps", senderRate = "";
+    std::string linkDelay = "1us", wanDelay = "1.6ms", edgeSwitches = "2", senders = "1";
+    std::string receivers = "1", cast = "unicast", protocol = "udp", payload = "1472";
+    std::string rate = "max", pattern = "cbr", duration = "1s", warmup = "0.1s", seed = "1";
+    std::string mtu = "1500", pause = "off", pauseStyle = "xon", pauseQuanta = "65535";
+    std::string switchBuffer = "131072", switchPool = "0", txQueue = "1048576";
+    std::string blocking = "off", host = "ideal";
+
+    CommandLine cmd(__FILE__);
+    cmd.Usage("One lanloss simulation point: a switched Ethernet LAN, UDP flows, a JSON "
+              "run record (flags = the shared vocabulary of lanloss/options.py).");
+    cmd.AddValue("topology", "star, two-tier, two-site, or a topology spec file", topology);
+    cmd.AddValue("edge_rate", "link speed of the hosts' edge links", edgeRate);
+    cmd.AddValue("backbone_rate", "link speed between switches", backboneRate);
+    cmd.AddValue("sender_rate", "link speed of the sending hosts (default edge_rate)", senderRate);
+    cmd.AddValue("link_delay", "propagation delay of every LAN link", linkDelay);
+    cmd.AddValue("wan_delay", "propagation delay of the two-site backbone link", wanDelay);
+    cmd.AddValue("edge_switches", "edge switches under the core (two-tier)", edgeSwitches);
+    cmd.AddValue("senders", "sending hosts", senders);
+    cmd.AddValue("receivers", "receiving hosts", receivers);
+    cmd.AddValue("cast", "unicast (multicast: host model issue)", cast);
+    cmd.AddValue("protocol", "udp", protocol);
+    cmd.AddValue("payload", "UDP payload bytes (1..65507)", payload);
+    cmd.AddValue("rate", "offered payload bit rate per flow, or max", rate);
+    cmd.AddValue("pattern", "cbr, poisson or burst:N", pattern);
+    cmd.AddValue("duration", "traffic duration", duration);
+    cmd.AddValue("warmup", "start of the traffic discarded from goodput", warmup);
+    cmd.AddValue("seed", "RNG run number", seed);
+    cmd.AddValue("mtu", "IP MTU of every link (68..9216)", mtu);
+    cmd.AddValue("pause", "IEEE 802.3x flow control: on/off", pause);
+    cmd.AddValue("pause_style", "xon (XOFF+XON) or timed (refreshed, no XON)", pauseStyle);
+    cmd.AddValue("pause_quanta", "pause_time of an XOFF in quanta (1..65535)", pauseQuanta);
+    cmd.AddValue("switch_buffer", "egress buffer per switch port, bytes", switchBuffer);
+    cmd.AddValue("switch_pool", "shared buffer pool per switch, bytes (0 = none)", switchPool);
+    cmd.AddValue("tx_queue", "transmit queue of each host NIC, bytes", txQueue);
+    cmd.AddValue("blocking", "paced sender waits when its queue is full: on/off", blocking);
+    cmd.AddValue("host", "receive-host preset (ideal)", host);
+    cmd.AddValue("out", "write the JSON result here (default stdout)", o.out);
+    cmd.AddValue("pcap", "write pcap files with this prefix", o.pcap);
+    cmd.Parse(argc, argv);
+
+    o.topology = topology;
+    o.edgeRate = Rate("edge_rate", edgeRate);
+    o.backboneRate = Rate("backbone_rate", backboneRate);
+    o.senderRate = senderRate.empty() ? o.edgeRate : Rate("sender_rate", senderRate);
+    o.linkDelay = Duration("link_delay", linkDelay);
+    o.wanDelay = Duration("wan_delay", wanDelay);
+    o.edgeSwitches = Count("edge_switches", edgeSwitches, 1, 64);
+    o.senders = Count("senders", senders, 1, 1024);
+    o.receivers = Count("receivers", receivers, 1, 1024);
+    if (cast != "unicast")
+        Fail("cast", cast, "is not supported by the simulator yet (unicast)");
+    if (protocol != "udp")
+        Fail("protocol", protocol, "is not supported by the simulator yet (udp)");
+    o.payload = Count("payload", payload, 1, 65507);
+    if (rate == "max")
+    {
+        o.maxRate = true;
+    }
+    else
+    {
+        o.maxRate = false;
+        o.rate = Rate("rate", rate);
+    }
+    static const std::regex patternRe(R"(^(cbr|poisson|burst:[1-9][0-9]*)$)");
+    if (!std::regex_match(pattern, patternRe))
+        Fail("pattern", pattern, "is not cbr, poisson or burst:N");
+    o.pattern = pattern;
+    o.duration = Duration("duration", duration);
+    if (!o.duration.IsStrictlyPositive())
+        Fail("duration", duration, "must be positive");
+    o.warmup = Duration("warmup", warmup);
+    if (o.warmup >= o.duration)
+        Fail("warmup", warmup, "must be shorter than duration");
+    o.seed = Count("seed", seed, 1, 0x7FFFFFFF);
+    o.mtu = Count("mtu", mtu, 68, 9216);
+    o.pause = OnOff("pause", pause);
+    if (pauseStyle != "xon" && pauseStyle != "timed")
+        Fail("pause_style", pauseStyle, "is not xon or timed");
+    o.pauseStyle = pauseStyle;
+    o.pauseQuanta = Count("pause_quanta", pauseQuanta, 1, 0xFFFF);
+    o.switchBuffer = Size("switch_buffer", switchBuffer);
+    o.switchPool = Size("switch_pool", switchPool);
+    o.txQueue = Size("tx_queue", txQueue);
+    if (o.switchBuffer < 64 || o.switchBuffer > 0xFFFFFFFFull)
+        Fail("switch_buffer", switchBuffer, "is outside 64 B .. 4 GiB");
+    if (o.txQueue < 64 || o.txQueue > 0xFFFFFFFFull)
+        Fail("tx_queue", txQueue, "is outside 64 B .. 4 GiB");
+    if (o.switchPool > 0xFFFFFFFFull)
+        Fail("switch_pool", switchPool, "is above 4 GiB");
+    o.blocking = OnOff("blocking", blocking);
+    if (host != "ideal")
+        Fail("host", host, "is not a known preset (ideal)");
+    o.host = host;
+    return o;
+}
+
+} // namespace lanloss

@@ -1,0 +1,52 @@
+/*
+ * The scenario's flags: the shared vocabulary (lanloss/options.py), same names.
+ */
+#ifndef LANLOSS_SCENARIO_OPTIONS_H
+#define LANLOSS_SCENARIO_OPTIONS_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <string>
+
+namespace lanloss
+{
+
+/** Parsed and validated run options (canonical units). */
+struct ScenarioOptions
+{
+    std::string topology = "star";
+    ns3::DataRate edgeRate{"100Mbps"};
+    ns3::DataRate backboneRate{"1Gbps"};
+    ns3::DataRate senderRate{"0bps"}; //!< 0 = edgeRate
+    ns3::Time linkDelay = ns3::MicroSeconds(1);
+    ns3::Time wanDelay = ns3::MicroSeconds(1600);
+    uint32_t edgeSwitches = 2;
+    uint32_t senders = 1;
+    uint32_t receivers = 1;
+    uint32_t payload = 1472;
+    bool maxRate = true;
+    ns3::DataRate rate{"0bps"};
+    std::string pattern = "cbr";
+    ns3::Time duration = ns3::Seconds(1);
+    ns3::Time warmup = ns3::MilliSeconds(100);
+    uint32_t seed = 1;
+    uint32_t mtu = 1500;
+    bool pause = false;
+    std::string pauseStyle = "xon";
+    uint32_t pauseQuanta = 0xFFFF;
+    uint64_t switchBuffer = 128 * 1024;
+    uint64_t switchPool = 0;
+    uint64_t txQueue = 1024 * 1024;
+    bool blocking = false;
+    std::string host = "ideal";
+    std::string out;  //!< JSON result file ("" = stdout)
+    std::string pcap; //!< pcap prefix ("" = none)
+};
+
+/** Parse argv with ns-3's CommandLine; on a bad value print one line naming it and exit 2. */
+ScenarioOptions ParseOptions(int argc, char* argv[]);
+
+} // namespace lanloss
+
+#endif
