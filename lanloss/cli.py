@@ -11,6 +11,7 @@ file (records are written atomically, after the run).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from lanloss import options as vocab
@@ -24,7 +25,16 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors and exit code 2 (argparse's own default)."""
+    """argparse with one-line errors and exit code 2 (argparse's own default).
+
+    Values that start with a dash and a digit ("--duration -2s") are taken as
+    values, so the vocabulary check can name them instead of argparse
+    complaining about a missing argument.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-[0-9.]")
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message}")

@@ -206,7 +206,9 @@ def resolve(given: dict[str, Any], source: str = "sim") -> dict[str, Any]:
         if not getattr(opt, source) and text is not None:
             raise OptionError(f"{key}: not supported by source {source!r} yet (given {text!r})")
         params[key] = parse_value(opt, text)
-    for opt in for_source(source):
+    # Every option appears in the record (defaults resolved), so sim and bed
+    # tables share columns; options a source does not implement keep their default.
+    for opt in OPTIONS:
         if params.get(opt.name) is None:
             params[opt.name] = opt.default
     if params.get("sender_rate") is None:

@@ -17,17 +17,26 @@ import time
 from typing import Any
 
 from lanloss import options as vocab
-from lanloss import paths
+from lanloss import paths, topology
 from lanloss.record import RunRecord, dump_json, write_atomic
 
 SCENARIO = "lanloss-sim"
 
 
-def scenario_flags(params: dict[str, Any]) -> list[str]:
-    """Canonical params -> `--name=value` flags of the scenario program."""
+def is_topology_file(value: str) -> bool:
+    return str(value).endswith((".yaml", ".yml"))
+
+
+def scenario_flags(params: dict[str, Any], spec_file: str | None = None) -> list[str]:
+    """Canonical params -> `--name=value` flags of the scenario program.
+
+    A YAML topology is passed as the line-format spec file written from it.
+    """
     flags = []
     for opt in vocab.for_source("sim"):
         value = params[opt.name]
+        if opt.name == "topology" and is_topology_file(value):
+            value = spec_file
         if opt.kind in ("rate",):
             text = f"{int(value)}bps"
         elif opt.kind == "rate_or_max":
@@ -63,7 +72,13 @@ def run_point(params: dict[str, Any], pcap_dir: str | None = None) -> RunRecord:
     program = paths.program(SCENARIO)
     with tempfile.TemporaryDirectory(prefix="lanloss-sim-") as tmp:
         out = os.path.join(tmp, "result.json")
-        cmd = [str(program), *scenario_flags(params), f"--out={out}"]
+        spec_file = None
+        if is_topology_file(params["topology"]):
+            spec_file = os.path.join(tmp, "topology.spec")
+            topo = topology.load(params["topology"], params["link_delay"])
+            with open(spec_file, "w", encoding="utf-8") as fh:
+                fh.write(topology.to_spec(topo))
+        cmd = [str(program), *scenario_flags(params, spec_file), f"--out={out}"]
         if pcap_dir:
             os.makedirs(pcap_dir, exist_ok=True)
             cmd.append(f"--pcap={os.path.abspath(pcap_dir)}/")
@@ -98,6 +113,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from lanloss.cli import given_options
 
     params = vocab.resolve(given_options(args, "sim"), "sim")
+    if is_topology_file(params["topology"]):
+        topology.load(params["topology"], params["link_delay"])  # reject a bad file first
     if args.out and os.path.isdir(args.out):
         raise vocab.OptionError(f"--out: {args.out!r} is a directory, not a file")
     record = run_point(params, pcap_dir=args.pcap)

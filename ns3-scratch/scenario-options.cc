@@ -98,13 +98,13 @@ ParseOptions(int argc, char* argv[])
     ScenarioOptions o;
     std::string topology = "star", edgeRate = "100Mbps", backboneRate = "1Gbps", senderRate = "";
     std::string linkDelay = "1us", wanDelay = "1.6ms", edgeSwitches = "2", senders = "1";
-    std::string receivers = "1", cast = "unicast", protocol = "udp", payload = "1472";
+    std::string receivers = "1", payload = "1472";
     std::string rate = "max", pattern = "cbr", duration = "1s", warmup = "0.1s", seed = "1";
     std::string mtu = "1500", pause = "off", pauseStyle = "xon", pauseQuanta = "65535";
     std::string switchBuffer = "131072", switchPool = "0", txQueue = "1048576";
     std::string blocking = "off", host = "ideal";
 
-    CommandLine cmd(__FILE__);
+    CommandLine cmd("lanloss-sim");
     cmd.Usage("One lanloss simulation point: a switched Ethernet LAN, UDP flows, a JSON "
               "run record (flags = the shared vocabulary of lanloss/options.py).");
     cmd.AddValue("topology", "star, two-tier, two-site, or a topology spec file", topology);
@@ -116,8 +116,6 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("edge_switches", "edge switches under the core (two-tier)", edgeSwitches);
     cmd.AddValue("senders", "sending hosts", senders);
     cmd.AddValue("receivers", "receiving hosts", receivers);
-    cmd.AddValue("cast", "unicast (multicast: host model issue)", cast);
-    cmd.AddValue("protocol", "udp", protocol);
     cmd.AddValue("payload", "UDP payload bytes (1..65507)", payload);
     cmd.AddValue("rate", "offered payload bit rate per flow, or max", rate);
     cmd.AddValue("pattern", "cbr, poisson or burst:N", pattern);
@@ -146,10 +144,6 @@ ParseOptions(int argc, char* argv[])
     o.edgeSwitches = Count("edge_switches", edgeSwitches, 1, 64);
     o.senders = Count("senders", senders, 1, 1024);
     o.receivers = Count("receivers", receivers, 1, 1024);
-    if (cast != "unicast")
-        Fail("cast", cast, "is not supported by the simulator yet (unicast)");
-    if (protocol != "udp")
-        Fail("protocol", protocol, "is not supported by the simulator yet (udp)");
     o.payload = Count("payload", payload, 1, 65507);
     if (rate == "max")
     {
