@@ -56,11 +56,12 @@ OPTIONS: tuple[Option, ...] = (
            "link speed between switches (two-tier, two-site)", "1Gbps"),
     Option("sender_rate", "rate", None,
            "link speed of the sending hosts (default: edge_rate)", "1Gbps"),
-    Option("link_delay", "time", 1e-6, "propagation delay of every LAN link", "1us"),
+    Option("link_delay", "time", 1e-6, "propagation delay of every LAN link", "1us",
+           bed=False),  # bed: physical (ssh) or not emulated (netns: this kernel has no netem)
     Option("wan_delay", "time", 1.6e-3, "propagation delay of the two-site backbone link",
-           "1.6ms"),
+           "1.6ms", bed=False),
     Option("edge_switches", "int", 2, "edge switches under the core (two-tier)", "2",
-           minimum=1, maximum=64, bed=False),
+           minimum=1, maximum=64),
     Option("senders", "int", 1, "sending hosts", "1", minimum=1, maximum=1024),
     Option("receivers", "int", 1, "receiving hosts", "40", minimum=1, maximum=1024),
     Option("cast", "choice", "unicast", "unicast, or multicast (one group, N members)",
@@ -89,13 +90,13 @@ OPTIONS: tuple[Option, ...] = (
            "pause_time sent in an XOFF, in quanta of 512 bit times", "1664",
            minimum=1, maximum=0xFFFF, bed=False),
     Option("switch_buffer", "size", 128 * 1024, "egress buffer per switch port in bytes",
-           "128KiB", minimum=1, bed=False),
+           "128KiB", minimum=1),  # bed: netns shaper queue limit; a real switch is not set
     Option("switch_pool", "size", 0,
            "shared buffer pool of each switch in bytes (0 = egress limits only)", "1MiB",
            bed=False),
     Option("tx_queue", "size", 1024 * 1024,
            "transmit queue of each host NIC in bytes (the qdisc plus TX ring)", "1MiB",
-           minimum=1, bed=False),
+           minimum=1),  # bed: netns host shaper queue limit; real hosts are not set
     Option("blocking", "choice", "off",
            "a paced sender whose transmit queue is full waits (on) or drops the datagram, "
            "counted as sender_queue (off); rate max always waits", "on",
@@ -117,6 +118,15 @@ OPTIONS: tuple[Option, ...] = (
            maximum=256, sim=False),
     Option("tcp_window", "size", None, "TCP window / socket buffer for TCP runs", "16KiB",
            sim=False, bed=False),
+    # Testbed only: a slow receiving application (feasibility.md §3). On veth the receive
+    # softirq runs on the sender's CPU, so these slow the socket dequeue only.
+    Option("recv_cpu", "int", None,
+           "CPU share of each receiving process in percent of one CPU (cgroup CFS quota; "
+           "without a cgroup cpu controller: SCHED_IDLE, not a quota)", "20",
+           minimum=1, maximum=100, sim=False),
+    Option("recv_work", "time", None,
+           "extra busy work per datagram in the receiving application", "2us",
+           maximum=1.0, sim=False),
 )
 
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}

@@ -14,11 +14,50 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <array>
+
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("EthernetNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(EthernetNetDevice);
+
+namespace
+{
+
+/**
+ * DataRate::CalculateBytesTxTime(@p bytes) at @p rate, remembered.
+ *
+ * It divides in 128-bit fixed point (int64x64_t::Udiv, ~900 instructions), and
+ * every frame needs it twice (the frame, then the IFG): 6.5% of a whole
+ * lanloss-sim run (bench/sim_speed.py). A LAN has few distinct (rate, frame
+ * size) pairs, so a small direct-mapped table hits almost always; a miss calls
+ * the same function, so every time is bit-identical to computing it afresh.
+ */
+Time
+TxTime(const DataRate& rate, uint32_t bytes)
+{
+    struct Entry
+    {
+        uint64_t bps;
+        uint32_t bytes;
+        bool used;
+        Time::Unit resolution; // steps are only valid at the resolution they were taken in
+        int64_t steps;         // not a Time: a static Time would be tracked by Time::Mark
+    };
+
+    static thread_local std::array<Entry, 256> cache{};
+    const uint64_t bps = rate.GetBitRate();
+    const Time::Unit resolution = Time::GetResolution();
+    Entry& e = cache[((bps ^ (uint64_t(bytes) << 32)) * 0x9E3779B97F4A7C15ULL) >> 56];
+    if (!e.used || e.bps != bps || e.bytes != bytes || e.resolution != resolution)
+    {
+        e = Entry{bps, bytes, true, resolution, rate.CalculateBytesTxTime(bytes).GetTimeStep()};
+    }
+    return TimeStep(e.steps);
+}
+
+} // namespace
 
 TypeId
 EthernetNetDevice::GetTypeId()
@@ -265,7 +304,7 @@ EthernetNetDevice::StartTransmission(Ptr<Packet> frame)
     m_currentFrame = frame;
     m_phyTxBeginTrace(frame);
     m_promiscSnifferTrace(frame);
-    Time txTime = m_bps.CalculateBytesTxTime(ethernet::FrameWireBytes(frame->GetSize()));
+    Time txTime = TxTime(m_bps, ethernet::FrameWireBytes(frame->GetSize()));
     m_channel->TransmitStart(frame, this, txTime);
     Simulator::Schedule(txTime, &EthernetNetDevice::TransmitComplete, this);
 }
@@ -281,7 +320,7 @@ EthernetNetDevice::TransmitComplete()
         ApplyPause(static_cast<uint16_t>(m_deferredQuanta));
         m_deferredQuanta = -1;
     }
-    Simulator::Schedule(m_bps.CalculateBytesTxTime(ethernet::INTERFRAME_GAP_BITS / 8),
+    Simulator::Schedule(TxTime(m_bps, ethernet::INTERFRAME_GAP_BITS / 8),
                         &EthernetNetDevice::GapComplete,
                         this);
 }

@@ -1,0 +1,193 @@
+/*
+ * A UDP traffic source with sequence numbers and timestamps (iperf3/netperf-like).
+ */
+#ifndef LANLOSS_UDP_FLOW_SOURCE_H
+#define LANLOSS_UDP_FLOW_SOURCE_H
+
+#include "ethernet-wire.h"
+
+#include "ns3/address.h"
+#include "ns3/application.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class EthernetNetDevice;
+class ExponentialRandomVariable;
+class Packet;
+class Socket;
+
+/**
+ * @ingroup lanloss
+ * Sends UDP datagrams of PayloadSize bytes to one unicast address or IPv4
+ * multicast group, paced at DataRate (payload bits per second, as iperf3 -b)
+ * with a "cbr", "poisson" or "burst:N" pattern, or as fast as the sending
+ * host's transmit queue accepts them (MaxRate, as netperf UDP_STREAM with a
+ * blocking socket).
+ *
+ * Every datagram carries a FlowSeqTag (flow, seq, send time) as a packet tag,
+ * and, when PayloadSize >= 24, the testbed tools' header in its first 24
+ * payload bytes (little-endian: seq u64, tx_ns u64, flow u32, magic u32 =
+ * 0x4C4C5353), so that captures of the sim and the testbed read alike.
+ * Sequence numbers count send attempts: a datagram whose Send fails still
+ * uses its seq, so seqs 0 .. GetSent() + GetSendFailures() - 1 were used.
+ *
+ * Pacing: datagram k is due at start + k * PayloadSize * 8 / DataRate,
+ * computed from the start in integer nanoseconds (no accumulated drift);
+ * sending stops at StopTime (datagrams are due in [StartTime, StopTime)).
+ * Poisson draws exponential gaps with that mean (the first datagram is sent at
+ * start); burst:N sends N datagrams at once every N periods.
+ *
+ * Blocking (needs Device): a datagram is sent only when the device's transmit
+ * queue has room for all of its frames (ethernet::UdpDatagramFrames at Mtu);
+ * otherwise the source waits for the device's PhyTxBegin, like a blocking
+ * sendto(). A blocked sender does not catch up: when datagram k leaves at
+ * s > due(k), the schedule is re-anchored at s, so datagram k+1 is due at
+ * max(due(k), s) + gap. Without Blocking the datagram is sent on schedule and
+ * the device drops what its queue cannot hold (MacTxDrop: sender_queue).
+ *
+ * MaxRate (needs Device): no pacing, blocking; at most one datagram is handed
+ * to the stack while the queue has no room, and a datagram that does not
+ * reach the device queue at once (ARP still pending, send failure, a frame
+ * dropped anyway) makes the source wait for the next PhyTxBegin instead of
+ * spinning at one instant of simulated time.
+ *
+ * Multicast: the socket's IP multicast TTL is MulticastTtl; the sending node
+ * needs a route for the group (e.g.
+ * Ipv4StaticRoutingHelper::SetDefaultMulticastRoute), as a Linux host needs
+ * one for 224.0.0.0/4.
+ */
+class UdpFlowSource : public Application
+{
+  public:
+    static constexpr uint32_t HEADER_BYTES = 24;         //!< seq 8, tx_ns 8, flow 4, magic 4
+    static constexpr uint32_t HEADER_MAGIC = 0x4C4C5353; //!< "LLSS" read little-endian
+    static constexpr uint32_t MAX_PAYLOAD = 65507;       //!< 65535 - IPv4 20 - UDP 8
+
+    /** The testbed tools' datagram header. */
+    struct WireHeader
+    {
+        uint64_t seq;
+        uint64_t txNs;
+        uint32_t flow;
+        uint32_t magic;
+    };
+
+    /** Write @p h little-endian into @p buf (HEADER_BYTES bytes). */
+    static void WriteHeader(uint8_t* buf, const WireHeader& h);
+    /**
+     * Read the header from the first HEADER_BYTES bytes of @p packet.
+     * @return false if the packet is shorter or the magic does not match
+     */
+    static bool ReadHeader(Ptr<const Packet> packet, WireHeader& h);
+
+    static TypeId GetTypeId();
+
+    UdpFlowSource();
+    ~UdpFlowSource() override;
+
+    /** Streams for the Poisson gaps. @return the number of streams used (1) */
+    int64_t AssignStreams(int64_t stream) override;
+
+    /** Datagrams handed to the socket successfully. */
+    uint64_t GetSent() const;
+    /** Datagrams whose Send returned -1 (the scenario's `sender_socket`). */
+    uint64_t GetSendFailures() const;
+    /** Time spent waiting for room in the device queue (up to now). */
+    Time GetBlockedTime() const;
+    /** Time of the first successful send (zero if none). */
+    Time GetFirstSendTime() const;
+    /** Time of the last successful send (zero if none). */
+    Time GetLastSendTime() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    enum PatternKind
+    {
+        CBR,
+        POISSON,
+        BURST,
+    };
+
+    void StartApplication() override;
+    void StopApplication() override;
+
+    void SetPattern(std::string pattern);
+    std::string GetPattern() const;
+
+    /** Send every datagram that is due and fits; then schedule or wait. */
+    void SendDue();
+    /** Hand datagram m_seq to the socket. @return true if it reached the device */
+    bool SendOne();
+    /** The due time of datagram m_seq (paced patterns). */
+    Time Due() const;
+    /** Move the schedule on to the next datagram after one due at @p due left now. */
+    void Advance(Time due);
+    /** Whether the sender must wait for room in the device queue. */
+    bool MustWait() const;
+    bool PastStop(Time t) const;
+    void StartWaiting();
+    void StopWaiting();
+    void DeviceTxBegin(Ptr<const Packet> frame);
+    void DeviceMacTx(Ptr<const Packet> packet);
+    void DeviceMacTxDrop(Ptr<const Packet> packet);
+
+    // Attributes
+    Address m_remote;
+    uint32_t m_payloadSize;
+    DataRate m_rate;
+    bool m_maxRate;
+    std::string m_pattern;
+    uint32_t m_flowId;
+    bool m_blocking;
+    Ptr<EthernetNetDevice> m_device;
+    uint32_t m_mtu;
+    uint8_t m_multicastTtl;
+
+    PatternKind m_kind;
+    uint32_t m_burst; //!< datagrams per burst (1 for cbr and poisson)
+    Ptr<ExponentialRandomVariable> m_gap;
+
+    Ptr<Socket> m_socket;
+    ethernet::DatagramFrames m_frames;
+    std::vector<uint8_t> m_payload; //!< reused payload buffer (header rewritten per datagram)
+    bool m_running;
+    bool m_traceConnected;
+    EventId m_sendEvent;
+    EventId m_retryEvent;
+
+    // Schedule: due(m_seq) = m_anchor + m_units periods (cbr, burst) or + m_offset (poisson).
+    Time m_anchor;
+    uint64_t m_units;
+    Time m_offset;
+
+    uint64_t m_seq;        //!< next sequence number
+    uint64_t m_deviceSeen;    //!< 1 + seq of the last own datagram the device took (0 = none)
+    uint64_t m_deviceDropped; //!< 1 + seq of the last own datagram the device dropped
+    bool m_waiting;
+    Time m_waitStart;
+
+    uint64_t m_sent;
+    uint64_t m_failures;
+    Time m_blockedTime;
+    Time m_firstSend;
+    Time m_lastSend;
+
+    TracedCallback<Ptr<const Packet>> m_txTrace;
+    TracedCallback<Ptr<const Packet>> m_txFailureTrace;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_UDP_FLOW_SOURCE_H */

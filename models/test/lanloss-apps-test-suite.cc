@@ -1,0 +1,735 @@
+/*
+ * Tests of the lanloss traffic applications: FlowSeqTag, UdpFlowSource, UdpFlowSink.
+ *
+ * Every case runs on two hosts joined by one EthernetChannel. ARP caches are
+ * pre-populated (NeighborCacheHelper), as the lead's LanBuilder does, so the
+ * first datagrams are not held (ns-3's ARP pending queue keeps only 3) and
+ * the timing checks are exact from t = 0.
+ */
+#include "ns3/data-rate.h"
+#include "ns3/drop-tail-queue.h"
+#include "ns3/ethernet-channel.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/ethernet-net-device.h"
+#include "ns3/ethernet-wire.h"
+#include "ns3/flow-seq-tag.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/mac48-address.h"
+#include "ns3/neighbor-cache-helper.h"
+#include "ns3/node-container.h"
+#include "ns3/packet.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/socket.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/udp-flow-sink.h"
+#include "ns3/udp-flow-source.h"
+#include "ns3/udp-socket-factory.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const uint16_t PORT = 5201;
+
+/** Two hosts, one cable, IPv4 10.1.1.1 and 10.1.1.2, ARP filled in. */
+struct TwoHosts
+{
+    NodeContainer nodes;
+    Ptr<EthernetNetDevice> dev[2];
+    Ipv4Address addr[2];
+
+    TwoHosts(DataRate rate, uint16_t mtu, uint32_t txQueueBytes = 0)
+    {
+        nodes.Create(2);
+        Ptr<EthernetChannel> channel = CreateObject<EthernetChannel>();
+        NetDeviceContainer devices;
+        for (int i = 0; i < 2; ++i)
+        {
+            dev[i] = CreateObject<EthernetNetDevice>();
+            dev[i]->SetAttribute("DataRate", DataRateValue(rate));
+            dev[i]->SetAttribute("Mtu", UintegerValue(mtu));
+            dev[i]->SetAttribute("Address", Mac48AddressValue(Mac48Address::Allocate()));
+            if (txQueueBytes > 0)
+            {
+                Ptr<DropTailQueue<Packet>> q = CreateObject<DropTailQueue<Packet>>();
+                q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, txQueueBytes));
+                dev[i]->SetQueue(q);
+            }
+            nodes.Get(i)->AddDevice(dev[i]);
+            dev[i]->Attach(channel);
+            devices.Add(dev[i]);
+        }
+        InternetStackHelper stack;
+        stack.Install(nodes);
+        Ipv4AddressHelper ip("10.1.1.0", "255.255.255.0");
+        Ipv4InterfaceContainer ifs = ip.Assign(devices);
+        addr[0] = ifs.GetAddress(0);
+        addr[1] = ifs.GetAddress(1);
+        NeighborCacheHelper().PopulateNeighborCache(channel);
+    }
+};
+
+Ptr<UdpFlowSource>
+MakeSource(const TwoHosts& net,
+           Address remote,
+           uint32_t payload,
+           std::string rate,
+           Time start,
+           Time stop)
+{
+    Ptr<UdpFlowSource> src = CreateObject<UdpFlowSource>();
+    src->SetAttribute("Remote", AddressValue(remote));
+    src->SetAttribute("PayloadSize", UintegerValue(payload));
+    src->SetAttribute("DataRate", DataRateValue(DataRate(rate)));
+    src->SetAttribute("FlowId", UintegerValue(7));
+    src->SetAttribute("Device", PointerValue(net.dev[0]));
+    net.nodes.Get(0)->AddApplication(src);
+    src->SetStartTime(start);
+    src->SetStopTime(stop);
+    return src;
+}
+
+Ptr<UdpFlowSink>
+MakeSink(const TwoHosts& net, Time windowStart, Time windowEnd)
+{
+    Ptr<UdpFlowSink> sink = CreateObject<UdpFlowSink>();
+    sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), PORT)));
+    sink->SetAttribute("WindowStart", TimeValue(windowStart));
+    sink->SetAttribute("WindowEnd", TimeValue(windowEnd));
+    net.nodes.Get(1)->AddApplication(sink);
+    sink->SetStartTime(Seconds(0));
+    return sink;
+}
+
+/** Time of datagram k of a paced source: k * payload bits / rate, floored to ns. */
+Time
+Paced(uint64_t k, uint32_t payload, uint64_t bps)
+{
+    return NanoSeconds(static_cast<int64_t>(
+        static_cast<unsigned __int128>(k) * payload * 8 * 1000000000ULL / bps));
+}
+
+} // namespace
+
+/**
+ * CBR departures: count, exact send times, header bytes and tag round trip,
+ * exact one-way latency on an idle link, no loss below line rate.
+ */
+class CbrTestCase : public TestCase
+{
+  public:
+    CbrTestCase(uint32_t payload, std::string rate, Time duration, uint64_t expected)
+        : TestCase("cbr " + std::to_string(payload) + " B at " + rate + " for " +
+                   std::to_string(duration.GetMilliSeconds()) + " ms sends " +
+                   std::to_string(expected)),
+          m_payload(payload),
+          m_rate(rate),
+          m_duration(duration),
+          m_expected(expected)
+    {
+    }
+
+  private:
+    void Rx(Ptr<const Packet> p, const Address& from)
+    {
+        ++m_rx;
+        FlowSeqTag tag;
+        if (!p->PeekPacketTag(tag))
+        {
+            ++m_bad;
+            return;
+        }
+        const Time due = m_start + Paced(tag.GetSeq(), m_payload, DataRate(m_rate).GetBitRate());
+        if (p->GetSize() != m_payload || tag.GetFlowId() != 7 || tag.GetSendTime() != due)
+        {
+            ++m_bad;
+        }
+        std::vector<uint8_t> b(p->GetSize());
+        p->CopyData(b.data(), b.size());
+        if (m_payload < UdpFlowSource::HEADER_BYTES)
+        {
+            for (uint8_t byte : b)
+            {
+                m_bad += (byte != 0); // no header bytes in short payloads
+            }
+            return;
+        }
+        // Little-endian, byte by byte (independent of UdpFlowSource::ReadHeader).
+        uint64_t seq = 0;
+        uint64_t txNs = 0;
+        uint32_t flow = 0;
+        for (int i = 7; i >= 0; --i)
+        {
+            seq = (seq << 8) | b[i];
+            txNs = (txNs << 8) | b[8 + i];
+        }
+        for (int i = 3; i >= 0; --i)
+        {
+            flow = (flow << 8) | b[16 + i];
+        }
+        const bool magic = b[20] == 0x53 && b[21] == 0x53 && b[22] == 0x4C && b[23] == 0x4C;
+        if (seq != tag.GetSeq() || txNs != uint64_t(due.GetNanoSeconds()) || flow != 7 || !magic)
+        {
+            ++m_bad;
+        }
+        m_seqs.insert(seq);
+    }
+
+    void DoRun() override
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500);
+        Ptr<UdpFlowSource> src = MakeSource(net,
+                                            InetSocketAddress(net.addr[1], PORT),
+                                            m_payload,
+                                            m_rate,
+                                            m_start,
+                                            m_start + m_duration);
+        Ptr<UdpFlowSink> sink = MakeSink(net, m_start, m_start + m_duration);
+        sink->TraceConnectWithoutContext("Rx", MakeCallback(&CbrTestCase::Rx, this));
+        Simulator::Stop(m_start + m_duration + MilliSeconds(10));
+        Simulator::Run();
+        const uint64_t sent = src->GetSent();
+        const uint64_t failures = src->GetSendFailures();
+        const Time first = src->GetFirstSendTime();
+        const Time last = src->GetLastSendTime();
+        const Time blocked = src->GetBlockedTime();
+        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
+        const std::vector<uint32_t> flows = sink->GetFlowIds();
+        Simulator::Destroy();
+
+        const uint64_t bps = DataRate(m_rate).GetBitRate();
+        NS_TEST_ASSERT_MSG_EQ(sent, m_expected, "datagrams due in [start, stop)");
+        NS_TEST_ASSERT_MSG_EQ(failures, 0, "no socket failures");
+        NS_TEST_ASSERT_MSG_EQ(first, m_start, "first datagram at StartTime");
+        NS_TEST_ASSERT_MSG_EQ(last,
+                              m_start + Paced(m_expected - 1, m_payload, bps),
+                              "absolute schedule, no drift");
+        NS_TEST_ASSERT_MSG_EQ(blocked, Seconds(0), "never blocked");
+        NS_TEST_ASSERT_MSG_EQ(m_rx, m_expected, "every datagram read");
+        NS_TEST_ASSERT_MSG_EQ(m_bad, 0, "tag, size and header bytes round trip");
+        NS_TEST_ASSERT_MSG_EQ(flows.size(), 1, "one flow");
+        NS_TEST_ASSERT_MSG_EQ(flows[0], 7, "flow id from the tag");
+        NS_TEST_ASSERT_MSG_EQ(s.received, m_expected, "no loss below line rate");
+        NS_TEST_ASSERT_MSG_EQ(s.lost, 0, "no loss below line rate");
+        NS_TEST_ASSERT_MSG_EQ(s.duplicated, 0, "no duplicates");
+        NS_TEST_ASSERT_MSG_EQ(s.reordered, 0, "no reordering");
+        NS_TEST_ASSERT_MSG_EQ(s.lossRunCount, 0, "no loss runs");
+        if (m_payload >= UdpFlowSource::HEADER_BYTES)
+        {
+            NS_TEST_ASSERT_MSG_EQ(m_seqs.size(), m_expected, "every header seq once");
+        }
+        // Idle link: latency = frame serialisation (preamble..FCS) + 1 us cable.
+        const ethernet::DatagramFrames f = ethernet::UdpDatagramFrames(m_payload, 1500);
+        const double wireUs = (f.wireBytes - ethernet::INTERFRAME_GAP_BITS / 8) * 8 / 100.0 + 1.0;
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyP50Us, wireUs, 1e-6, "p50 latency exact");
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyMaxUs, wireUs, 1e-6, "max latency exact");
+        // Goodput over the sending window: expected datagrams * payload bits / window.
+        const double goodput = m_expected * m_payload * 8.0 / m_duration.GetSeconds();
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.goodputBps, goodput, goodput * 1e-9, "window goodput");
+    }
+
+    uint32_t m_payload;
+    std::string m_rate;
+    Time m_duration;
+    uint64_t m_expected;
+    Time m_start{MilliSeconds(100)};
+    uint64_t m_rx{0};
+    uint64_t m_bad{0};
+    std::set<uint64_t> m_seqs;
+};
+
+/** burst:N and poisson departures. */
+class PatternTestCase : public TestCase
+{
+  public:
+    PatternTestCase()
+        : TestCase("burst:4 sends 4 at once every 4 periods; poisson keeps the mean rate")
+    {
+    }
+
+  private:
+    void Tx(Ptr<const Packet> p)
+    {
+        FlowSeqTag tag;
+        p->PeekPacketTag(tag);
+        m_txTimes.push_back(tag.GetSendTime());
+    }
+
+    uint64_t RunPoisson(int64_t stream)
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500);
+        // 1472 B at 11.776 Mbit/s: mean gap 1 ms; 1 s -> 1000 expected
+        Ptr<UdpFlowSource> src = MakeSource(net,
+                                            InetSocketAddress(net.addr[1], PORT),
+                                            1472,
+                                            "11.776Mbps",
+                                            Seconds(0),
+                                            Seconds(1));
+        src->SetAttribute("Pattern", StringValue("poisson"));
+        src->AssignStreams(stream);
+        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), Seconds(1));
+        Simulator::Stop(Seconds(1.01));
+        Simulator::Run();
+        uint64_t sent = src->GetSent();
+        uint64_t received = sink->GetFlowStats(7, sent).received;
+        Simulator::Destroy();
+        return sent == received ? sent : 0;
+    }
+
+    void DoRun() override
+    {
+        {
+            TwoHosts net(DataRate("100Mbps"), 1500);
+            // 1472 B at 11.776 Mbit/s: period 1 ms; bursts at 0, 4, ..., 96 ms
+            Ptr<UdpFlowSource> src = MakeSource(net,
+                                                InetSocketAddress(net.addr[1], PORT),
+                                                1472,
+                                                "11.776Mbps",
+                                                Seconds(0),
+                                                MilliSeconds(100));
+            src->SetAttribute("Pattern", StringValue("burst:4"));
+            src->TraceConnectWithoutContext("Tx", MakeCallback(&PatternTestCase::Tx, this));
+            Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(100));
+            Simulator::Stop(MilliSeconds(110));
+            Simulator::Run();
+            uint64_t sent = src->GetSent();
+            UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
+            Simulator::Destroy();
+            NS_TEST_ASSERT_MSG_EQ(sent, 100, "25 bursts of 4");
+            NS_TEST_ASSERT_MSG_EQ(s.received, 100, "no loss");
+            uint64_t wrong = 0;
+            for (uint64_t k = 0; k < m_txTimes.size(); ++k)
+            {
+                wrong += m_txTimes[k] != MilliSeconds(4 * (k / 4));
+            }
+            NS_TEST_ASSERT_MSG_EQ(wrong, 0, "datagram k leaves at 4 ms * floor(k / 4)");
+            // Back to back: the 4th waits for three 1538-byte slots (3 * 123.04 us).
+            NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyMaxUs,
+                                      122.08 + 1.0 + 3 * 123.04,
+                                      1e-6,
+                                      "last of a burst queues behind three");
+        }
+        const uint64_t a = RunPoisson(11);
+        const uint64_t b = RunPoisson(11);
+        const uint64_t c = RunPoisson(12);
+        NS_TEST_ASSERT_MSG_EQ(a, b, "same stream, same departures");
+        // 1000 expected, Poisson sd ~ 32: 10% is > 3 sd
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(a), 1000.0, 100.0, "poisson mean rate");
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(c), 1000.0, 100.0, "poisson mean rate");
+        NS_TEST_ASSERT_MSG_NE(a, c, "another stream, other departures");
+    }
+
+    std::vector<Time> m_txTimes;
+};
+
+/**
+ * MaxRate: a blocking sender with no pacing fills the wire; goodput is the
+ * closed form payload / (frame + preamble + FCS + IFG) and the device never drops.
+ */
+class MaxRateTestCase : public TestCase
+{
+  public:
+    MaxRateTestCase(uint32_t payload, uint32_t wireBytes, double expectedMbps)
+        : TestCase("max rate " + std::to_string(payload) + " B on 100 Mbps = " +
+                   std::to_string(expectedMbps) + " Mbps"),
+          m_payload(payload),
+          m_wireBytes(wireBytes),
+          m_expectedMbps(expectedMbps)
+    {
+    }
+
+  private:
+    void Drop(Ptr<const Packet> p)
+    {
+        ++m_drops;
+    }
+
+    void DoRun() override
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500);
+        Ptr<UdpFlowSource> src = MakeSource(net,
+                                            InetSocketAddress(net.addr[1], PORT),
+                                            m_payload,
+                                            "1Mbps",
+                                            MilliSeconds(10),
+                                            MilliSeconds(400));
+        src->SetAttribute("MaxRate", BooleanValue(true));
+        net.dev[0]->TraceConnectWithoutContext("MacTxDrop",
+                                               MakeCallback(&MaxRateTestCase::Drop, this));
+        Ptr<UdpFlowSink> sink = MakeSink(net, MilliSeconds(100), MilliSeconds(300));
+        // Long enough after StopTime for the 1 MiB transmit queue to drain.
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        const uint64_t sent = src->GetSent();
+        const Time blocked = src->GetBlockedTime();
+        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
+        Simulator::Destroy();
+
+        const ethernet::DatagramFrames f = ethernet::UdpDatagramFrames(m_payload, 1500);
+        NS_TEST_ASSERT_MSG_EQ(f.wireBytes, m_wireBytes, "closed-form wire bytes");
+        const double closedForm = 100e6 * m_payload / f.wireBytes;
+        NS_TEST_ASSERT_MSG_EQ_TOL(closedForm / 1e6, m_expectedMbps, 0.005, "closed form");
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.goodputBps,
+                                  closedForm,
+                                  closedForm * 0.005,
+                                  "goodput within 0.5% of line rate");
+        NS_TEST_ASSERT_MSG_EQ(m_drops, 0, "a blocking sender never overflows its queue");
+        NS_TEST_ASSERT_MSG_EQ(s.received, sent, "nothing lost");
+        NS_TEST_ASSERT_MSG_GT(blocked, Seconds(0), "the sender waited for room");
+    }
+
+    uint32_t m_payload;
+    uint32_t m_wireBytes;
+    double m_expectedMbps;
+    uint64_t m_drops{0};
+};
+
+/**
+ * A paced sender at twice the line rate: without Blocking the device drops
+ * (MacTxDrop) and sent = received + drops exactly, the missing seqs being the
+ * dropped ones; with Blocking nothing is dropped and the sender is held.
+ */
+class OverloadTestCase : public TestCase
+{
+  public:
+    OverloadTestCase(bool blocking)
+        : TestCase(std::string("200 Mbps offered on 100 Mbps, ") +
+                   (blocking ? "blocking: no drops" : "non-blocking: sender_queue drops")),
+          m_blocking(blocking)
+    {
+    }
+
+  private:
+    void Drop(Ptr<const Packet> p)
+    {
+        FlowSeqTag tag;
+        if (p->PeekPacketTag(tag))
+        {
+            m_dropped.insert(tag.GetSeq());
+        }
+        ++m_dropFrames;
+    }
+
+    void DoRun() override
+    {
+        // 64 KiB transmit queue: 43 full frames, overflows within ~5 ms at 2x.
+        TwoHosts net(DataRate("100Mbps"), 1500, 65536);
+        Ptr<UdpFlowSource> src = MakeSource(net,
+                                            InetSocketAddress(net.addr[1], PORT),
+                                            1472,
+                                            "200Mbps",
+                                            Seconds(0),
+                                            MilliSeconds(50));
+        src->SetAttribute("Blocking", BooleanValue(m_blocking));
+        net.dev[0]->TraceConnectWithoutContext("MacTxDrop",
+                                               MakeCallback(&OverloadTestCase::Drop, this));
+        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(50));
+        Simulator::Stop(MilliSeconds(100));
+        Simulator::Run();
+        const uint64_t sent = src->GetSent();
+        const Time blocked = src->GetBlockedTime();
+        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
+        const std::vector<uint64_t> missing = sink->MissingSeqs(7, sent);
+        Simulator::Destroy();
+
+        // Datagrams due in [0, 50 ms) every 58.88 us: ceil(849.18) = 850.
+        if (!m_blocking)
+        {
+            NS_TEST_ASSERT_MSG_EQ(sent, 850, "the paced sender keeps its schedule");
+            NS_TEST_ASSERT_MSG_GT(m_dropped.size(), 0, "the queue overflows");
+            NS_TEST_ASSERT_MSG_EQ(m_dropFrames, m_dropped.size(), "one frame per datagram");
+            NS_TEST_ASSERT_MSG_EQ(sent, s.received + m_dropped.size(), "conservation");
+            NS_TEST_ASSERT_MSG_EQ(s.lost, m_dropped.size(), "lost = dropped");
+            NS_TEST_ASSERT_MSG_EQ(
+                bool(missing == std::vector<uint64_t>(m_dropped.begin(), m_dropped.end())),
+                true,
+                "the missing seqs are exactly the dropped ones");
+            NS_TEST_ASSERT_MSG_EQ(blocked, Seconds(0), "never blocked");
+            NS_TEST_ASSERT_MSG_GT(s.lossRunCount, 0, "loss runs counted");
+        }
+        else
+        {
+            NS_TEST_ASSERT_MSG_EQ(m_dropFrames, 0, "a blocking sender is never dropped");
+            NS_TEST_ASSERT_MSG_EQ(s.received, sent, "nothing lost");
+            NS_TEST_ASSERT_MSG_LT(sent, 850, "the sender slipped behind its schedule");
+            NS_TEST_ASSERT_MSG_GT(blocked, Seconds(0), "the sender waited for room");
+            // The wire carries one 1538-byte slot per 123.04 us; the sender may
+            // additionally have filled the 43-frame queue once.
+            NS_TEST_ASSERT_MSG_EQ_TOL(double(sent), 50e3 / 123.04 + 43, 3.0, "line rate");
+        }
+    }
+
+    bool m_blocking;
+    std::set<uint64_t> m_dropped;
+    uint64_t m_dropFrames{0};
+};
+
+/** A 64512-byte datagram leaves as 44 fragments and arrives whole, tag intact. */
+class FragmentationTestCase : public TestCase
+{
+  public:
+    FragmentationTestCase()
+        : TestCase("64512 B at MTU 1500: 44 fragments, reassembled, tag survives")
+    {
+    }
+
+  private:
+    void Rx(Ptr<const Packet> p, const Address& from)
+    {
+        FlowSeqTag tag;
+        UdpFlowSource::WireHeader h;
+        if (p->GetSize() == 64512 && p->PeekPacketTag(tag) && tag.GetFlowId() == 7 &&
+            UdpFlowSource::ReadHeader(p, h) && h.seq == tag.GetSeq())
+        {
+            ++m_whole;
+        }
+    }
+
+    void PhyTx(Ptr<const Packet> frame)
+    {
+        ++m_frames;
+        FlowSeqTag tag;
+        m_taggedFrames += frame->PeekPacketTag(tag);
+    }
+
+    void DoRun() override
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500);
+        // 64512 B at 10 Mbit/s: period 51.6096 ms; [0, 200 ms) holds 4 datagrams
+        Ptr<UdpFlowSource> src = MakeSource(net,
+                                            InetSocketAddress(net.addr[1], PORT),
+                                            64512,
+                                            "10Mbps",
+                                            Seconds(0),
+                                            MilliSeconds(200));
+        src->SetAttribute("Blocking", BooleanValue(true));
+        net.dev[0]->TraceConnectWithoutContext("PhyTxBegin",
+                                               MakeCallback(&FragmentationTestCase::PhyTx, this));
+        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(200));
+        sink->TraceConnectWithoutContext("Rx", MakeCallback(&FragmentationTestCase::Rx, this));
+        Simulator::Stop(MilliSeconds(300));
+        Simulator::Run();
+        const uint64_t sent = src->GetSent();
+        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
+        Simulator::Destroy();
+
+        const ethernet::DatagramFrames f = ethernet::UdpDatagramFrames(64512, 1500);
+        NS_TEST_ASSERT_MSG_EQ(f.fragments, 44, "ceil(64520 / 1480) fragments");
+        NS_TEST_ASSERT_MSG_EQ(sent, 4, "4 datagrams due");
+        NS_TEST_ASSERT_MSG_EQ(m_frames, 4 * f.fragments, "every fragment on the wire");
+        NS_TEST_ASSERT_MSG_EQ(m_taggedFrames, m_frames, "every fragment carries the tag");
+        NS_TEST_ASSERT_MSG_EQ(m_whole, 4, "reassembled whole, tag and header intact");
+        NS_TEST_ASSERT_MSG_EQ(s.received, 4, "no loss");
+        // Idle link: the last fragment arrives after all 44 slots minus the final IFG.
+        const double us = (f.wireBytes - 12) * 8 / 100.0 + 1.0;
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyMaxUs, us, 1e-6, "latency of the whole datagram");
+    }
+
+    uint64_t m_whole{0};
+    uint64_t m_frames{0};
+    uint64_t m_taggedFrames{0};
+};
+
+/** A datagram to an IPv4 group reaches a member that joined it. */
+class MulticastTestCase : public TestCase
+{
+  public:
+    MulticastTestCase()
+        : TestCase("multicast to 225.1.2.3 is received by a member, TTL as set")
+    {
+    }
+
+  private:
+    void PhyRx(Ptr<const Packet> frame)
+    {
+        EthernetHeader eth(false);
+        frame->PeekHeader(eth);
+        m_groupFrames += eth.GetDestination() == Mac48Address::GetMulticast(m_group);
+    }
+
+    void Deliver(const Ipv4Header& ip, Ptr<const Packet> p, uint32_t iif)
+    {
+        m_ttlOk += ip.GetDestination() == m_group && ip.GetTtl() == 4;
+    }
+
+    void DoRun() override
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500);
+        // The sender needs a route for the group (Linux: 224.0.0.0/4 or default).
+        Ipv4StaticRoutingHelper().SetDefaultMulticastRoute(net.nodes.Get(0), net.dev[0]);
+        Ptr<UdpFlowSource> src = MakeSource(net,
+                                            InetSocketAddress(m_group, PORT),
+                                            1472,
+                                            "11.776Mbps",
+                                            Seconds(0),
+                                            MilliSeconds(50));
+        src->SetAttribute("MulticastTtl", UintegerValue(4));
+        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(50));
+        sink->SetAttribute("Group", Ipv4AddressValue(m_group));
+        net.dev[1]->TraceConnectWithoutContext("PhyRxEnd",
+                                               MakeCallback(&MulticastTestCase::PhyRx, this));
+        net.nodes.Get(1)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+            "LocalDeliver",
+            MakeCallback(&MulticastTestCase::Deliver, this));
+        Simulator::Stop(MilliSeconds(60));
+        Simulator::Run();
+        const uint64_t sent = src->GetSent();
+        const uint64_t failures = src->GetSendFailures();
+        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
+        Simulator::Destroy();
+
+        NS_TEST_ASSERT_MSG_EQ(failures, 0, "the group is routable");
+        NS_TEST_ASSERT_MSG_EQ(sent, 50, "one per ms");
+        NS_TEST_ASSERT_MSG_EQ(m_groupFrames, 50, "frames to 01:00:5e:01:02:03");
+        NS_TEST_ASSERT_MSG_EQ(m_ttlOk, 50, "IP TTL = MulticastTtl");
+        NS_TEST_ASSERT_MSG_EQ(s.received, 50, "the member receives every datagram");
+    }
+
+    Ipv4Address m_group{"225.1.2.3"};
+    uint64_t m_groupFrames{0};
+    uint64_t m_ttlOk{0};
+};
+
+/**
+ * Sink bookkeeping with a hand-made arrival order: duplicates, reordering,
+ * loss runs, missing seqs, nearest-rank latency percentiles.
+ */
+class SinkStatsTestCase : public TestCase
+{
+  public:
+    SinkStatsTestCase()
+        : TestCase("sink: duplicates, reordering, loss runs, percentiles")
+    {
+    }
+
+  private:
+    void SendSeq(Ptr<Socket> socket, uint32_t flow, uint64_t seq, Time sentAt)
+    {
+        Ptr<Packet> p = Create<Packet>(100);
+        p->AddPacketTag(FlowSeqTag(flow, seq, sentAt));
+        socket->Send(p);
+    }
+
+    void DoRun() override
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500);
+        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), Seconds(1));
+        Ptr<Socket> socket = Socket::CreateSocket(net.nodes.Get(0), UdpSocketFactory::GetTypeId());
+        socket->Connect(InetSocketAddress(net.addr[1], PORT));
+        // Flow 3: arrivals 0 1 3 2 2 6 7 9 of 12 sent -> missing 4 5 | 8 | 10 11.
+        // The claimed send times make latencies 1..8 ms apart from the wire time.
+        const std::vector<uint64_t> order{0, 1, 3, 2, 2, 6, 7, 9};
+        for (std::size_t i = 0; i < order.size(); ++i)
+        {
+            Time at = MilliSeconds(10 * (i + 1));
+            Simulator::Schedule(at,
+                                &SinkStatsTestCase::SendSeq,
+                                this,
+                                socket,
+                                3,
+                                order[i],
+                                at - MilliSeconds(i + 1));
+        }
+        // An untagged datagram without the header is counted apart.
+        Simulator::Schedule(MilliSeconds(200), [socket]() { socket->Send(Create<Packet>(10)); });
+        Simulator::Stop(MilliSeconds(300));
+        Simulator::Run();
+        const UdpFlowSink::FlowStats s = sink->GetFlowStats(3, 12);
+        const std::vector<uint64_t> missing = sink->MissingSeqs(3, 12);
+        const UdpFlowSink::FlowStats none = sink->GetFlowStats(99, 5);
+        const uint64_t unidentified = sink->GetUnidentified();
+        const uint64_t total = sink->GetTotalReceived();
+        Simulator::Destroy();
+
+        NS_TEST_ASSERT_MSG_EQ(total, 9, "every datagram read");
+        NS_TEST_ASSERT_MSG_EQ(unidentified, 1, "untagged, headerless datagram");
+        NS_TEST_ASSERT_MSG_EQ(s.received, 7, "distinct seqs 0 1 2 3 6 7 9");
+        NS_TEST_ASSERT_MSG_EQ(s.duplicated, 1, "seq 2 twice");
+        NS_TEST_ASSERT_MSG_EQ(s.reordered, 1, "seq 2 after 3");
+        NS_TEST_ASSERT_MSG_EQ(s.lost, 5, "12 - 7");
+        NS_TEST_ASSERT_MSG_EQ(s.bytes, 700, "first arrivals only");
+        NS_TEST_ASSERT_MSG_EQ(
+            bool(missing == std::vector<uint64_t>{4, 5, 8, 10, 11}),
+            true,
+            "missing seqs");
+        NS_TEST_ASSERT_MSG_EQ(s.lossRunCount, 3, "runs 4-5, 8, 10-11");
+        NS_TEST_ASSERT_MSG_EQ(s.lossRunMax, 2, "longest run");
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.lossRunMean, 5.0 / 3.0, 1e-12, "mean run");
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.goodputBps, 700 * 8.0, 1e-9, "700 B in a 1 s window");
+        // First arrivals have claimed latencies 1 2 3 (seq 3) 4 (seq 2) 6 7 8 ms,
+        // plus the idle-link wire time of a 100-byte datagram (142-byte frame).
+        const double wireUs = (142 + 4 + 8) * 8 / 100.0 + 1.0;
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyP50Us, 4000 + wireUs, 1e-6, "nearest-rank p50");
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyP99Us, 8000 + wireUs, 1e-6, "nearest-rank p99");
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyMaxUs, 8000 + wireUs, 1e-6, "max");
+        NS_TEST_ASSERT_MSG_EQ(none.lost, 5, "an unseen flow lost everything");
+        NS_TEST_ASSERT_MSG_EQ(none.lossRunCount, 1, "one run");
+        NS_TEST_ASSERT_MSG_EQ(std::isnan(none.latencyP50Us), true, "no latency samples");
+    }
+};
+
+/** The tag's serialisation round trips. */
+class FlowSeqTagTestCase : public TestCase
+{
+  public:
+    FlowSeqTagTestCase()
+        : TestCase("FlowSeqTag round trip through a packet and a fragment")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<Packet> p = Create<Packet>(3000);
+        p->AddPacketTag(FlowSeqTag(0xDEADBEEF, (uint64_t(1) << 39) + 5, NanoSeconds(-7)));
+        Ptr<Packet> frag = p->CreateFragment(1480, 1480);
+        FlowSeqTag t;
+        NS_TEST_ASSERT_MSG_EQ(frag->PeekPacketTag(t), true, "fragments carry packet tags");
+        NS_TEST_ASSERT_MSG_EQ(t.GetFlowId(), 0xDEADBEEF, "flow");
+        NS_TEST_ASSERT_MSG_EQ(t.GetSeq(), (uint64_t(1) << 39) + 5, "seq");
+        NS_TEST_ASSERT_MSG_EQ(t.GetSendTime(), NanoSeconds(-7), "send time");
+        NS_TEST_ASSERT_MSG_EQ(t.GetSerializedSize(), 20, "size");
+    }
+};
+
+/** The lanloss-apps suite. */
+class LanlossAppsTestSuite : public TestSuite
+{
+  public:
+    LanlossAppsTestSuite()
+        : TestSuite("lanloss-apps", Type::UNIT)
+    {
+        AddTestCase(new FlowSeqTagTestCase, Duration::QUICK);
+        // 1 ms period, 100 ms: k * T < D for k = 0..99 (a datagram at StopTime is not sent)
+        AddTestCase(new CbrTestCase(1472, "11.776Mbps", MilliSeconds(100), 100), Duration::QUICK);
+        // 1.1776 ms period: floor(84.92) + 1 = 85
+        AddTestCase(new CbrTestCase(1472, "10Mbps", MilliSeconds(100), 85), Duration::QUICK);
+        // 3.925333.. ms period (not a whole ns): floor(254.76) + 1 = 255, no drift
+        AddTestCase(new CbrTestCase(1472, "3Mbps", Seconds(1), 255), Duration::QUICK);
+        // short payload: no header bytes; 16 B at 128 kbit/s = 1 ms period
+        AddTestCase(new CbrTestCase(16, "128kbps", MilliSeconds(10), 10), Duration::QUICK);
+        AddTestCase(new PatternTestCase, Duration::QUICK);
+        AddTestCase(new MaxRateTestCase(1472, 1538, 95.71), Duration::QUICK);
+        AddTestCase(new MaxRateTestCase(64, 130, 49.23), Duration::QUICK);
+        AddTestCase(new OverloadTestCase(false), Duration::QUICK);
+        AddTestCase(new OverloadTestCase(true), Duration::QUICK);
+        AddTestCase(new FragmentationTestCase, Duration::QUICK);
+        AddTestCase(new MulticastTestCase, Duration::QUICK);
+        AddTestCase(new SinkStatsTestCase, Duration::QUICK);
+    }
+};
+
+static LanlossAppsTestSuite g_lanlossAppsTestSuite; //!< Static variable for test initialization
