@@ -1,6 +1,7 @@
 """The `lanloss` command: one entry point, a subcommand per part.
 
     lanloss sim run [options]     one simulation point -> run record (JSON)
+    lanloss sweep ...             a grid of points, one record each (resumable)
     lanloss bed ...               the testbed harness (see lanloss.testbed.cli)
     lanloss options               the shared option vocabulary as a table
 
@@ -69,9 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="lanloss", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    from lanloss import sim
+    from lanloss import sim, sweep
 
     sim.add_parser(sub)
+    sweep.add_parser(sub)
 
     try:
         from lanloss.testbed import cli as bed_cli
