@@ -40,8 +40,15 @@ cxx: $(STAMP)
 ctools:
 	$(MAKE) -C testbed/tools
 
+# The main job. Until the Snakemake workflow lands: simulation sweeps of saturation by
+# payload (seed 001's sizes) and of a 1G sender into a 100M receiver without/with PAUSE.
+RUNS := results/runs
 run: setup
-	$(VENV)/bin/lanloss run
+	$(VENV)/bin/lanloss sweep --source sim --set payload=64,576,1472,64512 --fixed rate=max \
+	    --fixed duration=0.5s --fixed warmup=0.05s --out $(RUNS)/saturation/sim
+	$(VENV)/bin/lanloss sweep --source sim --set payload=64,1472 --set pause=off,on \
+	    --fixed sender_rate=1Gbps --fixed rate=300Mbps --fixed duration=0.5s \
+	    --fixed warmup=0.05s --out $(RUNS)/pause/sim
 
 test: setup
 	$(VENV)/bin/pytest -q -ra

@@ -81,7 +81,7 @@ def run_point(params: dict[str, Any], pcap_dir: str | None = None) -> RunRecord:
         cmd = [str(program), *scenario_flags(params, spec_file), f"--out={out}"]
         if pcap_dir:
             os.makedirs(pcap_dir, exist_ok=True)
-            cmd.append(f"--pcap={os.path.abspath(pcap_dir)}/")
+            cmd.append(f"--pcap={os.path.join(os.path.abspath(pcap_dir), 'lanloss')}")
         t0 = time.monotonic()
         proc = subprocess.run(cmd, capture_output=True, text=True)
         wall = time.monotonic() - t0
