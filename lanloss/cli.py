@@ -47,7 +47,10 @@ def add_vocabulary_options(parser: argparse.ArgumentParser, source: str) -> None
     for opt in vocab.for_source(source):
         default = "" if opt.default is None else f" [default: {opt.default}]"
         group.add_argument(
-            opt.flag, dest=opt.name, default=None, metavar=opt.kind.upper(),
+            opt.flag,
+            dest=opt.name,
+            default=None,
+            metavar=opt.kind.upper(),
             help=f"{opt.help}{default}",
         )
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from lanloss import units
 
@@ -48,85 +49,232 @@ _TOPOLOGIES = ("star", "two-tier", "two-site")
 _PATTERN_RE = re.compile(r"^(cbr|poisson|burst:([1-9][0-9]*))$")
 
 OPTIONS: tuple[Option, ...] = (
-    Option("topology", "topology", "star",
-           "star (one switch), two-tier (edge switches on a core), two-site (two stars "
-           "joined by one long backbone link), or a topology file (YAML)", "star"),
+    Option(
+        "topology",
+        "topology",
+        "star",
+        "star (one switch), two-tier (edge switches on a core), two-site (two stars "
+        "joined by one long backbone link), or a topology file (YAML)",
+        "star",
+    ),
     Option("edge_rate", "rate", 100_000_000, "link speed of the hosts' edge links", "100Mbps"),
-    Option("backbone_rate", "rate", 1_000_000_000,
-           "link speed between switches (two-tier, two-site)", "1Gbps"),
-    Option("sender_rate", "rate", None,
-           "link speed of the sending hosts (default: edge_rate)", "1Gbps"),
-    Option("link_delay", "time", 1e-6, "propagation delay of every LAN link", "1us",
-           bed=False),  # bed: physical (ssh) or not emulated (netns: this kernel has no netem)
-    Option("wan_delay", "time", 1.6e-3, "propagation delay of the two-site backbone link",
-           "1.6ms", bed=False),
-    Option("edge_switches", "int", 2, "edge switches under the core (two-tier)", "2",
-           minimum=1, maximum=64),
+    Option(
+        "backbone_rate",
+        "rate",
+        1_000_000_000,
+        "link speed between switches (two-tier, two-site)",
+        "1Gbps",
+    ),
+    Option(
+        "sender_rate", "rate", None, "link speed of the sending hosts (default: edge_rate)", "1Gbps"
+    ),
+    Option(
+        "link_delay", "time", 1e-6, "propagation delay of every LAN link", "1us", bed=False
+    ),  # bed: physical (ssh) or not emulated (netns: this kernel has no netem)
+    Option(
+        "wan_delay",
+        "time",
+        1.6e-3,
+        "propagation delay of the two-site backbone link",
+        "1.6ms",
+        bed=False,
+    ),
+    Option(
+        "edge_switches",
+        "int",
+        2,
+        "edge switches under the core (two-tier)",
+        "2",
+        minimum=1,
+        maximum=64,
+    ),
     Option("senders", "int", 1, "sending hosts", "1", minimum=1, maximum=1024),
     Option("receivers", "int", 1, "receiving hosts", "40", minimum=1, maximum=1024),
-    Option("cast", "choice", "unicast", "unicast, or multicast (one group, N members)",
-           "multicast", choices=("unicast", "multicast"), sim=False),
-    Option("protocol", "choice", "udp", "transport protocol", "udp", choices=("udp", "tcp"),
-           sim=False),
-    Option("payload", "int", 1472, "UDP payload (TCP: message) size in bytes", "1472",
-           minimum=1, maximum=65507),
-    Option("rate", "rate_or_max", "max",
-           "offered payload bit rate per sender (as iperf3 -b); max = as fast as the "
-           "sender's own stack accepts (blocking socket, no sender drops)", "20Mbps"),
+    Option(
+        "cast",
+        "choice",
+        "unicast",
+        "unicast, or multicast (one group, N members)",
+        "multicast",
+        choices=("unicast", "multicast"),
+        sim=False,
+    ),
+    Option(
+        "protocol", "choice", "udp", "transport protocol", "udp", choices=("udp", "tcp"), sim=False
+    ),
+    Option(
+        "payload",
+        "int",
+        1472,
+        "UDP payload (TCP: message) size in bytes",
+        "1472",
+        minimum=1,
+        maximum=65507,
+    ),
+    Option(
+        "rate",
+        "rate_or_max",
+        "max",
+        "offered payload bit rate per sender (as iperf3 -b); max = as fast as the "
+        "sender's own stack accepts (blocking socket, no sender drops)",
+        "20Mbps",
+    ),
     Option("pattern", "pattern", "cbr", "cbr, poisson or burst:N", "cbr"),
-    Option("duration", "time", 1.0, "traffic duration (the run lasts until the network drains)",
-           "2s", minimum=1e-6),
+    Option(
+        "duration",
+        "time",
+        1.0,
+        "traffic duration (the run lasts until the network drains)",
+        "2s",
+        minimum=1e-6,
+    ),
     Option("warmup", "time", 0.1, "start of the run discarded from goodput", "0.2s"),
     Option("seed", "int", 1, "RNG run number", "1", minimum=1, maximum=2**31 - 1),
-    Option("mtu", "int", 1500, "IP MTU of every link (1500, or 9000 for jumbo frames)", "1500",
-           minimum=68, maximum=9216),
-    Option("pause", "choice", "off", "IEEE 802.3x flow control on hosts and switch ports",
-           "on", choices=("off", "on")),
-    Option("pause_style", "choice", "xon",
-           "xon: XOFF with pause_quanta then explicit XON (igb); timed: PAUSE with "
-           "pause_quanta refreshed at half its length, no XON (e1000e)", "timed",
-           choices=("xon", "timed"), bed=False),
-    Option("pause_quanta", "int", 0xFFFF,
-           "pause_time sent in an XOFF, in quanta of 512 bit times", "1664",
-           minimum=1, maximum=0xFFFF, bed=False),
-    Option("switch_buffer", "size", 128 * 1024, "egress buffer per switch port in bytes",
-           "128KiB", minimum=1),  # bed: netns shaper queue limit; a real switch is not set
-    Option("switch_pool", "size", 0,
-           "shared buffer pool of each switch in bytes (0 = egress limits only)", "1MiB",
-           bed=False),
-    Option("tx_queue", "size", 1024 * 1024,
-           "transmit queue of each host NIC in bytes (the qdisc plus TX ring)", "1MiB",
-           minimum=1),  # bed: netns host shaper queue limit; real hosts are not set
-    Option("blocking", "choice", "off",
-           "a paced sender whose transmit queue is full waits (on) or drops the datagram, "
-           "counted as sender_queue (off); rate max always waits", "on",
-           choices=("off", "on"), bed=False),
-    Option("host", "host", "ideal",
-           "receive-host preset (ideal: no CPU or socket limits)", "ideal", bed=False),
+    Option(
+        "mtu",
+        "int",
+        1500,
+        "IP MTU of every link (1500, or 9000 for jumbo frames)",
+        "1500",
+        minimum=68,
+        maximum=9216,
+    ),
+    Option(
+        "pause",
+        "choice",
+        "off",
+        "IEEE 802.3x flow control on hosts and switch ports",
+        "on",
+        choices=("off", "on"),
+    ),
+    Option(
+        "pause_style",
+        "choice",
+        "xon",
+        "xon: XOFF with pause_quanta then explicit XON (igb); timed: PAUSE with "
+        "pause_quanta refreshed at half its length, no XON (e1000e)",
+        "timed",
+        choices=("xon", "timed"),
+        bed=False,
+    ),
+    Option(
+        "pause_quanta",
+        "int",
+        0xFFFF,
+        "pause_time sent in an XOFF, in quanta of 512 bit times",
+        "1664",
+        minimum=1,
+        maximum=0xFFFF,
+        bed=False,
+    ),
+    Option(
+        "switch_buffer",
+        "size",
+        128 * 1024,
+        "egress buffer per switch port in bytes",
+        "128KiB",
+        minimum=1,
+    ),  # bed: netns shaper queue limit; a real switch is not set
+    Option(
+        "switch_pool",
+        "size",
+        0,
+        "shared buffer pool of each switch in bytes (0 = egress limits only)",
+        "1MiB",
+        bed=False,
+    ),
+    Option(
+        "tx_queue",
+        "size",
+        1024 * 1024,
+        "transmit queue of each host NIC in bytes (the qdisc plus TX ring)",
+        "1MiB",
+        minimum=1,
+    ),  # bed: netns host shaper queue limit; real hosts are not set
+    Option(
+        "blocking",
+        "choice",
+        "off",
+        "a paced sender whose transmit queue is full waits (on) or drops the datagram, "
+        "counted as sender_queue (off); rate max always waits",
+        "on",
+        choices=("off", "on"),
+        bed=False,
+    ),
+    Option(
+        "host",
+        "host",
+        "ideal",
+        "receive-host preset (ideal: no CPU or socket limits)",
+        "ideal",
+        bed=False,
+    ),
     Option("rx_fifo", "size", None, "NIC receive FIFO in bytes", "48KiB", sim=False, bed=False),
-    Option("rx_ring", "int", None, "NIC RX descriptors", "256", minimum=1, maximum=65536,
-           sim=False),
-    Option("itr", "int", None, "max interrupts per second; 0 = one per packet", "2500",
-           minimum=0, sim=False),
+    Option(
+        "rx_ring", "int", None, "NIC RX descriptors", "256", minimum=1, maximum=65536, sim=False
+    ),
+    Option(
+        "itr",
+        "int",
+        None,
+        "max interrupts per second; 0 = one per packet",
+        "2500",
+        minimum=0,
+        sim=False,
+    ),
     Option("backlog", "int", None, "netdev_max_backlog", "1000", minimum=1, sim=False),
-    Option("rcvbuf", "size", None,
-           "socket receive buffer as passed to setsockopt (Linux doubles it)", "212992",
-           sim=False),
-    Option("sndbuf", "size", None, "socket send buffer as passed to setsockopt", "212992",
-           sim=False),
-    Option("readers", "int", 1, "receiving processes per receiver", "1", minimum=1,
-           maximum=256, sim=False),
-    Option("tcp_window", "size", None, "TCP window / socket buffer for TCP runs", "16KiB",
-           sim=False, bed=False),
+    Option(
+        "rcvbuf",
+        "size",
+        None,
+        "socket receive buffer as passed to setsockopt (Linux doubles it)",
+        "212992",
+        sim=False,
+    ),
+    Option(
+        "sndbuf", "size", None, "socket send buffer as passed to setsockopt", "212992", sim=False
+    ),
+    Option(
+        "readers",
+        "int",
+        1,
+        "receiving processes per receiver",
+        "1",
+        minimum=1,
+        maximum=256,
+        sim=False,
+    ),
+    Option(
+        "tcp_window",
+        "size",
+        None,
+        "TCP window / socket buffer for TCP runs",
+        "16KiB",
+        sim=False,
+        bed=False,
+    ),
     # Testbed only: a slow receiving application (feasibility.md §3). On veth the receive
     # softirq runs on the sender's CPU, so these slow the socket dequeue only.
-    Option("recv_cpu", "int", None,
-           "CPU share of each receiving process in percent of one CPU (cgroup CFS quota; "
-           "without a cgroup cpu controller: SCHED_IDLE, not a quota)", "20",
-           minimum=1, maximum=100, sim=False),
-    Option("recv_work", "time", None,
-           "extra busy work per datagram in the receiving application", "2us",
-           maximum=1.0, sim=False),
+    Option(
+        "recv_cpu",
+        "int",
+        None,
+        "CPU share of each receiving process in percent of one CPU (cgroup CFS quota; "
+        "without a cgroup cpu controller: SCHED_IDLE, not a quota)",
+        "20",
+        minimum=1,
+        maximum=100,
+        sim=False,
+    ),
+    Option(
+        "recv_work",
+        "time",
+        None,
+        "extra busy work per datagram in the receiving application",
+        "2us",
+        maximum=1.0,
+        sim=False,
+    ),
 )
 
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}

@@ -54,9 +54,7 @@ class Flow:
     latency_us: dict[str, float | None] = field(
         default_factory=lambda: {"p50": None, "p99": None, "max": None}
     )
-    loss_runs: dict[str, float] = field(
-        default_factory=lambda: {"count": 0, "mean": 0.0, "max": 0}
-    )
+    loss_runs: dict[str, float] = field(default_factory=lambda: {"count": 0, "mean": 0.0, "max": 0})
     drops: dict[str, int] = field(default_factory=empty_drops)
 
 
@@ -75,7 +73,7 @@ class RunRecord:
 
     # -- construction -------------------------------------------------------
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RunRecord":
+    def from_dict(cls, data: dict[str, Any]) -> RunRecord:
         if not isinstance(data, dict):
             raise RecordError("a run record must be a JSON object")
         schema = data.get("schema")

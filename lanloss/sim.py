@@ -54,12 +54,18 @@ def git_describe() -> dict[str, Any]:
     try:
         commit = subprocess.run(
             ["git", "-C", str(paths.REPO), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=True,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
         ).stdout.strip()
         dirty = bool(
             subprocess.run(
                 ["git", "-C", str(paths.REPO), "status", "--porcelain", "--untracked-files=no"],
-                capture_output=True, text=True, timeout=10, check=True,
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=True,
             ).stdout.strip()
         )
         return {"lanloss_commit": commit, "lanloss_dirty": dirty}
@@ -136,4 +142,3 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="write the run record to this file (atomically)")
     p.add_argument("--pcap", metavar="DIR", help="write pcap files (Ethernet link type) here")
     p.set_defaults(func=_cmd_run)
-

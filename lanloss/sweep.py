@@ -16,7 +16,8 @@ import hashlib
 import itertools
 import json
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from lanloss import options as vocab
 from lanloss import units
@@ -63,7 +64,7 @@ def points(grid: dict[str, list[str]], fixed: dict[str, str], source: str) -> li
     names = sorted(grid)
     out = []
     for combo in itertools.product(*(grid[n] for n in names)):
-        given = {**fixed, **dict(zip(names, combo))}
+        given = {**fixed, **dict(zip(names, combo, strict=True))}
         out.append(vocab.resolve(given, source))
     return out
 
@@ -123,9 +124,17 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sweep", help="run a grid of points, one record per point (resumable)")
     p.add_argument("--source", choices=("sim", "bed"), default="sim")
-    p.add_argument("--set", action="append", metavar="NAME=V1,V2",
-                   help="an option and its values (repeat: cross product)")
-    p.add_argument("--fixed", action="append", metavar="NAME=VALUE",
-                   help="an option held fixed for every point")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="NAME=V1,V2",
+        help="an option and its values (repeat: cross product)",
+    )
+    p.add_argument(
+        "--fixed",
+        action="append",
+        metavar="NAME=VALUE",
+        help="an option held fixed for every point",
+    )
     p.add_argument("--out", required=True, help="folder for the run records")
     p.set_defaults(func=_cmd_sweep)

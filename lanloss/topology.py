@@ -113,7 +113,11 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
 
     flows = []
     for i, f in enumerate(doc.get("flows") or []):
-        if not isinstance(f, dict) or not {"from", "to"} <= set(f) or set(f) - {"from", "to", "rate"}:
+        if (
+            not isinstance(f, dict)
+            or not {"from", "to"} <= set(f)
+            or set(f) - {"from", "to", "rate"}
+        ):
             raise _fail(path, f"flow {i + 1}: expected {{from, to, rate?}}, got {f!r}")
         src, dst = str(f["from"]), str(f["to"])
         for end in (src, dst):

@@ -30,7 +30,9 @@ def cli():
 @pytest.fixture(scope="session")
 def built():
     """The C++ targets must be built (make test builds them first)."""
-    missing = [p for p in ("bin/lanloss-sim", "bin/lanloss-test-runner") if not (BUILD / p).exists()]
+    missing = [
+        p for p in ("bin/lanloss-sim", "bin/lanloss-test-runner") if not (BUILD / p).exists()
+    ]
     if missing:
         pytest.fail(f"not built: {missing}; run `make build`")
     return BUILD

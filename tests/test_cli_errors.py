@@ -59,16 +59,27 @@ def test_scenario_program_rejects_bad_values_itself(built):
     """Direct users of the ns-3 program get the same one-line errors."""
     import subprocess
 
-    proc = subprocess.run([str(built / "bin" / "lanloss-sim"), "--edge_rate=fast"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(built / "bin" / "lanloss-sim"), "--edge_rate=fast"], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert "edge_rate" in proc.stderr and "fast" in proc.stderr
 
 
 def test_good_run_writes_a_whole_record(cli, tmp_path, built):
     out = tmp_path / "run.json"
-    proc = cli("sim", "run", "--rate", "10Mbps", "--duration", "0.05s", "--warmup", "0.01s",
-                   "--out", str(out))
+    proc = cli(
+        "sim",
+        "run",
+        "--rate",
+        "10Mbps",
+        "--duration",
+        "0.05s",
+        "--warmup",
+        "0.01s",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     from lanloss.record import load
 

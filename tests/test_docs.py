@@ -13,4 +13,8 @@ def test_readme_vocabulary_table_is_current():
 
 def test_readme_starts_with_the_two_commands():
     setup = README.index("## Set-up")
-    assert README.index("make run", setup) < README.index("make test", setup) < README.index("## A five")
+    assert (
+        README.index("make run", setup)
+        < README.index("make test", setup)
+        < README.index("## A five")
+    )

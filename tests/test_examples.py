@@ -16,8 +16,12 @@ GOODPUT_100M_MBPS = wire.saturation_goodput_bps(1472, 100e6) / 1e6
 
 
 def test_cpp_example(built):
-    out = subprocess.run([str(built / "bin" / "lanloss-star-example"), "--pause=1"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [str(built / "bin" / "lanloss-star-example"), "--pause=1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "dropped at sender_queue" in out
     assert "switch_egress" not in out
 

@@ -14,7 +14,8 @@ def test_ns3_suite(built, suite):
     runner = built / "bin" / "lanloss-test-runner"
     listed = subprocess.run([str(runner), "--list"], capture_output=True, text=True).stdout
     assert suite in listed.split(), f"suite {suite} is not registered"
-    proc = subprocess.run([str(runner), f"--suite={suite}", "--verbose"],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(runner), f"--suite={suite}", "--verbose"], capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0 and "FAIL" not in proc.stdout, proc.stdout + proc.stderr
     assert f"PASS {suite}" in proc.stdout

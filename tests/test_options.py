@@ -13,8 +13,14 @@ from lanloss.options import OptionError
 
 @pytest.mark.parametrize(
     "text,bps",
-    [("100Mbps", 100_000_000), ("1Gbps", 10**9), ("20M", 20_000_000), ("1.5Gbit/s", 1_500_000_000),
-     ("64kbps", 64_000), ("5e6", 5_000_000)],
+    [
+        ("100Mbps", 100_000_000),
+        ("1Gbps", 10**9),
+        ("20M", 20_000_000),
+        ("1.5Gbit/s", 1_500_000_000),
+        ("64kbps", 64_000),
+        ("5e6", 5_000_000),
+    ],
 )
 def test_parse_rate(text, bps):
     assert units.parse_rate(text) == bps

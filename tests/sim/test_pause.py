@@ -11,8 +11,14 @@ import pytest
 from lanloss.analysis import wire
 
 GOODPUT_100M = wire.saturation_goodput_bps(1472, 100e6)  # 95.71 Mbit/s
-FAST_INTO_SLOW = dict(sender_rate="1Gbps", edge_rate="100Mbps", payload=1472, rate="300Mbps",
-                      duration="0.5s", warmup="0.05s")
+FAST_INTO_SLOW = dict(
+    sender_rate="1Gbps",
+    edge_rate="100Mbps",
+    payload=1472,
+    rate="300Mbps",
+    duration="0.5s",
+    warmup="0.05s",
+)
 
 
 def test_pause_off_switch_egress_drops_the_excess(simulate):
@@ -77,10 +83,10 @@ def _goodput(rec, receiver):
 
 
 def test_pause_on_head_of_line_blocks_the_fast_receiver(simulate, hol_topology):
-    off = simulate(topology=hol_topology, pause="off", payload=1472, duration="0.3s",
-                   warmup="0.05s")
-    on = simulate(topology=hol_topology, pause="on", payload=1472, duration="0.3s",
-                  warmup="0.05s")
+    off = simulate(
+        topology=hol_topology, pause="off", payload=1472, duration="0.3s", warmup="0.05s"
+    )
+    on = simulate(topology=hol_topology, pause="on", payload=1472, duration="0.3s", warmup="0.05s")
     # without PAUSE the fast receiver gets its full 300 Mbit/s, the slow one the wire
     assert _goodput(off, "fast") == pytest.approx(300e6, rel=0.01)
     assert _goodput(off, "slow") == pytest.approx(GOODPUT_100M, rel=0.01)
@@ -93,14 +99,34 @@ def test_pause_on_head_of_line_blocks_the_fast_receiver(simulate, hol_topology):
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 def test_tshark_decodes_pause_frames_in_pcap(simulate, tmp_path):
-    simulate(pcap_dir=str(tmp_path), pause="on", pause_quanta=1000,
-             **{**FAST_INTO_SLOW, "duration": "0.01s", "warmup": "0.001s"})
+    simulate(
+        pcap_dir=str(tmp_path),
+        pause="on",
+        pause_quanta=1000,
+        **{**FAST_INTO_SLOW, "duration": "0.01s", "warmup": "0.001s"},
+    )
     sender_pcap = next(tmp_path.glob("*s1-*.pcap"))
     out = subprocess.run(
-        ["tshark", "-r", str(sender_pcap), "-Y", "eth.type == 0x8808",
-         "-T", "fields", "-e", "eth.dst", "-e", "macc.opcode", "-e", "macc.pause_time",
-         "-e", "frame.len"],
-        capture_output=True, text=True, check=True,
+        [
+            "tshark",
+            "-r",
+            str(sender_pcap),
+            "-Y",
+            "eth.type == 0x8808",
+            "-T",
+            "fields",
+            "-e",
+            "eth.dst",
+            "-e",
+            "macc.opcode",
+            "-e",
+            "macc.pause_time",
+            "-e",
+            "frame.len",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split("\n")
     rows = [line.split("\t") for line in out if line.strip()]
     assert rows, "no PAUSE frame found"

@@ -34,7 +34,11 @@ def test_saturation_goodput_matches_closed_form(simulate, payload, mtu, rate):
     bps = RATES[rate]
     duration = duration_for(payload, mtu, bps)
     rec = simulate(
-        payload=payload, mtu=mtu, rate="max", edge_rate=rate, duration=f"{duration}s",
+        payload=payload,
+        mtu=mtu,
+        rate="max",
+        edge_rate=rate,
+        duration=f"{duration}s",
         warmup="0.001s",
     )
     expected = wire.saturation_goodput_bps(payload, bps, mtu)
@@ -45,7 +49,9 @@ def test_saturation_goodput_matches_closed_form(simulate, payload, mtu, rate):
 
 
 def _seed001_udp_medians() -> dict[int, float]:
-    path = Path(__file__).resolve().parents[2] / "analysis" / "reference" / "seed001_netperf_100m.csv"
+    path = (
+        Path(__file__).resolve().parents[2] / "analysis" / "reference" / "seed001_netperf_100m.csv"
+    )
     rows = [r for r in csv.DictReader(line for line in path.open() if not line.startswith("#"))]
     by_size: dict[int, list[float]] = {}
     for r in rows:
@@ -56,8 +62,13 @@ def _seed001_udp_medians() -> dict[int, float]:
 
 @pytest.mark.parametrize("payload", [576, 1500, 64512])
 def test_seed001_linux_udp_column(simulate, payload):
-    """netperf UDP_STREAM Linux-Linux on 100 Mbit/s (seed 001, table LL) within 1% of each median."""
+    """netperf UDP_STREAM Linux-Linux, 100 Mbit/s (seed 001, table LL): within 1% of the medians."""
     median_mbps = _seed001_udp_medians()[payload]
-    rec = simulate(payload=payload, rate="max", edge_rate="100Mbps",
-                   duration=f"{duration_for(payload, 1500, 100e6, 400)}s", warmup="0.001s")
+    rec = simulate(
+        payload=payload,
+        rate="max",
+        edge_rate="100Mbps",
+        duration=f"{duration_for(payload, 1500, 100e6, 400)}s",
+        warmup="0.001s",
+    )
     assert rec.totals["goodput_bps"] / 1e6 == pytest.approx(median_mbps, rel=0.01)
