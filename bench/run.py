@@ -1,0 +1,32 @@
+"""Run every benchmark of the project, one after the other (`make bench`).
+
+Benchmarks print ratios against a baseline measured side by side in the same run;
+they are never timed tests. Each bench/*.py with a main() is run as a script.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHES = ["sim_speed.py", "bed_tools.py"]
+
+
+def main() -> int:
+    failed = []
+    for name in BENCHES:
+        script = HERE / name
+        if not script.exists():
+            continue
+        print(f"\n=== {name} ===", flush=True)
+        if subprocess.run([sys.executable, str(script)]).returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"benchmarks failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
