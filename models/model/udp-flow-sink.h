@@ -45,16 +45,16 @@ class UdpFlowSink : public Application
     /** Statistics of one flow over its seqs 0 .. sent-1 (the run record's `flows`). */
     struct FlowStats
     {
-        uint64_t sent;        //!< as passed by the caller
-        uint64_t received;    //!< distinct seqs in [0, sent) that arrived
-        uint64_t duplicated;  //!< arrivals of a seq already seen
-        uint64_t reordered;   //!< first arrivals with a seq below the highest seen
-        uint64_t lost;        //!< sent - received
-        uint64_t bytes;       //!< payload bytes of first arrivals
-        double goodputBps;    //!< window payload bits / window length (NaN if no window)
-        double latencyP50Us;  //!< nearest-rank median, microseconds (NaN if none)
-        double latencyP99Us;  //!< nearest-rank 99th percentile, microseconds (NaN if none)
-        double latencyMaxUs;  //!< microseconds (NaN if none)
+        uint64_t sent;         //!< as passed by the caller
+        uint64_t received;     //!< distinct seqs in [0, sent) that arrived
+        uint64_t duplicated;   //!< arrivals of a seq already seen
+        uint64_t reordered;    //!< first arrivals with a seq below the highest seen
+        uint64_t lost;         //!< sent - received
+        uint64_t bytes;        //!< payload bytes of first arrivals
+        double goodputBps;     //!< window payload bits / window length (NaN if no window)
+        double latencyP50Us;   //!< nearest-rank median, microseconds (NaN if none)
+        double latencyP99Us;   //!< nearest-rank 99th percentile, microseconds (NaN if none)
+        double latencyMaxUs;   //!< microseconds (NaN if none)
         uint64_t lossRunCount; //!< maximal runs of consecutive missing seqs
         double lossRunMean;    //!< mean run length (0 if none)
         uint64_t lossRunMax;   //!< longest run (0 if none)

@@ -56,12 +56,13 @@ UdpFlowSource::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&UdpFlowSource::m_maxRate),
                           MakeBooleanChecker())
-            .AddAttribute("Pattern",
-                          "Departure pattern: \"cbr\", \"poisson\" or \"burst:N\" (N datagrams "
-                          "back to back every N periods).",
-                          StringValue("cbr"),
-                          MakeStringAccessor(&UdpFlowSource::SetPattern, &UdpFlowSource::GetPattern),
-                          MakeStringChecker())
+            .AddAttribute(
+                "Pattern",
+                "Departure pattern: \"cbr\", \"poisson\" or \"burst:N\" (N datagrams "
+                "back to back every N periods).",
+                StringValue("cbr"),
+                MakeStringAccessor(&UdpFlowSource::SetPattern, &UdpFlowSource::GetPattern),
+                MakeStringChecker())
             .AddAttribute("FlowId",
                           "Flow identifier written into the FlowSeqTag and the payload header.",
                           UintegerValue(0),
@@ -172,7 +173,7 @@ UdpFlowSource::SetPattern(std::string pattern)
     else
     {
         NS_ABORT_MSG("UdpFlowSource: Pattern must be cbr, poisson or burst:N, not \"" << pattern
-                                                                                       << "\"");
+                                                                                      << "\"");
     }
     m_pattern = pattern;
 }
@@ -186,12 +187,23 @@ UdpFlowSource::GetPattern() const
 // ---------------------------------------------------------------- payload header
 
 void
-UdpFlowSource::WriteHeader(uint8_t* buf, const WireHeader& h)
+UdpFlowSource::WriteHeader(uint8_t* buf, uint32_t len, const WireHeader& h)
 {
-    // Little-endian whatever the host order: the testbed tools write it so on x86.
+    // Little-endian whatever the host order, as testbed/tools/wire.h (ll_hdr_put).
+    if (len < SEQ_BYTES)
+    {
+        return;
+    }
     for (int i = 0; i < 8; ++i)
     {
         buf[i] = static_cast<uint8_t>(h.seq >> (8 * i));
+    }
+    if (len < HEADER_BYTES)
+    {
+        return;
+    }
+    for (int i = 0; i < 8; ++i)
+    {
         buf[8 + i] = static_cast<uint8_t>(h.txNs >> (8 * i));
     }
     for (int i = 0; i < 4; ++i)
@@ -260,14 +272,13 @@ UdpFlowSource::StartApplication()
 
     if (m_kind == POISSON && !m_maxRate)
     {
-        m_gap->SetAttribute("Mean", DoubleValue(m_rate.CalculateBytesTxTime(m_payloadSize)
-                                                    .GetSeconds()));
+        m_gap->SetAttribute("Mean",
+                            DoubleValue(m_rate.CalculateBytesTxTime(m_payloadSize).GetSeconds()));
     }
     if (m_device && (m_blocking || m_maxRate))
     {
-        m_device->TraceConnectWithoutContext(
-            "PhyTxBegin",
-            MakeCallback(&UdpFlowSource::DeviceTxBegin, this));
+        m_device->TraceConnectWithoutContext("PhyTxBegin",
+                                             MakeCallback(&UdpFlowSource::DeviceTxBegin, this));
         if (m_maxRate)
         {
             m_device->TraceConnectWithoutContext("MacTx",
@@ -296,9 +307,8 @@ UdpFlowSource::StopApplication()
     StopWaiting();
     if (m_traceConnected)
     {
-        m_device->TraceDisconnectWithoutContext(
-            "PhyTxBegin",
-            MakeCallback(&UdpFlowSource::DeviceTxBegin, this));
+        m_device->TraceDisconnectWithoutContext("PhyTxBegin",
+                                                MakeCallback(&UdpFlowSource::DeviceTxBegin, this));
         if (m_maxRate)
         {
             m_device->TraceDisconnectWithoutContext(
@@ -454,14 +464,10 @@ UdpFlowSource::SendOne()
 {
     const uint64_t seq = m_seq++;
     const Time now = Simulator::Now();
-    if (m_payloadSize >= HEADER_BYTES)
-    {
-        WriteHeader(m_payload.data(),
-                    WireHeader{seq,
-                               static_cast<uint64_t>(now.GetNanoSeconds()),
-                               m_flowId,
-                               HEADER_MAGIC});
-    }
+    WriteHeader(
+        m_payload.data(),
+        m_payloadSize,
+        WireHeader{seq, static_cast<uint64_t>(now.GetNanoSeconds()), m_flowId, HEADER_MAGIC});
     Ptr<Packet> packet = Create<Packet>(m_payload.data(), m_payloadSize);
     packet->AddPacketTag(FlowSeqTag(m_flowId, seq, now));
     if (m_socket->Send(packet) < 0)

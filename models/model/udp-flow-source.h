@@ -37,9 +37,13 @@ class Socket;
  * Every datagram carries a FlowSeqTag (flow, seq, send time) as a packet tag,
  * and, when PayloadSize >= 24, the testbed tools' header in its first 24
  * payload bytes (little-endian: seq u64, tx_ns u64, flow u32, magic u32 =
- * 0x4C4C5353), so that captures of the sim and the testbed read alike.
+ * 0x4C4C5353; testbed/tools/wire.h), so that captures of the sim and the
+ * testbed read alike. As there, a payload of 8 to 23 bytes carries the seq
+ * only and a shorter one nothing; the rest of the payload is zeros.
  * Sequence numbers count send attempts: a datagram whose Send fails still
- * uses its seq, so seqs 0 .. GetSent() + GetSendFailures() - 1 were used.
+ * uses its seq, so seqs 0 .. GetSent() + GetSendFailures() - 1 were used and
+ * the scenario can attribute the missing one to sender_socket (TxFailure
+ * carries its tag). lanloss-send instead keeps the number for the next try.
  *
  * Pacing: datagram k is due at start + k * PayloadSize * 8 / DataRate,
  * computed from the start in integer nanoseconds (no accumulated drift);
@@ -70,6 +74,7 @@ class UdpFlowSource : public Application
 {
   public:
     static constexpr uint32_t HEADER_BYTES = 24;         //!< seq 8, tx_ns 8, flow 4, magic 4
+    static constexpr uint32_t SEQ_BYTES = 8;             //!< the truncated header: seq only
     static constexpr uint32_t HEADER_MAGIC = 0x4C4C5353; //!< "LLSS" read little-endian
     static constexpr uint32_t MAX_PAYLOAD = 65507;       //!< 65535 - IPv4 20 - UDP 8
 
@@ -82,8 +87,11 @@ class UdpFlowSource : public Application
         uint32_t magic;
     };
 
-    /** Write @p h little-endian into @p buf (HEADER_BYTES bytes). */
-    static void WriteHeader(uint8_t* buf, const WireHeader& h);
+    /**
+     * Write @p h little-endian at the start of a payload of @p len bytes: all
+     * of it from HEADER_BYTES on, the seq alone from SEQ_BYTES, else nothing.
+     */
+    static void WriteHeader(uint8_t* buf, uint32_t len, const WireHeader& h);
     /**
      * Read the header from the first HEADER_BYTES bytes of @p packet.
      * @return false if the packet is shorter or the magic does not match
@@ -172,7 +180,7 @@ class UdpFlowSource : public Application
     uint64_t m_units;
     Time m_offset;
 
-    uint64_t m_seq;        //!< next sequence number
+    uint64_t m_seq;           //!< next sequence number
     uint64_t m_deviceSeen;    //!< 1 + seq of the last own datagram the device took (0 = none)
     uint64_t m_deviceDropped; //!< 1 + seq of the last own datagram the device dropped
     bool m_waiting;

@@ -2,10 +2,12 @@
  * Tests of the lanloss traffic applications: FlowSeqTag, UdpFlowSource, UdpFlowSink.
  *
  * Every case runs on two hosts joined by one EthernetChannel. ARP caches are
- * pre-populated (NeighborCacheHelper), as the lead's LanBuilder does, so the
- * first datagrams are not held (ns-3's ARP pending queue keeps only 3) and
- * the timing checks are exact from t = 0.
+ * pre-populated (NeighborCacheHelper), as LanBuilder does, so the first
+ * datagrams are not held (ns-3's ARP pending queue keeps only 3) and the
+ * timing checks are exact from t = 0; one case runs a live ARP exchange.
  */
+#include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/ethernet-channel.h"
@@ -51,7 +53,7 @@ struct TwoHosts
     Ptr<EthernetNetDevice> dev[2];
     Ipv4Address addr[2];
 
-    TwoHosts(DataRate rate, uint16_t mtu, uint32_t txQueueBytes = 0)
+    TwoHosts(DataRate rate, uint16_t mtu, uint32_t txQueueBytes = 0, bool populateArp = true)
     {
         nodes.Create(2);
         Ptr<EthernetChannel> channel = CreateObject<EthernetChannel>();
@@ -78,7 +80,10 @@ struct TwoHosts
         Ipv4InterfaceContainer ifs = ip.Assign(devices);
         addr[0] = ifs.GetAddress(0);
         addr[1] = ifs.GetAddress(1);
-        NeighborCacheHelper().PopulateNeighborCache(channel);
+        if (populateArp)
+        {
+            NeighborCacheHelper().PopulateNeighborCache(channel);
+        }
     }
 };
 
@@ -118,8 +123,8 @@ MakeSink(const TwoHosts& net, Time windowStart, Time windowEnd)
 Time
 Paced(uint64_t k, uint32_t payload, uint64_t bps)
 {
-    return NanoSeconds(static_cast<int64_t>(
-        static_cast<unsigned __int128>(k) * payload * 8 * 1000000000ULL / bps));
+    return NanoSeconds(static_cast<int64_t>(static_cast<unsigned __int128>(k) * payload * 8 *
+                                            1000000000ULL / bps));
 }
 
 } // namespace
@@ -161,9 +166,21 @@ class CbrTestCase : public TestCase
         p->CopyData(b.data(), b.size());
         if (m_payload < UdpFlowSource::HEADER_BYTES)
         {
-            for (uint8_t byte : b)
+            // Truncated header (testbed/tools/wire.h): seq only from 8 bytes, then zeros.
+            std::size_t zerosFrom = 0;
+            if (m_payload >= UdpFlowSource::SEQ_BYTES)
             {
-                m_bad += (byte != 0); // no header bytes in short payloads
+                uint64_t seq = 0;
+                for (int i = 7; i >= 0; --i)
+                {
+                    seq = (seq << 8) | b[i];
+                }
+                m_bad += seq != tag.GetSeq();
+                zerosFrom = UdpFlowSource::SEQ_BYTES;
+            }
+            for (std::size_t i = zerosFrom; i < b.size(); ++i)
+            {
+                m_bad += b[i] != 0;
             }
             return;
         }
@@ -343,8 +360,8 @@ class MaxRateTestCase : public TestCase
 {
   public:
     MaxRateTestCase(uint32_t payload, uint32_t wireBytes, double expectedMbps)
-        : TestCase("max rate " + std::to_string(payload) + " B on 100 Mbps = " +
-                   std::to_string(expectedMbps) + " Mbps"),
+        : TestCase("max rate " + std::to_string(payload) +
+                   " B on 100 Mbps = " + std::to_string(expectedMbps) + " Mbps"),
           m_payload(payload),
           m_wireBytes(wireBytes),
           m_expectedMbps(expectedMbps)
@@ -395,6 +412,52 @@ class MaxRateTestCase : public TestCase
     uint32_t m_wireBytes;
     double m_expectedMbps;
     uint64_t m_drops{0};
+};
+
+/**
+ * MaxRate with a live ARP exchange: datagrams held in ARP's pending queue do
+ * not reach the device, so the source waits for the next frame out instead of
+ * handing the stack datagrams without end at t = 0; nothing is lost.
+ */
+class MaxRateArpTestCase : public TestCase
+{
+  public:
+    MaxRateArpTestCase()
+        : TestCase("max rate with a live ARP exchange: no spin, no ARP drops")
+    {
+    }
+
+  private:
+    void ArpDrop(Ptr<const Packet> p)
+    {
+        ++m_arpDrops;
+    }
+
+    void DoRun() override
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500, 0, false);
+        Ptr<UdpFlowSource> src = MakeSource(net,
+                                            InetSocketAddress(net.addr[1], PORT),
+                                            1472,
+                                            "1Mbps",
+                                            Seconds(0),
+                                            MilliSeconds(20));
+        src->SetAttribute("MaxRate", BooleanValue(true));
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::ArpL3Protocol/Drop",
+                                      MakeCallback(&MaxRateArpTestCase::ArpDrop, this));
+        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(20));
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        const uint64_t sent = src->GetSent();
+        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
+        Simulator::Destroy();
+
+        NS_TEST_ASSERT_MSG_EQ(m_arpDrops, 0, "at most one datagram waits for ARP at a time");
+        NS_TEST_ASSERT_MSG_GT(sent, 100, "the sender ran once ARP resolved");
+        NS_TEST_ASSERT_MSG_EQ(s.received, sent, "nothing lost");
+    }
+
+    uint64_t m_arpDrops{0};
 };
 
 /**
@@ -475,6 +538,71 @@ class OverloadTestCase : public TestCase
     bool m_blocking;
     std::set<uint64_t> m_dropped;
     uint64_t m_dropFrames{0};
+};
+
+/**
+ * A blocked paced sender does not catch up: the schedule restarts from the
+ * moment the blocked datagram leaves. The receiver PAUSEs the sender's link
+ * while its 3-frame queue is full; the datagram due at 14 ms waits until the
+ * pause ends, and every later one follows at 1 ms spacing from there.
+ */
+class BlockingSlipTestCase : public TestCase
+{
+  public:
+    BlockingSlipTestCase()
+        : TestCase("a blocked sender re-anchors its schedule when the datagram leaves")
+    {
+    }
+
+  private:
+    void Tx(Ptr<const Packet> p)
+    {
+        FlowSeqTag tag;
+        p->PeekPacketTag(tag);
+        m_txTimes.push_back(tag.GetSendTime());
+    }
+
+    void DoRun() override
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500, 3 * 1514);
+        net.dev[0]->SetFlowControl(true);
+        // 1472 B at 11.776 Mbit/s: datagram k due at k ms
+        Ptr<UdpFlowSource> src = MakeSource(net,
+                                            InetSocketAddress(net.addr[1], PORT),
+                                            1472,
+                                            "11.776Mbps",
+                                            Seconds(0),
+                                            MilliSeconds(30));
+        src->SetAttribute("Blocking", BooleanValue(true));
+        src->TraceConnectWithoutContext("Tx", MakeCallback(&BlockingSlipTestCase::Tx, this));
+        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(30));
+        // PAUSE sent at 10.5 ms arrives after 72 wire bytes (5.76 us) + 1 us cable,
+        // and holds 977 quanta * 5.12 us = 5.00224 ms: the pause ends at 15.509 ms.
+        Simulator::Schedule(MicroSeconds(10500), &EthernetNetDevice::SendPause, net.dev[1], 977);
+        Simulator::Stop(MilliSeconds(40));
+        Simulator::Run();
+        const uint64_t sent = src->GetSent();
+        const Time blocked = src->GetBlockedTime();
+        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
+        Simulator::Destroy();
+
+        const Time pauseEnd = MicroSeconds(15509);
+        NS_TEST_ASSERT_MSG_EQ(m_txTimes.size(), sent, "one Tx per datagram");
+        NS_TEST_ASSERT_MSG_EQ(m_txTimes[13], MilliSeconds(13), "seq 13 fills the queue");
+        NS_TEST_ASSERT_MSG_EQ(m_txTimes[14], pauseEnd, "seq 14 leaves when the pause ends");
+        NS_TEST_ASSERT_MSG_EQ(blocked, pauseEnd - MilliSeconds(14), "blocked from 14 ms");
+        uint64_t wrong = 0;
+        for (uint64_t k = 14; k < m_txTimes.size(); ++k)
+        {
+            wrong += m_txTimes[k] != pauseEnd + MilliSeconds(k - 14);
+        }
+        NS_TEST_ASSERT_MSG_EQ(wrong, 0, "1 ms spacing from the departure of seq 14");
+        // 0..13 on time, then 15.509 + j ms < 30 ms for j = 0..14
+        NS_TEST_ASSERT_MSG_EQ(sent, 29, "one datagram fewer than the unblocked schedule");
+        NS_TEST_ASSERT_MSG_EQ(s.received, sent, "nothing lost");
+    }
+
+    std::vector<Time> m_txTimes;
 };
 
 /** A 64512-byte datagram leaves as 44 fragments and arrives whole, tag intact. */
@@ -661,10 +789,9 @@ class SinkStatsTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(s.reordered, 1, "seq 2 after 3");
         NS_TEST_ASSERT_MSG_EQ(s.lost, 5, "12 - 7");
         NS_TEST_ASSERT_MSG_EQ(s.bytes, 700, "first arrivals only");
-        NS_TEST_ASSERT_MSG_EQ(
-            bool(missing == std::vector<uint64_t>{4, 5, 8, 10, 11}),
-            true,
-            "missing seqs");
+        NS_TEST_ASSERT_MSG_EQ(bool(missing == std::vector<uint64_t>{4, 5, 8, 10, 11}),
+                              true,
+                              "missing seqs");
         NS_TEST_ASSERT_MSG_EQ(s.lossRunCount, 3, "runs 4-5, 8, 10-11");
         NS_TEST_ASSERT_MSG_EQ(s.lossRunMax, 2, "longest run");
         NS_TEST_ASSERT_MSG_EQ_TOL(s.lossRunMean, 5.0 / 3.0, 1e-12, "mean run");
@@ -719,13 +846,17 @@ class LanlossAppsTestSuite : public TestSuite
         AddTestCase(new CbrTestCase(1472, "10Mbps", MilliSeconds(100), 85), Duration::QUICK);
         // 3.925333.. ms period (not a whole ns): floor(254.76) + 1 = 255, no drift
         AddTestCase(new CbrTestCase(1472, "3Mbps", Seconds(1), 255), Duration::QUICK);
-        // short payload: no header bytes; 16 B at 128 kbit/s = 1 ms period
+        // short payload: the seq only; 16 B at 128 kbit/s = 1 ms period
         AddTestCase(new CbrTestCase(16, "128kbps", MilliSeconds(10), 10), Duration::QUICK);
+        // under 8 B: no header at all; 4 B at 32 kbit/s = 1 ms period
+        AddTestCase(new CbrTestCase(4, "32kbps", MilliSeconds(10), 10), Duration::QUICK);
         AddTestCase(new PatternTestCase, Duration::QUICK);
         AddTestCase(new MaxRateTestCase(1472, 1538, 95.71), Duration::QUICK);
         AddTestCase(new MaxRateTestCase(64, 130, 49.23), Duration::QUICK);
+        AddTestCase(new MaxRateArpTestCase, Duration::QUICK);
         AddTestCase(new OverloadTestCase(false), Duration::QUICK);
         AddTestCase(new OverloadTestCase(true), Duration::QUICK);
+        AddTestCase(new BlockingSlipTestCase, Duration::QUICK);
         AddTestCase(new FragmentationTestCase, Duration::QUICK);
         AddTestCase(new MulticastTestCase, Duration::QUICK);
         AddTestCase(new SinkStatsTestCase, Duration::QUICK);
