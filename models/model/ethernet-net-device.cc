@@ -1,6 +1,7 @@
 #include "ethernet-net-device.h"
 
 #include "ethernet-channel.h"
+#include "ethernet-rx-path.h"
 #include "ethernet-wire.h"
 #include "mac-control-header.h"
 
@@ -167,6 +168,7 @@ EthernetNetDevice::DoDispose()
 {
     m_node = nullptr;
     m_channel = nullptr;
+    m_rxPath = nullptr;
     m_queue = nullptr;
     m_pendingPause = nullptr;
     m_currentFrame = nullptr;
@@ -485,15 +487,46 @@ EthernetNetDevice::Receive(Ptr<Packet> frame)
         type = PACKET_OTHERHOST;
     }
     uint16_t protocol = header.GetLengthType();
-    m_macRxTrace(frame);
+    if (m_rxPath && type != PACKET_OTHERHOST)
+    {
+        m_rxPath->Receive(frame, protocol, header.GetSource(), dst, type);
+        return;
+    }
+    DeliverUp(frame, protocol, header.GetSource(), dst, type);
+}
+
+void
+EthernetNetDevice::DeliverUp(Ptr<Packet> packet,
+                             uint16_t protocol,
+                             Mac48Address source,
+                             Mac48Address destination,
+                             PacketType type)
+{
+    m_macRxTrace(packet);
     if (!m_promiscCallback.IsNull())
     {
-        m_promiscCallback(this, frame, protocol, header.GetSource(), dst, type);
+        m_promiscCallback(this, packet, protocol, source, destination, type);
     }
     if (type != PACKET_OTHERHOST && !m_rxCallback.IsNull())
     {
-        m_rxCallback(this, frame, protocol, header.GetSource());
+        m_rxCallback(this, packet, protocol, source);
     }
+}
+
+void
+EthernetNetDevice::SetRxPath(Ptr<EthernetRxPath> path)
+{
+    m_rxPath = path;
+    if (m_rxPath)
+    {
+        m_rxPath->Attach(this);
+    }
+}
+
+Ptr<EthernetRxPath>
+EthernetNetDevice::GetRxPath() const
+{
+    return m_rxPath;
 }
 
 // ---------------------------------------------------------------- NetDevice boilerplate

@@ -18,6 +18,7 @@ namespace ns3
 {
 
 class EthernetChannel;
+class EthernetRxPath;
 class Node;
 
 /**
@@ -95,6 +96,16 @@ class EthernetNetDevice : public NetDevice
     /** Whether @p bytes more frame bytes fit in the transmit queue now. */
     bool HasRoomFor(uint32_t bytes) const;
 
+    /** Put a host receive model between the MAC and the stack (null = ideal host). */
+    void SetRxPath(Ptr<EthernetRxPath> path);
+    Ptr<EthernetRxPath> GetRxPath() const;
+    /** Hand a frame the receive path has processed to the stack (callbacks, MacRx trace). */
+    void DeliverUp(Ptr<Packet> packet,
+                   uint16_t protocol,
+                   Mac48Address source,
+                   Mac48Address destination,
+                   PacketType type);
+
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
     uint32_t GetIfIndex() const override;
@@ -139,6 +150,7 @@ class EthernetNetDevice : public NetDevice
 
     Ptr<Node> m_node;
     Ptr<EthernetChannel> m_channel;
+    Ptr<EthernetRxPath> m_rxPath;
     Ptr<Queue<Packet>> m_queue;
     Mac48Address m_address;
     DataRate m_bps;
