@@ -1,0 +1,206 @@
+"""Counter deltas -> the run record's drop points, with ``unexplained`` the remainder.
+
+| drop point     | counter (delta over the run)                                  | where      |
+|----------------|---------------------------------------------------------------|------------|
+| sender_socket  | the sender tool's failed sends (send_errors: ENOBUFS, EAGAIN)  | sender app |
+| sender_queue   | drops of the root qdisc on the sender's interface (tc -s)      | sender     |
+| switch_ingress | rx drop of the switch port a flow enters by (/proc/net/dev)   | netns sw   |
+| switch_egress  | drops of the root qdisc (the shaper) of switch ports on path  | netns sw   |
+| rx_fifo        | rx fifo (/proc/net/dev) + ethtool rx_missed_errors            | rx NIC     |
+| rx_ring        | rx drop (/proc/net/dev) - rx_missed_errors                    | rx NIC     |
+| backlog        | /proc/net/softnet_stat column 2, summed over CPUs              | rx kernel  |
+| reassembly     | Ip ReasmFails                                                 | receiver   |
+| socket_rcvbuf  | Udp RcvbufErrors + (InErrors - RcvbufErrors - InCsumErrors)   | receiver   |
+| unexplained    | sent - received - all of the above (may be negative: flagged) |            |
+
+``sent`` counts what the application offered: datagrams sent plus failed sends,
+as in the simulator (sender_socket is then one of the drop points). SndbufErrors
+is not used as a drop point because it double-counts: the kernel counts both
+sends refused to the application and datagrams the sender's own qdisc dropped
+after a successful send; it is kept as a cross-check.
+
+A counter shared by several flows (a trunk port, a receiver with several
+senders, the kernel-wide softnet_stat) is split between them in proportion to
+their loss, in whole datagrams (largest remainder). A multicast datagram
+dropped before it is copied is lost for every receiver of that stream, so it
+counts once per receiver, as each (sender, receiver) pair is a flow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lanloss.record import DROP_POINTS, empty_drops
+from lanloss.testbed.counters import get
+
+
+@dataclass
+class FlowPath:
+    """What can drop a flow's datagrams, by host and interface."""
+
+    sender: str
+    sender_iface: str
+    receiver: str
+    receiver_iface: str
+    stream: int  # sending process; multicast flows of one stream share it
+    machine: str  # host whose softnet_stat counts the receiver's backlog
+    sent: int  # offered: sent + failed sends
+    received: int
+    send_failures: int = 0
+    ingress: list[tuple[str, str]] = field(default_factory=list)  # (switch host, port)
+    egress: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def lost(self) -> int:
+        return self.sent - self.received
+
+
+@dataclass
+class Source:
+    """One counter value and the flows it may hold drops of."""
+
+    point: str
+    value: int
+    flows: list[int]
+    where: str
+    copies: bool = False  # each flow of a stream lost each drop (before multicast copying)
+
+
+def sources(
+    paths: list[FlowPath], deltas: dict[str, dict[str, Any]], protocol: str
+) -> list[Source]:
+    out: list[Source] = []
+    if protocol != "udp":
+        return out  # TCP retransmits what is dropped: its loss is sent - received, unattributed
+
+    def flows_where(**match: Any) -> list[int]:
+        """Flows whose path attributes equal `match` (egress/ingress: contains)."""
+        out = []
+        for i, p in enumerate(paths):
+            ok = True
+            for k, v in match.items():
+                have = getattr(p, k)
+                ok = ok and (v in have if isinstance(have, list) else have == v)
+            if ok:
+                out.append(i)
+        return out
+
+    by_stream: dict[int, list[int]] = {}
+    for i, p in enumerate(paths):
+        by_stream.setdefault(p.stream, []).append(i)
+    for stream, idx in by_stream.items():
+        fails = paths[idx[0]].send_failures
+        if fails:
+            out.append(Source("sender_socket", fails, idx, f"stream {stream} send errors", True))
+
+    for host, iface in sorted({(p.sender, p.sender_iface) for p in paths}):
+        v = get(deltas.get(host, {}), "qdisc", iface, "drops")
+        if v:
+            out.append(
+                Source("sender_queue", v, flows_where(sender=host), f"{host} {iface} qdisc", True)
+            )
+
+    ports_e = sorted({hp for p in paths for hp in p.egress})
+    for sw, port in ports_e:
+        v = get(deltas.get(sw, {}), "qdisc", port, "drops")
+        if v:
+            out.append(
+                Source(
+                    "switch_egress", v, flows_where(egress=(sw, port)), f"{sw} {port} qdisc", True
+                )
+            )
+    ports_i = sorted({hp for p in paths for hp in p.ingress})
+    for sw, port in ports_i:
+        v = get(deltas.get(sw, {}), "dev", port, "rx_drop")
+        if v:
+            out.append(
+                Source(
+                    "switch_ingress",
+                    v,
+                    flows_where(ingress=(sw, port)),
+                    f"{sw} {port} rx_drop",
+                    True,
+                )
+            )
+
+    for host, iface in sorted({(p.receiver, p.receiver_iface) for p in paths}):
+        d = deltas.get(host, {})
+        idx = flows_where(receiver=host)
+        missed = get(d, "ethtool", iface, "rx_missed_errors")
+        fifo = get(d, "dev", iface, "rx_fifo") + missed
+        ring = max(0, get(d, "dev", iface, "rx_drop") - missed)
+        for point, v, what in (
+            ("rx_fifo", fifo, "rx_fifo+rx_missed_errors"),
+            ("rx_ring", ring, "rx_drop-rx_missed_errors"),
+        ):
+            if v:
+                out.append(Source(point, v, idx, f"{host} {iface} {what}"))
+        v = get(d, "snmp", "Ip", "ReasmFails")
+        if v:
+            out.append(Source("reassembly", v, idx, f"{host} Ip ReasmFails"))
+        rcvbuf = get(d, "snmp", "Udp", "RcvbufErrors")
+        other = get(d, "snmp", "Udp", "InErrors") - rcvbuf - get(d, "snmp", "Udp", "InCsumErrors")
+        if rcvbuf:
+            out.append(Source("socket_rcvbuf", rcvbuf, idx, f"{host} Udp RcvbufErrors"))
+        if other > 0:
+            out.append(Source("socket_rcvbuf", other, idx, f"{host} Udp InErrors (udp_mem)"))
+
+    for machine in sorted({p.machine for p in paths}):
+        v = get(deltas.get(machine, {}), "softnet", "dropped")
+        if v:
+            out.append(
+                Source(
+                    "backlog", v, flows_where(machine=machine), f"{machine} softnet_stat dropped"
+                )
+            )
+    return out
+
+
+def _split(value: int, weights: list[float]) -> list[int]:
+    """Whole datagrams in proportion to weights (largest remainder)."""
+    total = sum(weights)
+    if total <= 0:
+        weights, total = [1.0] * len(weights), float(len(weights))
+    exact = [value * w / total for w in weights]
+    shares = [int(x) for x in exact]
+    rest = value - sum(shares)
+    for i in sorted(range(len(exact)), key=lambda i: exact[i] - shares[i], reverse=True)[:rest]:
+        shares[i] += 1
+    return shares
+
+
+def attribute(paths: list[FlowPath], srcs: list[Source]) -> dict[str, Any]:
+    """Per-flow and total drops; unexplained = lost - attributed (per flow and in total)."""
+    per_flow = [empty_drops() for _ in paths]
+    detail = []
+    for s in srcs:
+        groups: dict[int, list[int]] = {}
+        for i in s.flows:
+            groups.setdefault(paths[i].stream if s.copies else -1 - i, []).append(i)
+        keys = list(groups)
+        weights = [float(max(paths[i].lost for i in groups[k])) for k in keys]
+        shares = _split(s.value, weights)
+        for k, share in zip(keys, shares, strict=True):
+            for i in groups[k]:
+                per_flow[i][s.point] += share
+        detail.append(
+            {"point": s.point, "counter": s.where, "value": s.value, "flows": len(s.flows)}
+        )
+    for i, p in enumerate(paths):
+        known = sum(v for k, v in per_flow[i].items() if k != "unexplained")
+        per_flow[i]["unexplained"] = p.lost - known
+    totals = empty_drops()
+    for d in per_flow:
+        for k in DROP_POINTS:
+            totals[k] += d[k]
+    sent = sum(p.sent for p in paths)
+    flags = []
+    if totals["unexplained"] < 0:
+        flags.append(
+            "counters explain more drops than were lost (overlapping counters or "
+            "traffic other than the run's)"
+        )
+    if sent and abs(totals["unexplained"]) > 0.001 * sent:
+        flags.append("unexplained above 0.1% of sent")
+    return {"flows": per_flow, "totals": totals, "detail": detail, "flags": flags}

@@ -1,0 +1,243 @@
+"""`lanloss bed ...`: the testbed harness on the command line.
+
+    lanloss bed run [options]   one point on the testbed -> run record (JSON)
+    lanloss bed restore         replay a restore journal left by a crashed run
+    lanloss bed cleanup         restore, then remove namespaces/cgroups named <prefix>*
+    lanloss bed check           validate an inventory (and options) without touching hosts
+
+Exit status: 0 ok, 1 a host or the harness failed (settings restored), 2 bad
+input (nothing touched), 130 Ctrl-C, 143 SIGTERM (settings restored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+
+from lanloss.options import OptionError
+from lanloss.record import dump_json, write_atomic
+from lanloss.testbed import journal as jr
+from lanloss.testbed import runner
+from lanloss.testbed.errors import BedError, Cancelled
+
+EXIT_FAILED = 1
+
+
+def _state_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prefix",
+        default=os.environ.get("LANLOSS_NS_PREFIX", runner.DEFAULT_PREFIX),
+        help="names of the namespaces, cgroups and journal of this harness "
+        f"[default: {runner.DEFAULT_PREFIX}, or $LANLOSS_NS_PREFIX]",
+    )
+    p.add_argument(
+        "--state-dir",
+        default=None,
+        help="where the restore journal lives [default: $LANLOSS_STATE_DIR or "
+        "~/.local/state/lanloss]",
+    )
+
+
+def _say(text: str) -> None:
+    print(f"lanloss bed: {text}", file=sys.stderr)
+
+
+def _slow_receiver(text: str, given: dict[str, str]) -> None:
+    """--slow-receiver 20%[,5us]: shorthand for --recv-cpu 20 [--recv-work 5us]."""
+    m = re.fullmatch(r"\s*([0-9]+)\s*%?\s*(?:,\s*(\S+))?\s*", text)
+    if not m:
+        raise OptionError(f"--slow-receiver: {text!r} is not CPU%[,WORK] (e.g. 20%,5us)")
+    given.setdefault("recv_cpu", m.group(1))
+    if m.group(2):
+        given.setdefault("recv_work", m.group(2))
+
+
+def _request(args: argparse.Namespace) -> runner.Request:
+    from lanloss import options as vocab
+    from lanloss.cli import given_options
+
+    given = given_options(args, "bed")
+    if args.slow_receiver:
+        _slow_receiver(args.slow_receiver, given)
+    params = vocab.resolve(given, "bed")
+    if getattr(args, "out", None) and os.path.isdir(args.out):
+        raise OptionError(f"--out: {args.out!r} is a directory, not a file")
+    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    req = runner.Request(
+        params=params,
+        given=set(given),
+        backend=args.backend,
+        tool=args.tool,
+        inventory=args.inventory,
+        prefix=args.prefix,
+        state_dir=args.state_dir or jr.default_state_dir(),
+        pin=not args.no_pin,
+        keep_log=not args.no_log,
+        senders=args.sender,
+        receivers=args.receiver,
+        progress=progress,
+    )
+    return runner.prepare(req)
+
+
+def _guard(fn):  # type: ignore[no-untyped-def]
+    """Harness failures as one line (exit 1); signals as 130/143 after the restore."""
+
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except BedError as exc:
+            print(f"lanloss: error: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        except KeyboardInterrupt:
+            print("lanloss: interrupted; settings restored", file=sys.stderr)
+            return 130
+        except Cancelled as exc:
+            print(f"lanloss: {exc} received; settings restored", file=sys.stderr)
+            return 143
+
+    return wrapped
+
+
+@_guard
+def _cmd_run(args: argparse.Namespace) -> int:
+    req = _request(args)  # everything validated: no host touched before this line
+    with runner.Reporter(req.progress) as rep:
+        record = runner.execute(req, rep)
+    text = dump_json(record.to_dict())
+    if args.out:
+        write_atomic(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+@_guard
+def _cmd_restore(args: argparse.Namespace) -> int:
+    state = args.state_dir or jr.default_state_dir()
+    lock = jr.lock(state, args.prefix)
+    try:
+        if args.discard:
+            j = jr.Journal.find(state, args.prefix)
+            if j is not None:
+                j.finish()
+                _say(f"discarded {j.path} without restoring")
+            return 0
+        if not runner.recover_pending(state, args.prefix, _say):
+            _say("nothing to restore")
+        else:
+            _say("restored")
+        return 0
+    finally:
+        lock.release()
+
+
+@_guard
+def _cmd_cleanup(args: argparse.Namespace) -> int:
+    failures = runner.cleanup(args.prefix, args.state_dir or jr.default_state_dir(), _say)
+    if failures:
+        raise BedError("; ".join(failures))
+    return 0
+
+
+@_guard
+def _cmd_check(args: argparse.Namespace) -> int:
+    req = _request(args)
+    if req.inv is not None and req.picked is not None:
+        snd, rcv = req.picked
+        _say(
+            f"inventory {req.inv.path}: {len(req.inv.hosts)} host(s); senders "
+            f"{[h.name for h in snd]}, receivers {[h.name for h in rcv]}"
+        )
+    else:
+        from lanloss.testbed import netns
+
+        plan = netns.plan(req.params, req.prefix)
+        _say(f"netns: namespaces {plan.namespaces()}, flows {[f[:2] for f in plan.flows]}")
+    return 0
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+    from lanloss.cli import add_vocabulary_options
+
+    add_vocabulary_options(p, "bed")
+    g = p.add_argument_group("testbed")
+    g.add_argument(
+        "--backend",
+        choices=("netns", "ssh"),
+        default="netns",
+        help="netns: emulated hosts on this machine (root) [default]; "
+        "ssh: real hosts from --inventory",
+    )
+    g.add_argument("--inventory", metavar="FILE", help="hosts (YAML), for --backend ssh")
+    g.add_argument(
+        "--tool",
+        choices=("lanloss", "iperf3"),
+        default="lanloss",
+        help="traffic tools: lanloss-send/-recv [default], or iperf3 (cross-check)",
+    )
+    g.add_argument(
+        "--sender",
+        action="append",
+        metavar="HOST",
+        help="inventory host to send from (repeat; default: by role)",
+    )
+    g.add_argument(
+        "--receiver",
+        action="append",
+        metavar="HOST",
+        help="inventory host to receive on (repeat; default: by role)",
+    )
+    g.add_argument(
+        "--slow-receiver",
+        metavar="CPU%[,WORK]",
+        help="shorthand for --recv-cpu and --recv-work, e.g. 20%%,5us",
+    )
+    g.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="netns: do not pin senders to CPU 0 and receivers to the others",
+    )
+    g.add_argument(
+        "--no-log",
+        action="store_true",
+        help="no per-packet receive log (goodput then includes the warm-up)",
+    )
+    g.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress [default: when stderr is a terminal]",
+    )
+    g.add_argument("--no-progress", dest="progress", action="store_false")
+    _state_args(p)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p_bed = sub.add_parser("bed", help="the testbed harness (netns or ssh hosts)")
+    bed = p_bed.add_subparsers(dest="bed_command", required=True, parser_class=type(p_bed))
+
+    p = bed.add_parser("run", help="run one point on the testbed and print its run record")
+    _run_args(p)
+    p.add_argument("--out", help="write the run record to this file (atomically)")
+    p.set_defaults(func=_cmd_run)
+
+    p = bed.add_parser("restore", help="restore settings from a crashed run's journal")
+    _state_args(p)
+    p.add_argument(
+        "--discard",
+        action="store_true",
+        help="drop the journal without restoring (hosts gone for good)",
+    )
+    p.set_defaults(func=_cmd_restore)
+
+    p = bed.add_parser("cleanup", help="restore, then remove namespaces and cgroups by name")
+    _state_args(p)
+    p.set_defaults(func=_cmd_cleanup)
+
+    p = bed.add_parser("check", help="validate options and inventory; touch nothing")
+    _run_args(p)
+    p.set_defaults(func=_cmd_check)

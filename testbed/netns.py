@@ -1,0 +1,583 @@
+"""The netns backend: the run's LAN built from network namespaces on this machine.
+
+Every host and every switch is a namespace named ``<prefix><node>`` (so a
+stale one from a crashed run is found by name and removed). A switch is a
+Linux bridge; links are veth pairs. The nodes and links are those of the
+simulator (``LanSpec::Star`` / ``TwoTier`` in models/helper/lan-spec.cc: hosts
+s1.., r1.., switches sw1 or core + edge1..) or of a YAML topology file
+(lanloss.topology), so sim and bed records name the same things.
+
+Shaping: each end of each link gets an egress tbf at the link's rate, with a
+size table (``stab overhead 24 mpu 84``) so the shaper charges what the wire
+carries: 14 (MAC header, in skb->len) + 24 (preamble+SFD 8, FCS 4, IFG 12),
+and at least 84 bytes (64-byte minimum frame + 20). ``mtu``/``tsize`` make the
+table one byte per cell, which is exact (measured: 1538 bytes per 1472-byte
+datagram, 129 for 63 bytes, 84 for 1 byte; tc's default 4-byte cells give 132
+for 63). Saturation goodput then equals lanloss.analysis.wire's closed form.
+The tbf queue limit is ``switch_buffer`` on switch ports and ``tx_queue`` on
+hosts' ports.
+
+Drops happen where they would on a real LAN only if the shaper is not
+bypassed by back-pressure: a UDP skb keeps a reference to its socket across
+veth and bridge, so a full shaper blocks the sender instead of dropping
+(feasibility.md §2d). On the host's own port that *is* what a real host does
+(the socket blocks when its NIC queue is full). On switch ports the switch must
+drop, so each switch namespace keeps ``net.bridge.bridge-nf-call-iptables=1``,
+which orphans the skb in the bridge. The sender's achieved rate is always
+recorded.
+
+Other choices that keep the counters clean: IPv6 is disabled in every
+namespace (no ND/MLD chatter), ARP entries and bridge forwarding entries are
+static (a receiver that never transmits would otherwise never be learned and
+every frame to it would be flooded), and the bridge floods multicast like an
+unmanaged switch (mcast_snooping 0).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from lanloss import topology as topofile
+from lanloss.options import OptionError
+from lanloss.testbed.errors import BedError
+from lanloss.testbed.transport import NETNS_DIR, Local
+
+SUBNET = ipaddress.IPv4Network("10.77.0.0/16")
+GROUP = "239.77.0.1"
+WIRE_OVERHEAD = 24  # preamble+SFD 8, FCS 4, IFG 12 (the 14-byte MAC header is in skb->len)
+MIN_WIRE = 84  # 64-byte minimum frame + preamble/SFD + IFG
+IFACE = "eth0"
+BRIDGE = "br0"
+MACHINE = "machine"  # the host name of this machine's initial namespace in records
+
+
+@dataclass
+class Port:
+    """One end of a link inside a switch namespace."""
+
+    name: str  # interface name in the switch namespace
+    peer: str  # node at the other end
+    rate: int
+
+
+@dataclass
+class Node:
+    name: str
+    ns: str
+    kind: str  # sender | receiver | host | switch
+    ports: list[Port] = field(default_factory=list)  # switches
+    rate: int = 0  # hosts: their link's rate
+    switch: str = ""  # hosts: the switch they hang off
+    address: str = ""  # hosts: IPv4
+    mac: str = ""  # hosts: filled in by build()
+
+
+@dataclass
+class Plan:
+    prefix: str
+    nodes: dict[str, Node]
+    links: list[tuple[str, str, int, float]]
+    flows: list[tuple[str, str, int | None]]
+    params: dict[str, Any]
+    unsupported: list[str] = field(default_factory=list)
+
+    @property
+    def switches(self) -> list[Node]:
+        return [n for n in self.nodes.values() if n.kind == "switch"]
+
+    @property
+    def hosts(self) -> list[Node]:
+        return [n for n in self.nodes.values() if n.kind != "switch"]
+
+    def namespaces(self) -> list[str]:
+        return [n.ns for n in self.nodes.values()]
+
+    def port_towards(self, switch: str, target: str) -> Port:
+        """The port of `switch` on the (tree) path to node `target`."""
+        for port in self.nodes[switch].ports:
+            if target == port.peer or target in self._behind(switch, port.peer):
+                return port
+        raise KeyError(f"{target} not reachable from {switch}")
+
+    def _behind(self, came_from: str, node: str) -> set[str]:
+        """Every node reachable from `node` without going back through `came_from`."""
+        seen, todo = {came_from, node}, [node]
+        while todo:
+            cur = todo.pop()
+            for a, b, _, _ in self.links:
+                for x, y in ((a, b), (b, a)):
+                    if x == cur and y not in seen:
+                        seen.add(y)
+                        todo.append(y)
+        return seen - {came_from}
+
+    def path_ports(self, src: str, dst: str) -> list[tuple[str, str]]:
+        """(switch, egress port) along src -> dst: where a frame of that flow can queue."""
+        hops = []
+        cur = self.nodes[src].switch
+        while True:
+            port = self.port_towards(cur, dst)
+            hops.append((cur, port.name))
+            if port.peer == dst:
+                return hops
+            cur = port.peer
+
+
+def _spec_star(p: dict[str, Any]) -> dict[str, Any]:
+    hosts = {f"s{i + 1}": "sender" for i in range(p["senders"])}
+    hosts.update({f"r{j + 1}": "receiver" for j in range(p["receivers"])})
+    links = [
+        (h, "sw1", p["sender_rate"] if r == "sender" else p["edge_rate"], 0.0)
+        for h, r in hosts.items()
+    ]
+    return {"switches": ["sw1"], "hosts": hosts, "links": links, "flows": []}
+
+
+def _spec_two_tier(p: dict[str, Any]) -> dict[str, Any]:
+    edges = int(p["edge_switches"])
+    switches = ["core"] + [f"edge{e + 1}" for e in range(edges)]
+    links = [(f"edge{e + 1}", "core", p["backbone_rate"], 0.0) for e in range(edges)]
+    hosts = {}
+    for i in range(p["senders"]):
+        hosts[f"s{i + 1}"] = "sender"
+        links.append((f"s{i + 1}", "edge1", p["sender_rate"], 0.0))
+    for j in range(p["receivers"]):
+        e = 0 if edges == 1 else 1 + j % (edges - 1)  # as LanSpec::TwoTier
+        hosts[f"r{j + 1}"] = "receiver"
+        links.append((f"r{j + 1}", f"edge{e + 1}", p["edge_rate"], 0.0))
+    return {"switches": switches, "hosts": hosts, "links": links, "flows": []}
+
+
+def default_flows(hosts: dict[str, str], cast: str) -> list[tuple[str, str, int | None]]:
+    """As LanSpec::AddDefaultFlows: sender k%S -> receiver k%R; multicast: every pair."""
+    snd = [h for h, r in hosts.items() if r == "sender"]
+    rcv = [h for h, r in hosts.items() if r == "receiver"]
+    if not snd or not rcv:
+        return []
+    if cast == "multicast":
+        return [(s, r, None) for s in snd for r in rcv]
+    n = max(len(snd), len(rcv))
+    return [(snd[k % len(snd)], rcv[k % len(rcv)], None) for k in range(n)]
+
+
+def frame_bytes(mtu: int) -> int:
+    return mtu + 14 + WIRE_OVERHEAD
+
+
+def plan(params: dict[str, Any], prefix: str) -> Plan:
+    """The namespaces, links and flows of a run (pure; bad input is an OptionError)."""
+    topo = params["topology"]
+    if topo == "star":
+        spec = _spec_star(params)
+    elif topo == "two-tier":
+        spec = _spec_two_tier(params)
+    elif topo == "two-site":
+        raise OptionError(
+            "topology: two-site needs its wan_delay emulated (netem), which the "
+            "netns backend does not do; use two-tier or a topology file"
+        )
+    else:
+        spec = topofile.load(topo, params.get("link_delay") or 1e-6)
+    unsupported = []
+    delays = sorted({d for *_, d in spec["links"] if d})
+    if delays and max(delays) > 10e-6:
+        raise OptionError(
+            f"topology: link delay {max(delays):g}s cannot be emulated by the "
+            "netns backend (no netem); veth adds a few microseconds"
+        )
+    if delays:
+        unsupported.append(f"link delays {delays} s not emulated (veth: a few microseconds)")
+
+    flows = list(spec["flows"]) or default_flows(spec["hosts"], params["cast"])
+    if not flows:
+        raise OptionError("topology: no flows (needs senders and receivers)")
+    if params["cast"] == "multicast":
+        by_sender: dict[str, set[str]] = {}
+        for s, r, _ in flows:
+            by_sender.setdefault(s, set()).add(r)
+        if len({frozenset(v) for v in by_sender.values()}) > 1:
+            raise OptionError(
+                "cast: multicast sends every sender to the same group; "
+                "the topology's flows name different receiver sets"
+            )
+
+    names = list(spec["switches"]) + list(spec["hosts"])
+    if MACHINE in names:
+        raise OptionError(f"topology: the node name {MACHINE!r} is reserved")
+    for n in names:
+        if len(prefix + n) > 64 or not all(c.isalnum() or c in "-_." for c in n):
+            raise OptionError(f"topology: node name {n!r} cannot name a namespace")
+    nodes: dict[str, Node] = {s: Node(s, prefix + s, "switch") for s in spec["switches"]}
+    hosts_in = list(spec["hosts"].items())
+    if len(hosts_in) > 250 * 250:
+        raise OptionError(f"topology: {len(hosts_in)} hosts is more than this backend numbers")
+    for k, (h, role) in enumerate(hosts_in):
+        addr = SUBNET.network_address + (k // 250) * 256 + (k % 250) + 1
+        nodes[h] = Node(h, prefix + h, role, address=str(addr))
+    for a, b, rate, _ in spec["links"]:
+        for x, y in ((a, b), (b, a)):
+            if nodes[x].kind == "switch":
+                port = Port(f"p{len(nodes[x].ports) + 1}", y, int(rate))
+                nodes[x].ports.append(port)
+            else:
+                nodes[x].rate = int(rate)
+                nodes[x].switch = y
+
+    mtu = int(params["mtu"])
+    frame = frame_bytes(mtu)
+    for opt in ("switch_buffer", "tx_queue"):
+        if int(params[opt]) < frame:
+            raise OptionError(
+                f"{opt}: {params[opt]} bytes cannot hold one {frame}-byte frame at mtu {mtu}"
+            )
+    return Plan(prefix, nodes, list(spec["links"]), flows, params, unsupported)
+
+
+# -- building -------------------------------------------------------------------------------
+
+
+def _run(argv: list[str], input: bytes | None = None, timeout: float = 20) -> str:
+    try:
+        cp = subprocess.run(
+            argv, input=input, capture_output=True, timeout=timeout, start_new_session=True
+        )
+    except subprocess.TimeoutExpired:
+        raise BedError(f"netns: `{' '.join(argv)}` timed out") from None
+    if cp.returncode != 0:
+        msg = (cp.stderr or cp.stdout).decode(errors="replace").strip().splitlines()
+        raise BedError(f"netns: `{' '.join(argv)}` failed: {msg[-1] if msg else cp.returncode}")
+    return cp.stdout.decode(errors="replace")
+
+
+def _batch(tool: str, ns: str, lines: list[str]) -> None:
+    """Many ip/tc/bridge commands in one process (`-batch -`), inside namespace ns."""
+    if lines:
+        _run(
+            ["nsenter", f"--net={NETNS_DIR}/{ns}", "--", tool, "-batch", "-"],
+            input=("\n".join(lines) + "\n").encode(),
+        )
+
+
+def shaper(rate: int, limit: int, mtu: int) -> str:
+    """tc arguments after `root`: the wire-exact size table and a tbf at `rate`."""
+    frame = frame_bytes(mtu)
+    table = frame + 2
+    burst = max(16 * 1024, 2 * frame, rate // 8 // 2000)  # >= 0.5 ms at line rate
+    return (
+        f"stab overhead {WIRE_OVERHEAD} mpu {MIN_WIRE} mtu {table} tsize {table + 1} "
+        f"tbf rate {rate}bit burst {burst} limit {limit}"
+    )
+
+
+def build(p: Plan, journal: Any) -> None:
+    """Create namespaces, links, shapers, addresses and static forwarding (journalled first)."""
+    journal.record("netns", p.prefix)
+    mtu = int(p.params["mtu"])
+    for node in p.nodes.values():
+        _run(["ip", "netns", "add", node.ns])
+    sysctls = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+    for node in p.switches:
+        # br_netfilter orphans the skb, so a full switch port drops (feasibility.md §2d)
+        _run(
+            [
+                "nsenter",
+                f"--net={NETNS_DIR}/{node.ns}",
+                "--",
+                "sysctl",
+                "-q",
+                "-w",
+                *sysctls,
+                "net.bridge.bridge-nf-call-iptables=1",
+            ]
+        )
+        _batch(
+            "ip",
+            node.ns,
+            [
+                "link set lo up",
+                f"link add {BRIDGE} type bridge mcast_snooping 0 stp_state 0",
+                f"link set {BRIDGE} up",
+            ],
+        )
+    for node in p.hosts:
+        _run(["nsenter", f"--net={NETNS_DIR}/{node.ns}", "--", "sysctl", "-q", "-w", *sysctls])
+        _run(["ip", "-n", node.ns, "link", "set", "lo", "up"])
+
+    params = p.params
+    for a, b, rate, _ in p.links:
+        ends = []
+        for x, y in ((a, b), (b, a)):
+            n = p.nodes[x]
+            ifname = IFACE if n.kind != "switch" else next(q.name for q in n.ports if q.peer == y)
+            ends.append((n, ifname))
+        (na, ia), (nb, ib) = ends
+        _run(
+            [
+                "ip",
+                "link",
+                "add",
+                ia,
+                "netns",
+                na.ns,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                ib,
+                "netns",
+                nb.ns,
+            ]
+        )
+        for n, ifname in ends:
+            limit = params["switch_buffer"] if n.kind == "switch" else params["tx_queue"]
+            cmds = [f"link set dev {ifname} mtu {mtu}"]
+            if n.kind == "switch":
+                cmds.append(f"link set dev {ifname} master {BRIDGE}")
+            else:
+                cmds.append(f"addr add {n.address}/{SUBNET.prefixlen} dev {ifname}")
+            cmds.append(f"link set dev {ifname} up")
+            _batch("ip", n.ns, cmds)
+            _run(
+                [
+                    "tc",
+                    "-n",
+                    n.ns,
+                    "qdisc",
+                    "replace",
+                    "dev",
+                    ifname,
+                    "root",
+                    *shaper(int(rate), int(limit), mtu).split(),
+                ]
+            )
+
+    for n in p.hosts:
+        link = _run(["ip", "-n", n.ns, "-o", "link", "show", "dev", IFACE])
+        n.mac = link.split("link/ether", 1)[1].split()[0]
+    _static_forwarding(p)
+
+
+def _static_forwarding(p: Plan) -> None:
+    talkers = [n for n in p.hosts]
+    for n in talkers:
+        lines = [
+            f"neigh replace {o.address} lladdr {o.mac} dev {IFACE} nud permanent"
+            for o in talkers
+            if o is not n
+        ]
+        _batch("ip", n.ns, lines)
+    for sw in p.switches:
+        lines = [
+            f"fdb replace {h.mac} dev {p.port_towards(sw.name, h.name).name} master static"
+            for h in talkers
+        ]
+        _batch("bridge", sw.ns, lines)
+
+
+def wait_link_up(p: Plan, timeout: float = 5.0) -> None:
+    """Bridge ports forward only once they are in forwarding state."""
+    deadline = time.monotonic() + timeout
+    for sw in p.switches:
+        while True:
+            out = _run(["nsenter", f"--net={NETNS_DIR}/{sw.ns}", "--", "bridge", "link", "show"])
+            states = [ln for ln in out.splitlines() if "master" in ln]
+            if states and all("state forwarding" in ln for ln in states):
+                break
+            if time.monotonic() > deadline:
+                raise BedError(f"netns: bridge ports of {sw.ns} not forwarding: {out.strip()}")
+            time.sleep(0.05)
+
+
+# -- teardown and stale cleanup ----------------------------------------------------------------
+
+
+def list_netns(prefix: str) -> list[str]:
+    try:
+        names = os.listdir(NETNS_DIR)
+    except FileNotFoundError:
+        return []
+    return sorted(n for n in names if n.startswith(prefix))
+
+
+def _pids_in(ns: str) -> list[int]:
+    try:
+        out = _run(["ip", "netns", "pids", ns])
+    except BedError:
+        return []
+    return [int(x) for x in out.split() if x.isdigit()]
+
+
+def teardown(prefix: str) -> list[str]:
+    """Kill what runs in our namespaces and delete them; returns failures (none expected)."""
+    if not prefix:
+        raise BedError("netns: refusing to clean up with an empty prefix")
+    failures = []
+    names = list_netns(prefix)
+    pids = {pid for ns in names for pid in _pids_in(ns)}
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 2.0
+        while pids and time.monotonic() < deadline:
+            pids = {pid for pid in pids if os.path.exists(f"/proc/{pid}")}
+            time.sleep(0.02)
+    for ns in names:
+        try:
+            _run(["ip", "netns", "del", ns])
+        except BedError as exc:
+            failures.append(str(exc))
+    return failures
+
+
+def teardown_all(prefixes: list[str]) -> list[str]:
+    out = []
+    for prefix in prefixes:
+        out += teardown(prefix)
+    return out
+
+
+def stale_cgroups(prefix: str) -> list[str]:
+    from lanloss.testbed.cpulimit import V1_ROOT, V2_ROOT
+
+    found = []
+    for root in (V1_ROOT, V2_ROOT):
+        try:
+            found += [
+                os.path.join(root, d)
+                for d in os.listdir(root)
+                if d.startswith(prefix) and os.path.isdir(os.path.join(root, d))
+            ]
+        except OSError:
+            pass
+    return sorted(found)
+
+
+def machine_transport() -> Local:
+    return Local(MACHINE, None)
+
+
+# -- the backend ------------------------------------------------------------------------------
+
+
+class NetnsBackend:
+    """Hosts are namespaces on this machine; kernel-wide settings live on `machine`."""
+
+    name = "netns"
+
+    def __init__(self, params: dict[str, Any], prefix: str, run_dir: str) -> None:
+        self.params = params
+        self.prefix = prefix
+        self.run_dir = run_dir
+        self.plan = plan(params, prefix)  # pure: bad topologies fail here
+        self.machine: Any = None
+        self.hosts: dict[str, Any] = {}
+        self.switches: list[Any] = []
+
+    @staticmethod
+    def validate_machine() -> None:
+        if os.geteuid() != 0:
+            raise BedError("the netns backend needs root (network namespaces, tc, cgroups)")
+        for tool in ("ip", "tc", "bridge", "nsenter"):
+            if not any(
+                os.access(os.path.join(d, tool), os.X_OK)
+                for d in os.environ.get("PATH", "/usr/sbin:/usr/bin").split(":")
+                + ["/usr/sbin", "/sbin"]
+            ):
+                raise BedError(f"the netns backend needs `{tool}` (iproute2 / util-linux)")
+
+    def setup(self, journal: Any) -> None:
+        from lanloss.testbed.hosts import Host
+        from lanloss.testbed.inventory import HostSpec
+
+        failures = teardown(self.prefix)  # stale namespaces of a crashed run, by name
+        if failures:
+            raise BedError("; ".join(failures))
+        self.machine = Host(
+            HostSpec(MACHINE, "machine", "", "", ""),
+            machine_transport(),
+            self.run_dir,
+            self.run_dir,
+        )
+        build(self.plan, journal)
+        wait_link_up(self.plan)
+        for node in self.plan.hosts:
+            role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
+            spec = HostSpec(node.name, role, "", node.address, IFACE, netns=node.ns)
+            folder = os.path.join(self.run_dir, node.name)
+            os.makedirs(folder, exist_ok=True)
+            self.hosts[node.name] = Host(
+                spec, Local(node.name, node.ns), folder, folder, machine=self.machine
+            )
+        for sw in self.plan.switches:
+            spec = HostSpec(sw.name, "switch", "", "", "", netns=sw.ns)
+            self.switches.append(Host(spec, Local(sw.name, sw.ns), self.run_dir, self.run_dir))
+
+    def switch_ports(self, name: str) -> list[str]:
+        return [p.name for p in self.plan.nodes[name].ports]
+
+    def network_idle(self) -> bool:
+        """No bytes queued in any shaper (switch ports and hosts' own ports)."""
+        for ns in self.plan.namespaces():
+            out = _run(["tc", "-n", ns, "-s", "-j", "qdisc", "show"])
+            from lanloss.testbed.counters import parse_tc_json
+
+            if any(q["backlog"] for q in parse_tc_json(out).values()):
+                return False
+        return True
+
+    def flow_ports(self, src: str, dst: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """(ingress ports, egress ports) of the switches on the path src -> dst."""
+        egress = self.plan.path_ports(src, dst)
+        ingress = []
+        prev = src
+        for sw, _port in egress:
+            ingress.append((sw, self.plan.port_towards(sw, prev).name))
+            prev = sw
+        return ingress, egress
+
+    def describe(self) -> dict[str, Any]:
+        mtu = int(self.params["mtu"])
+        sw_limit, host_limit = int(self.params["switch_buffer"]), int(self.params["tx_queue"])
+        return {
+            "prefix": self.prefix,
+            "namespaces": self.plan.namespaces(),
+            "switches": {
+                sw.name: {
+                    p.name: {
+                        "peer": p.peer,
+                        "rate_bps": p.rate,
+                        "tc": shaper(p.rate, sw_limit, mtu),
+                    }
+                    for p in sw.ports
+                }
+                for sw in self.plan.switches
+            },
+            "hosts": {
+                h.name: {
+                    "address": h.address,
+                    "switch": h.switch,
+                    "rate_bps": h.rate,
+                    "tc": shaper(h.rate, host_limit, mtu),
+                }
+                for h in self.plan.hosts
+            },
+            "bridge": {
+                "bridge-nf-call-iptables": 1,
+                "mcast_snooping": 0,
+                "fdb": "static",
+                "arp": "static",
+            },
+            "not_emulated": self.plan.unsupported,
+        }
+
+    def teardown(self) -> list[str]:
+        return teardown(self.prefix)

@@ -1,0 +1,820 @@
+"""One testbed run, end to end: validate, recover, set up, capture, apply, count, run
+traffic, count, restore, tear down -> a RunRecord with source "bed".
+
+Restore always happens: the work is wrapped in try/finally, SIGTERM and SIGHUP
+are turned into an exception like Ctrl-C, and while restoring further signals
+are held until the restore is complete. What a ``kill -9`` leaves behind is in
+the journal, and the next call replays it first (journal.recover).
+
+Everything that can be checked without touching a host (options, inventory,
+topology, tools) is checked in ``prepare``; ``execute`` then touches hosts.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import signal
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from lanloss import paths
+from lanloss.options import OptionError
+from lanloss.record import RunRecord
+from lanloss.testbed import attribution, counters, cpulimit, netns, settings, traffic
+from lanloss.testbed import inventory as inv_mod
+from lanloss.testbed import journal as jr
+from lanloss.testbed.errors import BedError, Cancelled
+from lanloss.testbed.hosts import Host, gather_facts
+from lanloss.testbed.ssh import SshBackend
+
+DEFAULT_PREFIX = "lanloss-"
+FAULT_ENV = "LANLOSS_BED_FAULT"  # test hook: fail on purpose at a phase (see README)
+
+
+@dataclass
+class Request:
+    """A validated run: everything `lanloss bed run` was told, nothing touched yet."""
+
+    params: dict[str, Any]
+    given: set[str]
+    backend: str = "netns"
+    tool: str = "lanloss"
+    inventory: str | None = None
+    prefix: str = DEFAULT_PREFIX
+    state_dir: str = field(default_factory=jr.default_state_dir)
+    pin: bool = True
+    keep_log: bool = True
+    senders: list[str] | None = None
+    receivers: list[str] | None = None
+    progress: bool = False
+    # filled by prepare()
+    inv: inv_mod.Inventory | None = None
+    picked: tuple[list[Any], list[Any]] | None = None
+
+
+def _check_prefix(prefix: str) -> None:
+    if not prefix or len(prefix) > 24 or not all(c.isalnum() or c in "-_." for c in prefix):
+        raise OptionError(f"--prefix: {prefix!r} must be 1-24 letters, digits, '-', '_' or '.'")
+
+
+def prepare(req: Request) -> Request:
+    """Validate the whole request without touching any host (OptionError / BedError)."""
+    _check_prefix(req.prefix)
+    p, given = req.params, req.given
+    if req.tool == "iperf3":
+        if p["cast"] == "multicast":
+            raise OptionError("cast: iperf3 has no multicast; use --tool lanloss")
+        if int(p["readers"]) > 1:
+            raise OptionError(f"readers: {p['readers']}: iperf3 has one reader; use --tool lanloss")
+        if p["pattern"] != "cbr":
+            raise OptionError(f"pattern: {p['pattern']!r}: iperf3 paces cbr only")
+        if p.get("recv_work"):
+            raise OptionError("recv_work: iperf3 has no per-packet work; use --tool lanloss")
+        if p.get("rcvbuf") and p.get("sndbuf") and p["rcvbuf"] != p["sndbuf"]:
+            raise OptionError("rcvbuf/sndbuf: iperf3 sets both from one -w; give one value")
+    if p["cast"] == "multicast" and p["protocol"] == "tcp":
+        raise OptionError("cast: multicast needs protocol udp")
+    if p["protocol"] == "udp" and int(p["payload"]) > 65507:
+        raise OptionError(f"payload: {p['payload']} exceeds the UDP maximum 65507")
+    if req.tool == "lanloss":
+        for name in ("lanloss-send", "lanloss-recv"):
+            try:
+                paths.ctool(name)
+            except FileNotFoundError:
+                raise BedError(f"{name} is not built; run `make -C testbed/tools`") from None
+
+    if req.backend == "netns":
+        if req.inventory:
+            raise OptionError(
+                "--inventory: the netns backend builds its hosts from the "
+                "topology options; an inventory is for --backend ssh"
+            )
+        if req.senders or req.receivers:
+            raise OptionError("--sender/--receiver name inventory hosts (--backend ssh)")
+        netns.plan(p, req.prefix)  # topology errors now, not after the build
+        netns.NetnsBackend.validate_machine()
+    elif req.backend == "ssh":
+        if not req.inventory:
+            raise OptionError("--inventory: the ssh backend needs an inventory file")
+        for opt in ("switch_buffer", "tx_queue", "edge_switches"):
+            if opt in given:
+                raise OptionError(
+                    f"{opt}: describes the netns emulation; real hosts and "
+                    "switches are not set by the ssh backend"
+                )
+        if p["topology"] not in ("star", "two-tier"):
+            raise OptionError(
+                f"topology: {p['topology']!r}: the ssh backend records star or "
+                "two-tier (the real network's shape), not a file"
+            )
+        req.inv = inv_mod.load(req.inventory)
+        req.picked = inv_mod.select(
+            req.inv, int(p["senders"]), int(p["receivers"]), req.senders, req.receivers
+        )
+    else:
+        raise OptionError(f"--backend: {req.backend!r} is not netns or ssh")
+    return req
+
+
+# -- signals ----------------------------------------------------------------------------------
+
+
+def _raise_cancelled(signum: int, frame: Any) -> None:
+    raise Cancelled(signal.Signals(signum).name)
+
+
+@contextmanager
+def signals_raise() -> Iterator[None]:
+    """SIGTERM/SIGHUP unwind like Ctrl-C, so finally blocks (restore) run."""
+    old = {s: signal.signal(s, _raise_cancelled) for s in (signal.SIGTERM, signal.SIGHUP)}
+    # Ctrl-C must cancel even when started from a shell that ignores SIGINT (cmd &).
+    old[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+@contextmanager
+def signals_held() -> Iterator[list[int]]:
+    """While restoring, note signals instead of acting on them; re-raise afterwards."""
+    got: list[int] = []
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {s: signal.signal(s, lambda n, f: got.append(n)) for s in sigs}
+    try:
+        yield got
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _fault(phase: str) -> None:
+    if os.environ.get(FAULT_ENV) == phase:
+        raise BedError(f"injected fault at {phase} ({FAULT_ENV})")
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+
+class Reporter:
+    """Phase and traffic progress on stderr with rich (only on a terminal, or when asked)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.progress: Any = None
+        self.task: Any = None
+        self.phase = ""
+
+    def __enter__(self) -> Reporter:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(
+                TextColumn("[bold]lanloss bed[/] {task.description}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>3.0f}%"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task("starting", total=1.0)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    def tick(self, phase: str, fraction: float = 0.0) -> None:
+        self.phase = phase
+        if self.progress is not None:
+            self.progress.update(self.task, description=phase, completed=fraction)
+
+    def say(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress.console.print(f"lanloss bed: {text}")
+        else:
+            print(f"lanloss bed: {text}", file=sys.stderr)
+
+
+# -- recovery ---------------------------------------------------------------------------------
+
+
+def recover_pending(state_dir: str, prefix: str, say: Any) -> bool:
+    """Replay a journal left by a crashed run (lock must be held). True if there was one."""
+    pending = jr.Journal.find(state_dir, prefix)
+    if pending is None:
+        return False
+    say(
+        f"found restore journal of pid {pending.data.get('pid')} "
+        f"(phase {pending.data.get('phase')}); restoring first"
+    )
+    failures = jr.recover(pending, netns.teardown_all, say)
+    if failures:
+        raise BedError(f"restore from {pending.path} incomplete (journal kept): {failures[0]}")
+    return True
+
+
+def cleanup(prefix: str, state_dir: str, say: Any) -> list[str]:
+    """`lanloss bed cleanup`: journal replay, then anything left by name (netns, cgroups)."""
+    _check_prefix(prefix)
+    lock = jr.lock(state_dir, prefix)
+    try:
+        recover_pending(state_dir, prefix, say)
+        names = netns.list_netns(prefix)
+        failures = netns.teardown(prefix)
+        machine = Host(
+            inv_mod.HostSpec(netns.MACHINE, "machine", "", "", ""), netns.machine_transport()
+        )
+        groups = netns.stale_cgroups(prefix)
+        for path in groups:
+            why = cpulimit.remove_cgroup(machine, path)
+            if why:
+                failures.append(why)
+        say(f"removed {len(names)} namespace(s) and {len(groups)} cgroup(s) named {prefix}*")
+        return failures
+    finally:
+        lock.release()
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+@dataclass
+class FlowPlan:
+    sender: Host
+    receiver: Host
+    stream: traffic.Stream
+
+
+def _streams(
+    req: Request,
+    senders: list[Host],
+    receivers: list[Host],
+    pairs: list[tuple[str, str, int | None]],
+) -> tuple[list[traffic.Stream], list[FlowPlan]]:
+    p = req.params
+    hosts = {h.name: h for h in [*senders, *receivers]}
+    rate = p["rate"]
+    streams: list[traffic.Stream] = []
+    flows: list[FlowPlan] = []
+    if p["cast"] == "multicast":
+        for k, s in enumerate(senders):
+            st = traffic.Stream(k, s, netns.GROUP, traffic.PORT, rate, list(receivers))
+            streams.append(st)
+            flows += [FlowPlan(s, r, st) for r in receivers]
+        return streams, flows
+    for k, (src, dst, frate) in enumerate(pairs):
+        port = traffic.PORT if req.tool == "lanloss" else traffic.IPERF_PORT + k
+        st = traffic.Stream(
+            k, hosts[src], hosts[dst].spec.data_address, port, frate or rate, [hosts[dst]]
+        )
+        streams.append(st)
+        flows.append(FlowPlan(hosts[src], hosts[dst], st))
+    return streams, flows
+
+
+def execute(req: Request, reporter: Reporter) -> RunRecord:
+    """Touch the hosts: the run proper. Restores and tears down whatever happens."""
+    t_wall = time.monotonic()
+    timing: dict[str, float] = {}
+    lock = jr.lock(req.state_dir, req.prefix)
+    machine_lock = jr.lock_machine(reporter.say) if req.backend == "netns" else None
+    run_id = uuid.uuid4().hex[:10]
+    run_dir = tempfile.mkdtemp(prefix=f"{req.prefix}run-")
+    os.chmod(run_dir, 0o755)
+    try:
+        recover_pending(req.state_dir, req.prefix, reporter.say)
+        journal = jr.Journal.create(req.state_dir, req.prefix, req.backend)
+        journal.record("local_dirs", run_dir)
+        state: dict[str, Any] = {"changes": [], "hosts": {}, "captured": {}, "cpu": {}}
+        outcome: dict[str, Any] = {}
+        error: BaseException | None = None
+        with signals_raise():
+            try:
+                _work(req, reporter, journal, run_id, run_dir, state, outcome, timing)
+            except BaseException as exc:  # noqa: BLE001 - restore first, re-raise below
+                error = exc
+            finally:
+                with signals_held() as held:
+                    reporter.tick("restoring")
+                    t0 = time.monotonic()
+                    restore_report = _undo(state, journal, reporter)
+                    timing["restore_s"] = round(time.monotonic() - t0, 3)
+                if held and error is None:
+                    error = (
+                        KeyboardInterrupt()
+                        if held[0] == signal.SIGINT
+                        else Cancelled(signal.Signals(held[0]).name)
+                    )
+        if error is not None:
+            if restore_report["failures"]:
+                reporter.say("restore incomplete: " + "; ".join(restore_report["failures"]))
+            raise error
+        if restore_report["failures"]:
+            raise BedError(
+                "restore incomplete (journal kept at "
+                f"{journal.path}): {restore_report['failures'][0]}"
+            )
+        timing["wall_s"] = round(time.monotonic() - t_wall, 3)
+        return _record(req, state, outcome, restore_report, timing)
+    finally:
+        if machine_lock is not None:
+            machine_lock.release()
+        lock.release()
+        _rmtree(run_dir)
+
+
+def _rmtree(path: str) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _work(
+    req: Request,
+    reporter: Reporter,
+    journal: jr.Journal,
+    run_id: str,
+    run_dir: str,
+    state: dict[str, Any],
+    outcome: dict[str, Any],
+    timing: dict[str, float],
+) -> None:
+    p = req.params
+    t0 = time.monotonic()
+    reporter.tick("setting up hosts")
+    if req.backend == "netns":
+        backend: Any = netns.NetnsBackend(p, req.prefix, run_dir)
+        state["backend"] = backend
+        backend.setup(journal)
+        pairs = backend.plan.flows
+        # the hosts the flows use (a topology file's flows may start at a 'host' node)
+        senders = [backend.hosts[n] for n in dict.fromkeys(f[0] for f in pairs)]
+        receivers = [backend.hosts[n] for n in dict.fromkeys(f[1] for f in pairs)]
+        machine_hosts = [backend.machine]
+        for h in [backend.machine, *backend.hosts.values()]:
+            gather_facts(h)
+            journal.record_host(h)
+        tool_dirs = {
+            h.name: str(paths.ctool("lanloss-send").parent) for h in backend.hosts.values()
+        }
+    else:
+        assert req.inv is not None and req.picked is not None
+        backend = SshBackend(req.inv, req.picked[0], req.picked[1], run_id, run_dir, req.tool)
+        state["backend"] = backend
+        backend.setup(journal)
+        senders = [backend.hosts[s.name] for s in req.picked[0]]
+        receivers = [backend.hosts[s.name] for s in req.picked[1]]
+        k = max(len(senders), len(receivers))
+        pairs = [
+            (senders[i % len(senders)].name, receivers[i % len(receivers)].name, None)
+            for i in range(k)
+        ]
+        machine_hosts = []
+        tool_dirs = backend.tool_dirs
+    run_hosts = [*senders, *receivers]
+    all_hosts = {h.name: h for h in [*machine_hosts, *run_hosts, *backend.switches]}
+    state["hosts"] = all_hosts
+    state["run_hosts"] = run_hosts
+    timing["setup_s"] = round(time.monotonic() - t0, 3)
+
+    # settings: capture, plan, check explicit requests, apply (journalled)
+    t0 = time.monotonic()
+    reporter.tick("capturing settings")
+    settable = [*machine_hosts, *run_hosts]
+    captured = {h.name: settings.capture(h) for h in settable}
+    state["captured"] = captured
+    changes, unsupported = settings.plan_changes(p, req.given, senders, receivers, captured)
+    rcvbuf_force = sndbuf_force = False
+    for u in list(unsupported):
+        if u.option == "rcvbuf" and u.setting.startswith("sysctl"):
+            rcvbuf_force = True  # rmem_max cannot be raised: SO_RCVBUFFORCE (root) instead
+            u.reason += "; the receiver uses SO_RCVBUFFORCE"
+            u.explicit = False
+        elif u.option == "sndbuf" and u.setting.startswith("sysctl"):
+            sndbuf_force = True
+            u.reason += "; the sender uses SO_SNDBUFFORCE"
+            u.explicit = False
+    fatal = [u for u in unsupported if u.explicit]
+    state["unsupported"] = unsupported
+    if fatal:
+        u = fatal[0]
+        raise BedError(f"{u.host}: cannot set {u.option} ({u.setting}): {u.reason}")
+    reporter.tick("applying settings")
+    state["changes"] = changes  # restore covers every planned change, applied or not
+    refused = settings.apply(all_hosts, changes, journal, soft=frozenset({"rcvbuf", "sndbuf"}))
+    for u in refused:
+        if u.option in ("rcvbuf", "sndbuf"):
+            rcvbuf_force = rcvbuf_force or u.option == "rcvbuf"
+            sndbuf_force = sndbuf_force or u.option == "sndbuf"
+            u.reason += (
+                f"; the {'receiver' if u.option == 'rcvbuf' else 'sender'} uses "
+                f"SO_{'RCV' if u.option == 'rcvbuf' else 'SND'}BUFFORCE"
+            )
+            u.explicit = False
+    unsupported += refused
+    timing["apply_s"] = round(time.monotonic() - t0, 3)
+    _fault("after-apply")
+
+    # slow receiver
+    cgroups, pre = {}, {}
+    if p.get("recv_cpu"):
+        for h in receivers:
+            where = h.sysctl_host  # cgroups live on the machine that runs the process
+            limit = cpulimit.create(where, f"{req.prefix}{h.name}", int(p["recv_cpu"]), journal)
+            state["cpu"][h.name] = (where, limit)
+            if limit.procs_file:
+                cgroups[h.name] = limit.procs_file
+            pre[h.name] = limit.pre
+    pin = _pinning(req, senders, receivers)
+
+    shared = _shared_clock(req, run_hosts)
+    t = traffic.Traffic(
+        streams=[],
+        receivers=receivers,
+        params=p,
+        tool=req.tool,
+        tool_paths=tool_dirs,
+        group=netns.GROUP if p["cast"] == "multicast" else None,
+        rcvbuf_force=rcvbuf_force,
+        sndbuf_force=sndbuf_force,
+        shared_clock=shared,
+        pin=pin,
+        cgroups=cgroups,
+        pre=pre,
+        keep_log=req.keep_log and req.tool == "lanloss",
+    )
+    t.streams, flows = _streams(req, senders, receivers, pairs)
+    if req.tool == "iperf3":
+        t.receivers = receivers
+    state["traffic"] = t
+    state["flows"] = flows
+
+    # counters, traffic, counters
+    count_hosts = [*machine_hosts, *run_hosts, *backend.switches]
+
+    def snap_all() -> dict[str, counters.Snapshot]:
+        return {
+            h.name: counters.snapshot(
+                h, backend.switch_ports(h.name) if h in backend.switches else None
+            )
+            for h in count_hosts
+        }
+
+    journal.set_phase("traffic")
+    reporter.tick("counters before")
+    before = snap_all()
+    _fault("traffic")
+    out = traffic.run(t, journal, backend.network_idle, reporter.tick)
+    reporter.tick("counters after")
+    after = snap_all()
+    timing.update({k: round(v, 3) for k, v in out.timing.items()})
+    outcome["traffic"] = out
+    outcome["deltas"] = {n: counters.delta(before[n], after[n]) for n in before}
+    outcome["counter_errors"] = {n: s.errors for n, s in after.items() if s.errors}
+    outcome["cpu_stat"] = {n: cpulimit.stat(w, lim) for n, (w, lim) in state["cpu"].items()}
+    outcome["facts"] = {h.name: dict(h.facts) for h in all_hosts.values()}
+
+
+def _pinning(req: Request, senders: list[Host], receivers: list[Host]) -> dict[str, list[str]]:
+    """netns: senders on CPU 0, receivers on the others (clean, repeatable; feasibility §4)."""
+    if req.backend != "netns" or not req.pin:
+        return {}
+    n = os.cpu_count() or 1
+    if n < 2:
+        return {}
+    rx_cpus = ",".join(str(c) for c in range(1, n))
+    out = {h.name: ["taskset", "-c", "0"] for h in senders}
+    out.update({h.name: ["taskset", "-c", rx_cpus] for h in receivers})
+    return out
+
+
+def _shared_clock(req: Request, hosts: list[Host]) -> bool:
+    """One kernel (same boot id as here) = one CLOCK_MONOTONIC: start-at and latency work."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as fh:
+            here = fh.read().strip()
+    except OSError:
+        return False
+    return all(h.facts.get("boot_id") == here for h in hosts)
+
+
+def _undo(state: dict[str, Any], journal: jr.Journal, reporter: Reporter) -> dict[str, Any]:
+    """Restore settings, capture them again, remove cgroups, tear down. Never raises."""
+    failures: list[str] = []
+    hosts: dict[str, Host] = state.get("hosts", {})
+    try:
+        failures += settings.restore(hosts, state.get("changes", []))
+    except BaseException as exc:  # noqa: BLE001 - keep undoing
+        failures.append(f"restore: {exc}")
+    after: dict[str, settings.Captured] = {}
+    mismatches: dict[str, list[str]] = {}
+    for name, cap in state.get("captured", {}).items():
+        try:
+            after[name] = settings.capture(hosts[name])
+            diff = settings.compare(cap, after[name])
+            if diff:
+                mismatches[name] = diff
+        except BaseException as exc:  # noqa: BLE001
+            failures.append(f"capture after on {name}: {exc}")
+    for where, limit in state.get("cpu", {}).values():
+        if limit.path:
+            why = cpulimit.remove_cgroup(where, limit.path)
+            if why:
+                failures.append(why)
+    backend = state.get("backend")
+    if backend is not None:
+        try:
+            failures += backend.teardown()
+        except BaseException as exc:  # noqa: BLE001
+            failures.append(f"teardown: {exc}")
+        if hasattr(backend, "close"):
+            backend.close()
+    if mismatches:
+        failures.append(f"settings differ after restore: {mismatches}")
+    if not failures:
+        journal.finish()
+    return {"failures": failures, "after": after, "mismatches": mismatches}
+
+
+# -- the record -------------------------------------------------------------------------------
+
+
+def _goodput(flow_rep: dict[str, Any], log: list[tuple[int, int]] | None, warmup: float) -> float:
+    """Payload bit/s after the warm-up, from the per-packet log (else the whole flow)."""
+    if log and len(log) >= 2:
+        t_start = min(rx for rx, _ in log) + int(warmup * 1e9)
+        window = sorted(x for x in log if x[0] >= t_start)
+        if len(window) >= 2 and window[-1][0] > window[0][0]:
+            bits = 8 * sum(n for _, n in window[1:])
+            return bits / ((window[-1][0] - window[0][0]) / 1e9)
+    first, last = flow_rep.get("first_rx_ns"), flow_rep.get("last_rx_ns")
+    n = int(flow_rep.get("received") or 0)
+    if not first or not last or last <= first or n < 2:
+        return 0.0
+    return 8 * int(flow_rep.get("bytes") or 0) * (n - 1) / n / ((last - first) / 1e9)
+
+
+def _record(
+    req: Request,
+    state: dict[str, Any],
+    outcome: dict[str, Any],
+    restore_report: dict[str, Any],
+    timing: dict[str, float],
+) -> RunRecord:
+    p = req.params
+    out: traffic.Outcome = outcome["traffic"]
+    backend = state["backend"]
+    flows_plan: list[FlowPlan] = state["flows"]
+    payload = int(p["payload"])
+    rows = []
+    paths_ = []
+    for fp in flows_plan:
+        st = fp.stream
+        if req.tool == "lanloss":
+            srep = out.senders[st.id]
+            fails = sum(int(v) for v in (srep.get("send_errors") or {}).values())
+            sent = int(srep["sent"]) + fails
+            rrep = out.receivers[fp.receiver.name]
+            frep = next((f for f in rrep.get("flows", []) if f.get("flow") == st.id), {})
+            received = int(frep.get("received") or 0)
+            log = out.logs.get(fp.receiver.name, {}).get(st.id)
+            goodput = _goodput(frep, log, float(p["warmup"]))
+            lat = frep.get("latency_us") or {}
+            latency = {k: lat.get(k) for k in ("p50", "p99", "max")}
+            runs = frep.get("loss_runs") or {"count": 0, "mean": 0.0, "max": 0}
+            dup, reord = int(frep.get("duplicated") or 0), int(frep.get("reordered") or 0)
+            achieved = float(srep.get("achieved_bps") or 0)
+        else:
+            crep = out.senders[st.id]
+            srv = out.receivers[f"{fp.receiver.name}#{st.id}"]
+            end_c, end_s = crep.get("end", {}), srv.get("end", {})
+            fails = 0
+            if p["protocol"] == "udp":
+                sent = int(end_c.get("sum_sent", {}).get("packets") or 0)
+            else:
+                sent = int(end_c.get("sum_sent", {}).get("bytes") or 0) // payload
+            recv_bytes = int(end_s.get("sum_received", {}).get("bytes") or 0)
+            received = recv_bytes // payload
+            goodput = float(end_s.get("sum_received", {}).get("bits_per_second") or 0)
+            latency = {"p50": None, "p99": None, "max": None}
+            runs = {"count": 0, "mean": 0.0, "max": 0}
+            streams = end_s.get("streams") or [{}]
+            reord = int((streams[0].get("udp") or {}).get("out_of_order") or 0)
+            dup = 0
+            achieved = float(end_c.get("sum_sent", {}).get("bits_per_second") or 0)
+        ingress, egress = backend.flow_ports(fp.sender.name, fp.receiver.name)
+        paths_.append(
+            attribution.FlowPath(
+                fp.sender.name,
+                fp.sender.iface,
+                fp.receiver.name,
+                fp.receiver.iface,
+                st.id,
+                fp.receiver.sysctl_host.name,
+                sent,
+                received,
+                fails,
+                ingress,
+                egress,
+            )
+        )
+        rows.append(
+            {
+                "sender": fp.sender.name,
+                "receiver": fp.receiver.name,
+                "sent": sent,
+                "received": received,
+                "lost": sent - received,
+                "duplicated": dup,
+                "reordered": reord,
+                "goodput_bps": goodput,
+                "latency_us": latency,
+                "loss_runs": runs,
+                "achieved": achieved,
+                "stream": st.id,
+                "rate": st.rate,
+            }
+        )
+
+    srcs = attribution.sources(paths_, outcome["deltas"], p["protocol"])
+    attr = attribution.attribute(paths_, srcs)
+    for row, d in zip(rows, attr["flows"], strict=True):
+        row["drops"] = d
+
+    sent = sum(r["sent"] for r in rows)
+    received = sum(r["received"] for r in rows)
+    achieved_by_stream = {r["stream"]: r["achieved"] for r in rows}
+    achieved_send = sum(achieved_by_stream.values())
+    # offered: each flow's configured rate (per-flow rates of a topology file included);
+    # rate max offers what the sender achieved
+    offered = sum(
+        achieved_by_stream[r["stream"]] if r["rate"] == "max" else float(r["rate"]) for r in rows
+    )
+    totals = {
+        "offered_bps": offered,
+        "offered_pps": offered / (8 * payload),
+        "sent": sent,
+        "received": received,
+        "loss": (1 - received / sent) if sent else 0.0,
+        "goodput_bps": sum(r["goodput_bps"] for r in rows),
+        "achieved_send_bps": achieved_send,
+    }
+    flows = [{k: v for k, v in r.items() if k not in ("achieved", "stream", "rate")} for r in rows]
+
+    env = _env(req, state, outcome, restore_report)
+    pause = _pause(outcome)
+    extra = {
+        "tool_reports": {
+            "senders": {str(k): v for k, v in out.senders.items()},
+            "receivers": out.receivers,
+        },
+        "counters": {n: counters.nonzero(d) for n, d in outcome["deltas"].items()},
+        "counter_errors": outcome["counter_errors"],
+        "attribution": {"detail": attr["detail"], "flags": attr["flags"]},
+        "cross_check": _cross_check(req, state, outcome, rows),
+        "cpu_stat": outcome["cpu_stat"],
+        "commands": traffic.describe_commands(state["traffic"]),
+    }
+    return RunRecord.from_dict(
+        {
+            "schema": "lanloss.run/1",
+            "source": "bed",
+            "params": dict(p),
+            "env": env,
+            "flows": flows,
+            "totals": totals,
+            "drops": attr["totals"],
+            "pause": pause,
+            "timing": timing,
+            "extra": extra,
+        }
+    )
+
+
+def _env(
+    req: Request, state: dict[str, Any], outcome: dict[str, Any], restore_report: dict[str, Any]
+) -> dict[str, Any]:
+    from lanloss.sim import git_describe
+
+    backend = state["backend"]
+    captured: dict[str, settings.Captured] = state["captured"]
+    after: dict[str, settings.Captured] = restore_report["after"]
+    facts = outcome["facts"]
+    hosts = {}
+    unsupported = state.get("unsupported", [])
+    for name, host in state["hosts"].items():
+        f = facts.get(name, {})
+        entry: dict[str, Any] = {
+            "role": host.spec.role,
+            "kernel": f.get("kernel"),
+            "driver": f.get("driver"),
+            "interface": host.iface or None,
+            "address": host.spec.data_address or None,
+        }
+        if host.spec.netns:
+            entry["netns"] = host.spec.netns
+        if f.get("link_speed"):
+            entry["link_speed"] = f.get("link_speed")
+        if name in captured:
+            entry["settings_before"] = captured[name].values
+            entry["settings_after"] = after[name].values if name in after else None
+            entry["unsupported"] = [
+                {"setting": k, "reason": v, "option": None, "explicit": False}
+                for k, v in captured[name].unreadable.items()
+            ] + [
+                {
+                    "setting": u.setting,
+                    "reason": u.reason,
+                    "option": u.option,
+                    "explicit": u.explicit,
+                }
+                for u in unsupported
+                if u.host == name
+            ]
+        if name in state["cpu"]:
+            entry["cpu_limit"] = state["cpu"][name][1].describe()
+        hosts[name] = entry
+    tool: dict[str, Any] = {"name": req.tool}
+    if req.tool == "lanloss":
+        tool["path"] = str(paths.ctool("lanloss-send").parent)
+        reps = outcome["traffic"].senders
+        tool["version"] = next(iter(reps.values()), {}).get("version") if reps else None
+    else:
+        reps = outcome["traffic"].senders
+        first = next(iter(reps.values()), {})
+        tool["version"] = first.get("start", {}).get("version")
+    changes = [c.to_dict() for c in state["changes"]]
+    return {
+        "backend": req.backend,
+        "tool": tool,
+        "harness": {"python": platform.python_version(), **git_describe()},
+        "controller": {"kernel": platform.release(), "machine": platform.machine()},
+        "hosts": hosts,
+        "topology": backend.describe(),
+        "changes": changes,
+        "restore": {
+            "ok": not restore_report["failures"],
+            "mismatches": restore_report["mismatches"],
+        },
+        "clock_shared": state["traffic"].shared_clock,
+        "pinning": state["traffic"].pin,
+    }
+
+
+def _pause(outcome: dict[str, Any]) -> dict[str, Any]:
+    """Standard pause statistics where the NIC reports them; {} otherwise (veth has none)."""
+    ports = {}
+    for name, d in outcome["deltas"].items():
+        for iface, stats in (d.get("pause") or {}).items():
+            ports[f"{name}:{iface}"] = {
+                "frames_sent": stats.get("tx_pause_frames", 0),
+                "frames_received": stats.get("rx_pause_frames", 0),
+            }
+    if not ports:
+        return {}
+    return {"frames_sent": sum(v["frames_sent"] for v in ports.values()), "ports": ports}
+
+
+def _cross_check(
+    req: Request, state: dict[str, Any], outcome: dict[str, Any], rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Independent counts of the same drops: kernel, socket, application."""
+    out: dict[str, Any] = {}
+    deltas = outcome["deltas"]
+    if req.tool != "lanloss":
+        return out
+    for h in state["traffic"].receivers:
+        rep = outcome["traffic"].receivers[h.name]
+        d = deltas.get(h.name, {})
+        entry = {
+            "RcvbufErrors": counters.get(d, "snmp", "Udp", "RcvbufErrors"),
+            "InErrors": counters.get(d, "snmp", "Udp", "InErrors"),
+            "socket_drops": rep.get("socket_drops"),
+            "rxq_ovfl": rep.get("rxq_ovfl"),
+            "rcvbuf_actual": rep.get("rcvbuf_actual"),
+        }
+        if req.params.get("rcvbuf") is not None:
+            entry["rcvbuf_requested"] = int(req.params["rcvbuf"])
+            entry["rcvbuf_expected"] = max(2 * int(req.params["rcvbuf"]), 2304)  # socket(7)
+        out[h.name] = entry
+    for s in state["traffic"].streams:
+        rep = outcome["traffic"].senders[s.id]
+        d = deltas.get(s.sender.name, {})
+        out[f"{s.sender.name}#{s.id}"] = {
+            "SndbufErrors": counters.get(d, "snmp", "Udp", "SndbufErrors"),
+            "send_errors": rep.get("send_errors"),
+            "sndbuf_actual": rep.get("sndbuf_actual"),
+            "achieved_bps": rep.get("achieved_bps"),
+        }
+    return out

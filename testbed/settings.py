@@ -1,0 +1,385 @@
+"""Host settings: capture (verbatim text), plan and apply the run's changes, restore.
+
+Captured on every host before and after a run, verbatim, so that "restored"
+means byte-identical: sysctls ``net.core.rmem_*``, ``wmem_*``,
+``netdev_max_backlog`` and ``net.ipv4.udp_mem``; ``ethtool -a/-c/-g/-k/-i`` of
+the interface under test; its MTU and qdisc.
+
+A change is journalled (``journal.Journal.record_change``, fsynced) before it
+is made, and verified by reading the value back afterwards: in a non-initial
+network namespace ``sysctl -w net.core.rmem_max=...`` prints an error but
+exits 0 (feasibility.md §4), so an exit status alone proves nothing. What a
+host cannot do (ethtool -A/-C/-G on veth) is recorded as unsupported; it is
+fatal only when the run asked for that setting explicitly.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from lanloss.testbed.errors import BedError
+from lanloss.testbed.hosts import Host
+
+SYSCTLS = (
+    "net.core.rmem_default",
+    "net.core.rmem_max",
+    "net.core.wmem_default",
+    "net.core.wmem_max",
+    "net.core.netdev_max_backlog",
+    "net.ipv4.udp_mem",
+)
+ETHTOOL_QUERIES = ("-a", "-c", "-g", "-k", "-i")
+
+
+def sysctl_path(key: str) -> str:
+    return "/proc/sys/" + key.replace(".", "/")
+
+
+def capture_argvs(host: Host) -> list[tuple[str, list[str]]]:
+    """(setting name, argv) pairs read on one host."""
+    items = [(f"sysctl {k}", ["cat", sysctl_path(k)]) for k in SYSCTLS]
+    if host.iface:
+        i = host.iface
+        items += [(f"ethtool {q} {i}", ["ethtool", q, i]) for q in ETHTOOL_QUERIES]
+        items += [(f"link {i}", ["ip", "-o", "link", "show", "dev", i])]
+        items += [(f"qdisc {i}", ["tc", "qdisc", "show", "dev", i])]
+    return items
+
+
+@dataclass
+class Captured:
+    """Settings text by name, and what could not be read (name -> reason)."""
+
+    values: dict[str, str]
+    unreadable: dict[str, str]
+
+    def as_env(self) -> dict[str, Any]:
+        return {**self.values, **{k: None for k in self.unreadable}}
+
+
+def capture(host: Host) -> Captured:
+    items = capture_argvs(host)
+    results = host.transport.run_many([argv for _, argv in items])
+    values: dict[str, str] = {}
+    unreadable: dict[str, str] = {}
+    for (name, _), res in zip(items, results, strict=True):
+        if res.ok:
+            text = res.out
+            if name.startswith("link "):
+                # counters-free: the flags, mtu, qdisc, state and link-layer address
+                text = re.sub(r"\\\s+", " ", text)
+            values[name] = text.rstrip("\n")
+        else:
+            unreadable[name] = res.first_error_line()
+    return Captured(values, unreadable)
+
+
+# -- parsing of the captured text ---------------------------------------------------------
+
+
+def parse_pause(text: str) -> dict[str, str]:
+    """`ethtool -a`: {'autoneg': 'on', 'rx': 'off', 'tx': 'off'}."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*(Autonegotiate|RX|TX):\s*(\S+)", line)
+        if m:
+            out[{"Autonegotiate": "autoneg", "RX": "rx", "TX": "tx"}[m.group(1)]] = m.group(2)
+    return out
+
+
+def parse_coalesce(text: str) -> dict[str, Any]:
+    """`ethtool -c`: adaptive-rx ('on'/'off'/None if n/a) and rx-usecs (int or None)."""
+    out: dict[str, Any] = {"adaptive-rx": None, "rx-usecs": None}
+    m = re.search(r"Adaptive RX:\s*(on|off)", text)
+    if m:
+        out["adaptive-rx"] = m.group(1)
+    m = re.search(r"^rx-usecs:\s*(\d+)", text, flags=re.MULTILINE)
+    if m:
+        out["rx-usecs"] = int(m.group(1))
+    return out
+
+
+def parse_ring(text: str) -> dict[str, int | None]:
+    """`ethtool -g`: the RX ring's maximum and current size."""
+    out: dict[str, int | None] = {"max": None, "current": None}
+    section = None
+    for line in text.splitlines():
+        if line.startswith("Pre-set maximums"):
+            section = "max"
+        elif line.startswith("Current hardware settings"):
+            section = "current"
+        else:
+            m = re.match(r"^RX:\s*(\d+)", line)
+            if m and section:
+                out[section] = int(m.group(1))
+    return out
+
+
+def parse_mtu(text: str) -> int | None:
+    m = re.search(r"\bmtu (\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+# -- planning -------------------------------------------------------------------------------
+
+
+@dataclass
+class Change:
+    """One setting the run changes on one host; ``before`` is what restore writes back."""
+
+    host: str
+    kind: str  # sysctl | pause | coalesce | ring | mtu
+    target: str  # sysctl key or interface
+    before: Any
+    want: Any
+    option: str  # the vocabulary option that asked for it
+    explicit: bool  # given by the user (fatal if impossible) or a default
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Change:
+        return cls(**d)
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.target} on {self.host}: {self.before} -> {self.want}"
+
+
+@dataclass
+class Unsupported:
+    host: str
+    setting: str
+    reason: str
+    option: str | None = None
+    explicit: bool = False
+
+
+def itr_to_usecs(itr: int) -> int:
+    """itr (max interrupts/s, 0 = one per packet) as ethtool rx-usecs."""
+    return 0 if itr == 0 else max(1, round(1e6 / itr))
+
+
+def plan_changes(
+    params: dict[str, Any],
+    given: set[str],
+    senders: list[Host],
+    receivers: list[Host],
+    captured: dict[str, Captured],
+) -> tuple[list[Change], list[Unsupported]]:
+    """The changes a run needs on each host, from the captured 'before' state."""
+    changes: list[Change] = []
+    unsupported: list[Unsupported] = []
+    seen: set[tuple[str, str, str]] = set()
+
+    def add(host: Host, kind: str, target: str, before: Any, want: Any, option: str) -> None:
+        key = (host.name, kind, target)
+        if key in seen:
+            return
+        seen.add(key)
+        if before != want:
+            changes.append(Change(host.name, kind, target, before, want, option, option in given))
+
+    def cannot(host: Host, setting: str, reason: str, option: str) -> None:
+        if (host.name, setting) not in {(u.host, u.setting) for u in unsupported}:
+            unsupported.append(Unsupported(host.name, setting, reason, option, option in given))
+
+    def sysctl_floor(host: Host, key: str, need: int, option: str) -> None:
+        target = host.sysctl_host
+        text = captured[target.name].values.get(f"sysctl {key}")
+        if text is None:
+            reason = captured[target.name].unreadable.get(f"sysctl {key}", "not readable")
+            cannot(target, f"sysctl {key}", reason, option)
+            return
+        current = int(text.split()[0])
+        add(target, "sysctl", key, current, max(current, need), option)
+
+    def sysctl_set(host: Host, key: str, value: int, option: str) -> None:
+        target = host.sysctl_host
+        text = captured[target.name].values.get(f"sysctl {key}")
+        if text is None:
+            reason = captured[target.name].unreadable.get(f"sysctl {key}", "not readable")
+            cannot(target, f"sysctl {key}", reason, option)
+            return
+        add(target, "sysctl", key, int(text.split()[0]), value, option)
+
+    for h in receivers:
+        if params.get("rcvbuf") is not None:
+            sysctl_floor(h, "net.core.rmem_max", int(params["rcvbuf"]), "rcvbuf")
+        if params.get("backlog") is not None:
+            sysctl_set(h, "net.core.netdev_max_backlog", int(params["backlog"]), "backlog")
+    for h in senders:
+        if params.get("sndbuf") is not None:
+            sysctl_floor(h, "net.core.wmem_max", int(params["sndbuf"]), "sndbuf")
+
+    for h in [*senders, *receivers]:
+        cap = captured[h.name]
+        i = h.iface
+        mtu = parse_mtu(cap.values.get(f"link {i}", ""))
+        if mtu is None:
+            cannot(h, f"mtu {i}", cap.unreadable.get(f"link {i}", "unreadable"), "mtu")
+        else:
+            add(h, "mtu", i, mtu, int(params["mtu"]), "mtu")
+        want_pause = params.get("pause")
+        if want_pause is not None:
+            text = cap.values.get(f"ethtool -a {i}")
+            state = parse_pause(text) if text is not None else {}
+            if not state:
+                why = cap.unreadable.get(f"ethtool -a {i}", "no pause parameters")
+                cannot(h, f"pause {i}", f"ethtool -a: {why}", "pause")
+            else:
+                want = {"autoneg": "off", "rx": want_pause, "tx": want_pause}
+                if state.get("rx") == want_pause and state.get("tx") == want_pause:
+                    want = state
+                add(h, "pause", i, state, want, "pause")
+
+    for h in receivers:
+        cap = captured[h.name]
+        i = h.iface
+        if params.get("itr") is not None:
+            text = cap.values.get(f"ethtool -c {i}")
+            state = parse_coalesce(text) if text is not None else {}
+            if not state or state.get("rx-usecs") is None:
+                why = cap.unreadable.get(f"ethtool -c {i}", "no rx-usecs parameter")
+                cannot(h, f"itr {i}", f"ethtool -c: {why}", "itr")
+            else:
+                want = {
+                    "adaptive-rx": "off" if state["adaptive-rx"] else None,
+                    "rx-usecs": itr_to_usecs(int(params["itr"])),
+                }
+                add(h, "coalesce", i, state, want, "itr")
+        if params.get("rx_ring") is not None:
+            text = cap.values.get(f"ethtool -g {i}")
+            ring = parse_ring(text) if text is not None else {}
+            if not ring or ring.get("current") is None:
+                why = cap.unreadable.get(f"ethtool -g {i}", "no RX ring parameter")
+                cannot(h, f"rx_ring {i}", f"ethtool -g: {why}", "rx_ring")
+            elif ring["max"] is not None and int(params["rx_ring"]) > ring["max"]:
+                cannot(
+                    h,
+                    f"rx_ring {i}",
+                    f"{params['rx_ring']} is above the NIC maximum {ring['max']}",
+                    "rx_ring",
+                )
+            else:
+                add(h, "ring", i, ring["current"], int(params["rx_ring"]), "rx_ring")
+    return changes, unsupported
+
+
+# -- applying -------------------------------------------------------------------------------
+
+
+def _sysctl_write(key: str, value: Any) -> list[str]:
+    # printf to the /proc file: unlike `sysctl -w`, a refused write fails the command.
+    return ["sh", "-c", 'printf "%s\\n" "$1" > "$0"', sysctl_path(key), str(value)]
+
+
+def _argvs_for(change: Change, value: Any) -> list[list[str]]:
+    k, t = change.kind, change.target
+    if k == "sysctl":
+        return [_sysctl_write(t, value)]
+    if k == "mtu":
+        return [["ip", "link", "set", "dev", t, "mtu", str(value)]]
+    if k == "pause":
+        return [
+            ["ethtool", "-A", t, "autoneg", value["autoneg"], "rx", value["rx"], "tx", value["tx"]]
+        ]
+    if k == "coalesce":
+        argv = ["ethtool", "-C", t]
+        if value.get("adaptive-rx"):
+            argv += ["adaptive-rx", value["adaptive-rx"]]
+        return [argv + ["rx-usecs", str(value["rx-usecs"])]]
+    if k == "ring":
+        return [["ethtool", "-G", t, "rx", str(value)]]
+    raise AssertionError(f"unknown change kind {k}")
+
+
+def _read_back(host: Host, change: Change) -> Any:
+    k, t = change.kind, change.target
+    if k == "sysctl":
+        r = host.transport.run(["cat", sysctl_path(t)])
+        return int(r.out.split()[0]) if r.ok and r.out.split() else None
+    if k == "mtu":
+        return parse_mtu(host.transport.run(["ip", "-o", "link", "show", "dev", t]).out)
+    if k == "pause":
+        return parse_pause(host.transport.run(["ethtool", "-a", t]).out)
+    if k == "coalesce":
+        return parse_coalesce(host.transport.run(["ethtool", "-c", t]).out)
+    if k == "ring":
+        return parse_ring(host.transport.run(["ethtool", "-g", t]).out)["current"]
+    raise AssertionError(k)
+
+
+def _matches(change: Change, value: Any, got: Any) -> bool:
+    if change.kind == "pause":
+        return got.get("rx") == value["rx"] and got.get("tx") == value["tx"]
+    if change.kind == "coalesce":
+        return got.get("rx-usecs") == value["rx-usecs"]
+    return got == value
+
+
+def set_value(host: Host, change: Change, value: Any) -> str | None:
+    """Make one setting `value` and check it took; None, or why it did not.
+
+    A setting that already has the value is not written (restoring a change a
+    host refused must not fail the same way again).
+    """
+    if _matches(change, value, _read_back(host, change)):
+        return None
+    for argv in _argvs_for(change, value):
+        r = host.transport.run(argv)
+        if not r.ok:
+            return f"`{shlex.join(argv)}`: {r.first_error_line()}"
+    got = _read_back(host, change)
+    if not _matches(change, value, got):
+        return f"read back {got!r} after setting {value!r}"
+    return None
+
+
+def apply(
+    hosts: dict[str, Host], changes: list[Change], journal: Any, soft: frozenset[str] = frozenset()
+) -> list[Unsupported]:
+    """Make the changes in order, each journalled first; returns the ones a host refused.
+
+    A refused explicit change raises BedError (after journalling; the caller's
+    restore puts back what did change), unless its option is in `soft`: the
+    caller has another way (SO_RCVBUFFORCE when rmem_max cannot be raised).
+    """
+    refused: list[Unsupported] = []
+    for change in changes:
+        journal.record_change(change)
+        why = set_value(hosts[change.host], change, change.want)
+        if why is not None:
+            setting = f"{change.option} ({change.kind} {change.target})"
+            refused.append(Unsupported(change.host, setting, why, change.option, change.explicit))
+            # put back anything a half-applied command changed
+            set_value(hosts[change.host], change, change.before)
+            if change.explicit and change.option not in soft:
+                raise BedError(f"{change.host}: cannot set {change.option}: {why}")
+    return refused
+
+
+def restore(hosts: dict[str, Host], changes: list[Change]) -> list[str]:
+    """Write back every 'before' value, last change first; returns the failures."""
+    failures = []
+    for change in reversed(changes):
+        host = hosts.get(change.host)
+        if host is None:
+            failures.append(f"{change.describe()}: host unknown")
+            continue
+        try:
+            why = set_value(host, change, change.before)
+        except BedError as exc:
+            why = str(exc)
+        if why is not None:
+            failures.append(f"{change.describe()}: {why}")
+    return failures
+
+
+def compare(before: Captured, after: Captured) -> list[str]:
+    """Names of settings whose text differs between two captures."""
+    names = sorted(set(before.values) | set(after.values))
+    return [n for n in names if before.values.get(n) != after.values.get(n)]

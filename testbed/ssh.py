@@ -1,0 +1,350 @@
+"""The ssh backend's transport: real hosts reached with key authentication.
+
+Every call is ``ssh [options] HOST -- <one argument>``, the argument being a
+command line built with ``shlex.join`` from an argv list, so inventory values
+are never interpreted by a shell. BatchMode (no password prompt), a connect
+timeout, keep-alives and a timeout around every call make an unreachable host
+a clear one-line error rather than a hang. One master connection per host
+(ControlMaster) keeps the many small calls (settings, counters) fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import platform
+import shlex
+import signal
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lanloss import paths
+from lanloss.testbed.errors import BedError, HostUnreachable
+from lanloss.testbed.transport import JOIN_CGROUP, Proc, Transport
+
+if TYPE_CHECKING:
+    from lanloss.testbed.hosts import Host
+    from lanloss.testbed.inventory import HostSpec, Inventory
+
+SSH = "ssh"
+# A remote process writes its PID here so that a later call can stop it.
+_SPAWN = 'echo $$ > "$0" && exec "$@"'
+
+
+@dataclass
+class SshTransport(Transport):
+    name: str
+    address: str
+    user: str
+    key: str
+    port: int = 22
+    connect_timeout: float = 5.0
+    known_hosts: str | None = None
+    strict_host_key_checking: str = "accept-new"
+    _control_dir: str | None = field(default=None, repr=False)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "ssh",
+            "name": self.name,
+            "address": self.address,
+            "user": self.user,
+            "key": self.key,
+            "port": self.port,
+            "connect_timeout": self.connect_timeout,
+            "known_hosts": self.known_hosts,
+            "strict_host_key_checking": self.strict_host_key_checking,
+        }
+
+    @property
+    def target(self) -> str:
+        return f"{self.user}@{self.address}:{self.port}"
+
+    def _control_path(self) -> str:
+        if self._control_dir is None:
+            self._control_dir = tempfile.mkdtemp(prefix="lanloss-ssh-")
+        tag = hashlib.sha1(f"{self.user}@{self.address}:{self.port}".encode()).hexdigest()[:12]
+        return os.path.join(self._control_dir, tag)  # short: unix socket paths max 107 bytes
+
+    def ssh_options(self) -> list[str]:
+        opts = [
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            f"ConnectTimeout={max(1, int(round(self.connect_timeout)))}",
+            "-o",
+            "ServerAliveInterval=5",
+            "-o",
+            "ServerAliveCountMax=3",
+            "-o",
+            f"StrictHostKeyChecking={self.strict_host_key_checking}",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "ControlMaster=auto",
+            "-o",
+            f"ControlPath={self._control_path()}",
+            "-o",
+            "ControlPersist=120",
+            "-i",
+            self.key,
+            "-p",
+            str(self.port),
+            "-l",
+            self.user,
+        ]
+        if self.known_hosts:
+            opts += ["-o", f"UserKnownHostsFile={self.known_hosts}"]
+        return opts
+
+    def base_argv(self) -> list[str]:
+        raise NotImplementedError("ssh commands are built by wrap()")
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        # The remote sshd hands this one string to the user's login shell.
+        return [SSH, *self.ssh_options(), self.address, "--", shlex.join(argv)]
+
+    def check_reachable(self, cp: subprocess.CompletedProcess[bytes]) -> None:
+        if cp.returncode == 255:
+            err = cp.stderr.decode("utf-8", errors="replace").strip().splitlines()
+            why = err[-1] if err else "ssh failed (exit 255)"
+            raise HostUnreachable(f"host {self.name} ({self.target}) unreachable: {why}")
+
+    def spawn(
+        self,
+        argv: list[str],
+        log: str,
+        cgroup_procs: str | None = None,
+        pre: list[str] | None = None,
+        workdir: str = "/tmp",
+    ) -> Proc:
+        pidfile = f"{workdir}/{os.path.basename(log)}.pid"
+        inner = [*(pre or []), *argv]
+        if cgroup_procs:
+            inner = ["sh", "-c", JOIN_CGROUP, cgroup_procs, *inner]
+        remote = ["sh", "-c", _SPAWN, pidfile, *inner]
+        with open(log, "wb") as fh:
+            popen = subprocess.Popen(
+                self.wrap(remote),
+                stdin=subprocess.DEVNULL,
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        return SshProc(self, popen, pidfile)
+
+    def close(self) -> None:
+        if self._control_dir is None:
+            return
+        path = self._control_path()
+        if os.path.exists(path):
+            subprocess.run(
+                [SSH, "-o", f"ControlPath={path}", "-O", "exit", self.address],
+                capture_output=True,
+                timeout=10,
+            )
+        try:
+            os.rmdir(self._control_dir)
+        except OSError:
+            pass
+        self._control_dir = None
+
+
+def kill_remote(transport: SshTransport, pidfile: str, sig: int) -> None:
+    """Signal the process whose PID a spawn wrote to pidfile (if it still runs)."""
+    script = 'p=$(cat "$0" 2>/dev/null) && kill -s "$1" "$p" 2>/dev/null; exit 0'
+    transport.run(["sh", "-c", script, pidfile, signal.Signals(sig).name[3:]], timeout=15)
+
+
+class SshProc(Proc):
+    def __init__(self, transport: SshTransport, popen: subprocess.Popen[bytes], pidfile: str):
+        self.transport = transport
+        self.popen = popen
+        self.pidfile = pidfile
+
+    def poll(self) -> int | None:
+        return self.popen.poll()
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def send_signal(self, sig: int) -> None:
+        if self.popen.poll() is not None:
+            return
+        try:
+            kill_remote(self.transport, self.pidfile, sig)
+        except BedError:
+            pass
+        if sig == signal.SIGKILL:
+            self.popen.kill()
+
+    def journal_entry(self) -> dict[str, Any]:
+        return {"kind": "ssh", "host": self.transport.name, "pidfile": self.pidfile}
+
+
+# -- the C tools on a remote host -------------------------------------------------------------
+
+TOOLS = ("lanloss-send", "lanloss-recv")
+
+
+def _tools_digest() -> str:
+    h = hashlib.sha256()
+    for name in TOOLS:
+        h.update(paths.ctool(name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _source_tar() -> bytes:
+    src = paths.REPO / "testbed" / "tools"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for f in sorted(src.iterdir()):
+            if f.suffix in (".c", ".h") or f.name == "Makefile":
+                tar.add(f, arcname=f.name)
+    return buf.getvalue()
+
+
+def install_tools(host: Host, tools_dir: str) -> str:
+    """Put lanloss-send/-recv on the host: copied if they run there, else built there.
+
+    The folder is named after the binaries' hash, so a host keeps one copy per
+    version and a second run copies nothing.
+    """
+    folder = f"{tools_dir}/{_tools_digest()}"
+    t = host.transport
+    check = 'test -x "$0/lanloss-send" && test -x "$0/lanloss-recv" && "$0/lanloss-recv" --help'
+    if t.run(["sh", "-c", check, folder]).ok:
+        return folder
+    t.run_ok(["mkdir", "-p", folder])
+    arch = t.run(["uname", "-m"]).out.strip()
+    if arch == platform.machine():
+        for name in TOOLS:
+            t.write_file(f"{folder}/{name}", paths.ctool(name).read_bytes(), mode="755")
+        if t.run(["sh", "-c", check, folder]).ok:
+            return folder
+    # Different architecture or C library: build from the sources (needs cc and make).
+    build = f"{folder}/src"
+    t.run_ok(["mkdir", "-p", build])
+    t.run_ok(["tar", "-xzf", "-", "-C", build], input=_source_tar())
+    r = t.run(["make", "-C", build], timeout=300)
+    if not r.ok:
+        raise BedError(f"{host.name}: building the C tools failed: {r.first_error_line()}")
+    for name in TOOLS:
+        t.run_ok(["cp", f"{build}/{name}", f"{folder}/{name}"])
+    if not t.run(["sh", "-c", check, folder]).ok:
+        raise BedError(f"{host.name}: the C tools built in {folder} do not run")
+    return folder
+
+
+# -- the backend ------------------------------------------------------------------------------
+
+
+class SshBackend:
+    """Real hosts from an inventory; the switch is not ours to see or set."""
+
+    name = "ssh"
+
+    def __init__(
+        self,
+        inv: Inventory,
+        senders: list[HostSpec],
+        receivers: list[HostSpec],
+        run_id: str,
+        run_dir: str,
+        tool: str,
+    ) -> None:
+        self.inv = inv
+        self.specs = [*senders, *receivers]
+        self.run_id = run_id
+        self.run_dir = run_dir
+        self.tool = tool
+        self.hosts: dict[str, Host] = {}
+        self.switches: list[Host] = []
+        self.machine = None
+        self.tool_dirs: dict[str, str] = {}
+
+    def setup(self, journal: Any) -> None:
+        from lanloss.testbed.hosts import Host, gather_facts
+
+        pending = []
+        for spec in self.specs:
+            assert spec.ssh is not None
+            t = SshTransport(
+                spec.name,
+                spec.address,
+                spec.ssh.user,
+                spec.ssh.key,
+                spec.ssh.port,
+                spec.ssh.connect_timeout,
+                spec.ssh.known_hosts,
+                spec.ssh.strict_host_key_checking,
+            )
+            local = os.path.join(self.run_dir, spec.name)
+            os.makedirs(local, exist_ok=True)
+            pending.append(Host(spec, t, f"{self.inv.workdir}/lanloss-run-{self.run_id}", local))
+        # Every host must answer before any is changed.
+        for host in pending:
+            try:
+                host.transport.run(["true"], timeout=host.spec.ssh.connect_timeout + 15)  # type: ignore[union-attr]
+            except HostUnreachable:
+                for h in pending:
+                    h.transport.close()
+                raise
+        for host in pending:
+            t = host.transport
+            self.hosts[host.name] = host
+            gather_facts(host)
+            journal.record_host(host)
+            journal.record("dirs", {"host": host.name, "path": host.workdir})
+            t.run_ok(["sh", "-c", 'umask 077 && mkdir -p "$0"', host.workdir])
+            if self.tool == "lanloss":
+                self.tool_dirs[host.name] = install_tools(host, self.inv.tools_dir)
+            elif not t.run(["sh", "-c", "command -v iperf3"]).ok:
+                raise BedError(f"{host.name}: iperf3 is not installed")
+
+    def switch_ports(self, name: str) -> list[str]:
+        return []
+
+    def network_idle(self) -> bool:
+        return True  # a real switch drains in microseconds; we cannot see it anyway
+
+    def flow_ports(self, src: str, dst: str) -> tuple[list[Any], list[Any]]:
+        return [], []
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "inventory": self.inv.path,
+            "tools_dir": self.inv.tools_dir,
+            "hosts": {
+                s.name: {
+                    "address": s.address,
+                    "data_address": s.data_address,
+                    "interface": s.interface,
+                    "user": s.ssh.user if s.ssh else None,
+                    "port": s.ssh.port if s.ssh else None,
+                }
+                for s in self.specs
+            },
+        }
+
+    def teardown(self) -> list[str]:
+        failures = []
+        for host in self.hosts.values():
+            try:
+                host.transport.run(["rm", "-rf", "--", host.workdir], timeout=30)
+            except BedError as exc:
+                failures.append(str(exc))
+        return failures
+
+    def close(self) -> None:
+        for host in self.hosts.values():
+            host.transport.close()

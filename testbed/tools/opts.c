@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* opts.c - flag value parsing (see opts.h). */
+#define _GNU_SOURCE
+#include "opts.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+uint64_t ll_opt_u64(const char *flag, const char *val, uint64_t lo, uint64_t hi)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts "-1" (as 2^64 - 1) and leading blanks: refuse. */
+	if (!isdigit((unsigned char)val[0]))
+		goto bad;
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		goto bad;
+	return v;
+bad:
+	ll_usage_error(
+		"--%s: invalid value '%s' (expected an integer %llu..%llu)",
+		flag, val, (unsigned long long)lo, (unsigned long long)hi);
+}
+
+double ll_opt_dbl(const char *flag, const char *val, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end == val || *end || errno || !isfinite(v) || v < lo || v > hi)
+		ll_usage_error(
+			"--%s: invalid value '%s' (expected a number %g..%g)",
+			flag, val, lo, hi);
+	return v;
+}
+
+struct in_addr ll_opt_ipv4(const char *flag, const char *val)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, val, &a) != 1)
+		ll_usage_error(
+			"--%s: invalid value '%s' (expected an IPv4 address)",
+			flag, val);
+	return a;
+}
+
+enum ll_proto ll_opt_proto(const char *flag, const char *val)
+{
+	if (!strcmp(val, "udp"))
+		return LL_UDP;
+	if (!strcmp(val, "tcp"))
+		return LL_TCP;
+	ll_usage_error("--%s: invalid value '%s' (expected udp or tcp)", flag,
+		       val);
+}
+
+void ll_opt_bad(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		ll_usage_error("%s: missing value", arg);
+	ll_usage_error("unknown option '%s' (see --help)", arg);
+}
+
+void ll_opt_no_args(int argc, char **argv)
+{
+	if (optind < argc)
+		ll_usage_error("unexpected argument '%s' (see --help)",
+			       argv[optind]);
+}

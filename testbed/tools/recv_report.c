@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * recv_report.c - lanloss-recv's JSON report. Keys are a contract with the
+ * Python harness (testbed/); add none without telling it.
+ *
+ * Loss counters, and what each can miss:
+ *  - flows[].lost: seq gaps up to the highest seq seen; misses loss after
+ *    it (the tail) and loss of a flow that never arrived at all;
+ *  - rxq_ovfl: SO_RXQ_OVFL delta; misses drops after the last datagram read;
+ *  - socket_drops: /proc/net/udp drops of our sockets, read at the end:
+ *    every drop at the socket, tail included. With a lossless network,
+ *    sender "sent" - "received" = socket_drops + datagrams still queued
+ *    (none after an idle stop).
+ * With --readers N and --group, the kernel gives every socket its own copy
+ * (__udp4_lib_mcast_deliver): "received" is N times the datagrams and the
+ * merged flows count N - 1 duplicates of each.
+ * stop_reason: deadline, idle or signal; also eof (TCP: every reader's
+ * connection closed) and error (every reader failed; exit status 1).
+ */
+#include <arpa/inet.h>
+
+#include "json.h"
+#include "recv.h"
+
+static void latency(struct ll_json *j, const struct ll_flow *f)
+{
+	if (!f->lat || !f->lat->n) {
+		ll_json_null(j, "latency_us");
+		return;
+	}
+	ll_json_obj(j, "latency_us");
+	ll_json_dbl(j, "min", f->lat->min / 1e3);
+	ll_json_dbl(j, "mean", ll_hist_mean(f->lat) / 1e3);
+	ll_json_dbl(j, "p50", ll_hist_quantile(f->lat, 0.50) / 1e3);
+	ll_json_dbl(j, "p99", ll_hist_quantile(f->lat, 0.99) / 1e3);
+	ll_json_dbl(j, "max", f->lat->max / 1e3);
+	ll_json_obj_end(j);
+}
+
+/* Datagrams without a header ("flow": null) have counts and times only. */
+static void flow(struct ll_json *j, const struct ll_flow *f)
+{
+	ll_json_obj(j, NULL);
+	if (f->foreign)
+		ll_json_null(j, "flow");
+	else
+		ll_json_u64(j, "flow", f->id);
+	ll_json_u64(j, "received", f->received);
+	ll_json_u64(j, "bytes", f->bytes);
+	if (f->any_seq) {
+		ll_json_u64(j, "lost", f->lost);
+		ll_json_u64(j, "duplicated", f->duplicated);
+		ll_json_u64(j, "reordered", f->reordered);
+		ll_json_u64(j, "max_seq", f->max_seq);
+		ll_json_obj(j, "loss_runs");
+		ll_json_u64(j, "count", f->runs);
+		ll_json_dbl(j, "mean",
+			    f->runs ? (double)f->lost / (double)f->runs : 0.0);
+		ll_json_u64(j, "max", f->run_max);
+		ll_json_obj_end(j);
+	} else {
+		ll_json_null(j, "lost");
+		ll_json_null(j, "duplicated");
+		ll_json_null(j, "reordered");
+		ll_json_null(j, "max_seq");
+		ll_json_null(j, "loss_runs");
+	}
+	latency(j, f);
+	ll_json_u64(j, "first_rx_ns", f->first_rx_ns);
+	ll_json_u64(j, "last_rx_ns", f->last_rx_ns);
+	ll_json_obj_end(j);
+}
+
+void ll_recv_report(FILE *f, const struct recv_cfg *c, struct reader *rds,
+		    const struct recv_summary *s)
+{
+	uint64_t received = 0, bytes = 0, ovfl = 0, first = 0, last = 0;
+	bool udp = c->proto == LL_UDP;
+	char group[INET_ADDRSTRLEN];
+	struct ll_json j;
+	double elapsed;
+	unsigned i;
+
+	for (i = 0; i < c->readers; i++) {
+		const struct reader *rd = &rds[i];
+
+		received += rd->received;
+		bytes += rd->bytes;
+		ovfl += (uint32_t)(rd->ovfl_last - rd->ovfl_first);
+		if (rd->first_rx_ns && (!first || rd->first_rx_ns < first))
+			first = rd->first_rx_ns;
+		if (rd->last_rx_ns > last)
+			last = rd->last_rx_ns;
+	}
+	elapsed = last > first ? (last - first) / 1e9 : 0.0;
+
+	ll_json_init(&j, f);
+	ll_json_obj(&j, NULL);
+	ll_json_str(&j, "tool", "lanloss-recv");
+	ll_json_u64(&j, "version", 1);
+	ll_json_str(&j, "proto", udp ? "udp" : "tcp");
+	ll_json_u64(&j, "port", c->port);
+	if (c->has_group) {
+		inet_ntop(AF_INET, &c->group, group, sizeof(group));
+		ll_json_str(&j, "group", group);
+	} else {
+		ll_json_null(&j, "group");
+	}
+	/* TCP without --payload: messages cannot be told apart. */
+	if (udp || c->payload)
+		ll_json_u64(&j, "received", received);
+	else
+		ll_json_null(&j, "received");
+	ll_json_u64(&j, "bytes", bytes);
+	ll_json_arr(&j, "flows");
+	for (i = 0; i < s->flows.n; i++)
+		flow(&j, &s->flows.v[i]);
+	ll_json_arr_end(&j);
+	if (udp)
+		ll_json_u64(&j, "rxq_ovfl", ovfl);
+	else
+		ll_json_null(&j, "rxq_ovfl");
+	if (s->socket_drops >= 0)
+		ll_json_i64(&j, "socket_drops", s->socket_drops);
+	else
+		ll_json_null(&j, "socket_drops");
+	ll_json_i64(&j, "rcvbuf_actual", s->rcvbuf_actual);
+	ll_json_arr(&j, "readers");
+	for (i = 0; i < c->readers; i++) {
+		ll_json_obj(&j, NULL);
+		ll_json_u64(&j, "received", rds[i].received);
+		if (udp)
+			ll_json_u64(&j, "rxq_ovfl",
+				    (uint32_t)(rds[i].ovfl_last -
+					       rds[i].ovfl_first));
+		else
+			ll_json_null(&j, "rxq_ovfl");
+		ll_json_obj_end(&j);
+	}
+	ll_json_arr_end(&j);
+	ll_json_dbl(&j, "elapsed_s", elapsed);
+	ll_json_dbl(&j, "goodput_bps",
+		    elapsed > 0 ? bytes * 8.0 / elapsed : 0.0);
+	ll_json_str(&j, "stop_reason", s->stop_reason);
+	ll_json_obj_end(&j);
+	ll_json_done(&j);
+}

@@ -1,0 +1,419 @@
+"""Traffic: receivers first, a barrier, then the senders; reports parsed from JSON.
+
+Tools: the project's lanloss-send / lanloss-recv (default) or iperf3 (``--tool
+iperf3``, JSON mode, ``--udp-counters-64bit``) for cross-checks.
+
+The barrier: every receiver creates its ``--ready-file`` once bound (iperf3:
+its control port listens), and only then are the senders started; when all
+hosts share one kernel (same boot id, so one CLOCK_MONOTONIC) the senders also
+get a common ``--start-at``. The end: after the senders exit, the harness waits
+until the network is drained (no queued bytes in the shapers, empty receive
+socket queues) and then stops the receivers with SIGINT, so that nothing still
+in flight is counted as lost and the receivers' reports are final.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from lanloss.testbed.errors import BedError
+from lanloss.testbed.hosts import Host
+from lanloss.testbed.transport import Proc, wait_until
+
+PORT = 5001
+IPERF_PORT = 5201
+START_DELAY_S = 0.25
+READY_TIMEOUT_S = 10.0
+MAX_LOG_BYTES = 64 << 20
+LOG_RECORD = struct.Struct("<QQQII")  # seq, tx_ns, rx_ns, flow, len (testbed/tools/wire.h)
+
+
+@dataclass
+class Stream:
+    """One sending process: a flow id from a sender to an address (unicast or the group)."""
+
+    id: int
+    sender: Host
+    dst: str
+    port: int
+    rate: int | str
+    receivers: list[Host]
+
+
+@dataclass
+class Traffic:
+    """What to run: streams, receivers and the per-tool knobs from the params."""
+
+    streams: list[Stream]
+    receivers: list[Host]
+    params: dict[str, Any]
+    tool: str  # lanloss | iperf3
+    tool_paths: dict[str, str]  # host name -> folder holding lanloss-send/-recv
+    group: str | None = None
+    rcvbuf_force: bool = False
+    sndbuf_force: bool = False
+    shared_clock: bool = False
+    pin: dict[str, list[str]] = field(default_factory=dict)  # host -> exec wrapper (taskset)
+    cgroups: dict[str, str] = field(default_factory=dict)  # host -> cgroup.procs file
+    pre: dict[str, list[str]] = field(default_factory=dict)  # host -> extra exec wrapper
+    keep_log: bool = True
+
+
+@dataclass
+class Outcome:
+    senders: dict[int, dict[str, Any]]  # stream id -> sender report
+    receivers: dict[str, dict[str, Any]]  # receiver host -> report (iperf3: per stream)
+    logs: dict[str, dict[int, list[tuple[int, int]]]]  # receiver -> flow -> [(rx_ns, len)]
+    timing: dict[str, float]
+    stderr: dict[str, str]
+
+
+def _tool(t: Traffic, host: Host, name: str) -> str:
+    return os.path.join(t.tool_paths[host.name], name) if t.tool == "lanloss" else name
+
+
+def _duration(params: dict[str, Any]) -> str:
+    return repr(float(params["duration"]))
+
+
+def recv_argv(t: Traffic, host: Host) -> list[str]:
+    p, w = t.params, host.workdir
+    argv = [_tool(t, host, "lanloss-recv"), "--port", str(PORT), "--proto", p["protocol"]]
+    if t.group:
+        argv += ["--group", t.group, "--iface-addr", host.spec.data_address]
+    else:
+        argv += ["--bind", host.spec.data_address]
+    if p.get("rcvbuf") is not None:
+        argv += ["--rcvbuf", str(int(p["rcvbuf"]))]
+        if t.rcvbuf_force:
+            argv.append("--rcvbuf-force")
+    if int(p.get("readers") or 1) > 1:
+        argv += ["--readers", str(int(p["readers"]))]
+    if p.get("recv_work"):
+        argv += ["--work-ns", str(int(round(float(p["recv_work"]) * 1e9)))]
+    if p["protocol"] == "tcp":
+        argv += ["--payload", str(int(p["payload"]))]
+    # The harness ends the run (after draining); the deadline only guards a lost harness.
+    deadline = float(p["duration"]) + START_DELAY_S + 120
+    argv += [
+        "--duration",
+        f"{deadline:g}",
+        "--idle-timeout",
+        "0",
+        "--ready-file",
+        f"{w}/recv.ready",
+        "--json",
+        f"{w}/recv.json",
+    ]
+    if t.keep_log:
+        argv += ["--log", f"{w}/recv.log"]
+    return argv
+
+
+def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
+    p, w = t.params, s.sender.workdir
+    rate = "max" if s.rate == "max" else str(int(s.rate))
+    seed = (int(p["seed"]) - 1) * 4096 + s.id + 1  # independent streams, reproducible per seed
+    argv = [
+        _tool(t, s.sender, "lanloss-send"),
+        "--dst",
+        s.dst,
+        "--port",
+        str(s.port),
+        "--proto",
+        p["protocol"],
+        "--payload",
+        str(int(p["payload"])),
+        "--rate",
+        rate,
+        "--pattern",
+        p["pattern"],
+        "--seed",
+        str(seed),
+        "--duration",
+        _duration(p),
+        "--flow",
+        str(s.id),
+        "--json",
+        f"{w}/send-{s.id}.json",
+    ]
+    if t.group:
+        argv += ["--mcast-if", s.sender.spec.data_address, "--ttl", "1"]
+    if p.get("sndbuf") is not None:
+        argv += ["--sndbuf", str(int(p["sndbuf"]))]
+        if t.sndbuf_force:
+            argv.append("--sndbuf-force")
+    if start_at is not None:
+        argv += ["--start-at", str(start_at)]
+    return argv
+
+
+def iperf_server_argv(t: Traffic, s: Stream, host: Host) -> list[str]:
+    return [
+        "iperf3",
+        "-s",
+        "-1",
+        "-B",
+        host.spec.data_address,
+        "-p",
+        str(s.port),
+        "-J",
+        "--logfile",
+        f"{host.workdir}/iperf-server-{s.id}.json",
+    ]
+
+
+def iperf_client_argv(t: Traffic, s: Stream) -> list[str]:
+    p = t.params
+    argv = [
+        "iperf3",
+        "-c",
+        s.dst,
+        "-p",
+        str(s.port),
+        "-l",
+        str(int(p["payload"])),
+        "-t",
+        _duration(p),
+        "-J",
+        "--logfile",
+        f"{s.sender.workdir}/iperf-client-{s.id}.json",
+    ]
+    if p["protocol"] == "udp":
+        rate = "0" if s.rate == "max" else str(int(s.rate))
+        argv += ["-u", "-b", rate, "--udp-counters-64bit"]
+    window = p.get("rcvbuf") or p.get("sndbuf")
+    if window:
+        argv += ["-w", str(int(window))]  # iperf3 sets both ends' buffers from one -w
+    return argv
+
+
+def _spawn(t: Traffic, host: Host, argv: list[str], label: str, journal: Any) -> Proc:
+    pre = [*t.pin.get(host.name, []), *t.pre.get(host.name, [])]
+    log = os.path.join(host.local_dir, f"{label}.out")
+    proc = host.transport.spawn(
+        argv, log, cgroup_procs=t.cgroups.get(host.name), pre=pre, workdir=host.workdir
+    )
+    proc.label = label  # type: ignore[attr-defined]
+    proc.host = host  # type: ignore[attr-defined]
+    proc.log = log  # type: ignore[attr-defined]
+    journal.record("procs", proc.journal_entry())
+    return proc
+
+
+def _tail(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read()[-2000:].decode(errors="replace").strip()
+    except OSError:
+        return ""
+    return text.splitlines()[-1] if text else ""
+
+
+def _read_json(host: Host, path: str) -> dict[str, Any]:
+    data = host.transport.read_file(path)
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise BedError(f"{host.name}: {path} is not JSON ({exc})") from None
+
+
+def read_log(host: Host, path: str) -> dict[int, list[tuple[int, int]]]:
+    """The receiver's per-packet log: flow -> [(rx_ns, payload bytes)]."""
+    size = host.transport.run(["stat", "-c", "%s", path])
+    if not size.ok or int(size.out.strip() or 0) > MAX_LOG_BYTES:
+        return {}
+    data = host.transport.read_file(path, timeout=120)
+    flows: dict[int, list[tuple[int, int]]] = {}
+    usable = len(data) - len(data) % LOG_RECORD.size
+    for _seq, _tx, rx, flow, length in LOG_RECORD.iter_unpack(data[:usable]):
+        flows.setdefault(flow, []).append((rx, length))
+    return flows
+
+
+def _socket_queue(host: Host, proto: str, port: int) -> int | None:
+    """Bytes waiting in the receive queues of sockets bound to `port` (None: unreadable)."""
+    r = host.transport.run(["cat", f"/proc/net/{proto}"], timeout=10)
+    if not r.ok:
+        return None
+    total = 0
+    for line in r.out.splitlines()[1:]:
+        cols = line.split()
+        if len(cols) > 4 and cols[1].endswith(f":{port:04X}"):
+            total += int(cols[4].split(":")[1], 16)
+    return total
+
+
+def run(
+    t: Traffic,
+    journal: Any,
+    network_idle: Callable[[], bool],
+    tick: Callable[[str, float], None] = lambda phase, frac: None,
+) -> Outcome:
+    """Run one traffic phase; every started process is stopped before this returns."""
+    procs: list[Proc] = []
+    timing: dict[str, float] = {}
+    try:
+        if t.tool == "lanloss":
+            return _run_lanloss(t, journal, network_idle, tick, procs, timing)
+        return _run_iperf(t, journal, tick, procs, timing)
+    finally:
+        for p in procs:  # senders first (they were started last), then receivers
+            p.stop(grace=5.0)
+        for p in procs:
+            journal.forget("procs", p.journal_entry())
+
+
+def _wait_senders(
+    t: Traffic, senders: list[Proc], tick: Callable[[str, float], None], timing: dict[str, float]
+) -> None:
+    duration = float(t.params["duration"])
+    t0 = time.monotonic()
+    limit = duration + START_DELAY_S + 60.0
+    while any(p.poll() is None for p in senders):
+        el = time.monotonic() - t0
+        tick("traffic", min(1.0, el / (duration + START_DELAY_S)))
+        if el > limit:
+            raise BedError(f"senders still running {limit:.0f}s after the start")
+        time.sleep(0.05)
+    timing["traffic_s"] = time.monotonic() - t0
+    for p in senders:
+        if p.poll() != 0:
+            host = p.host  # type: ignore[attr-defined]
+            raise BedError(
+                f"{host.name}: {p.label} exited with {p.poll()}: "  # type: ignore[attr-defined]
+                f"{_tail(p.log)}"
+            )  # type: ignore[attr-defined]
+
+
+def _run_lanloss(
+    t: Traffic,
+    journal: Any,
+    network_idle: Callable[[], bool],
+    tick: Callable[[str, float], None],
+    procs: list[Proc],
+    timing: dict[str, float],
+) -> Outcome:
+    receivers: dict[str, Proc] = {}
+    t0 = time.monotonic()
+    for h in t.receivers:
+        receivers[h.name] = _spawn(t, h, recv_argv(t, h), f"recv-{h.name}", journal)
+        procs.append(receivers[h.name])
+
+    def ready() -> bool:
+        for h in t.receivers:
+            if receivers[h.name].poll() is not None:
+                raise BedError(
+                    f"{h.name}: lanloss-recv exited before it was ready: "
+                    f"{_tail(receivers[h.name].log)}"
+                )  # type: ignore[attr-defined]
+        return all(
+            h.transport.run(["test", "-e", f"{h.workdir}/recv.ready"]).ok for h in t.receivers
+        )
+
+    tick("barrier", 0.0)
+    if not wait_until(ready, READY_TIMEOUT_S, 0.02):
+        raise BedError(f"receivers not ready within {READY_TIMEOUT_S:g}s")
+    timing["barrier_s"] = time.monotonic() - t0
+
+    start_at = time.monotonic_ns() + int(START_DELAY_S * 1e9) if t.shared_clock else None
+    senders = []
+    for s in t.streams:
+        p = _spawn(t, s.sender, send_argv(t, s, start_at), f"send-{s.id}", journal)
+        senders.append(p)
+        procs.insert(0, p)
+    _wait_senders(t, senders, tick, timing)
+
+    # Drain: shapers empty and socket queues empty twice in a row, then stop receivers.
+    t1 = time.monotonic()
+    proto = t.params["protocol"]
+    tick("drain", 0.0)
+
+    def drained() -> bool:
+        if not network_idle():
+            return False
+        return all(_socket_queue(h, proto, PORT) in (0, None) for h in t.receivers)
+
+    quiet = 0
+    while quiet < 2 and time.monotonic() - t1 < 60:
+        quiet = quiet + 1 if drained() else 0
+        time.sleep(0.05)
+    for h in t.receivers:
+        receivers[h.name].stop(grace=10.0)
+    timing["drain_s"] = time.monotonic() - t1
+
+    senders_rep = {}
+    for s in t.streams:
+        senders_rep[s.id] = _read_json(s.sender, f"{s.sender.workdir}/send-{s.id}.json")
+    recv_rep, logs = {}, {}
+    for h in t.receivers:
+        try:
+            recv_rep[h.name] = _read_json(h, f"{h.workdir}/recv.json")
+        except BedError as exc:
+            raise BedError(f"{exc}; lanloss-recv said: {_tail(receivers[h.name].log)}") from None
+        if t.keep_log:
+            logs[h.name] = read_log(h, f"{h.workdir}/recv.log")
+    return Outcome(senders_rep, recv_rep, logs, timing, {})
+
+
+def _run_iperf(
+    t: Traffic,
+    journal: Any,
+    tick: Callable[[str, float], None],
+    procs: list[Proc],
+    timing: dict[str, float],
+) -> Outcome:
+    servers: dict[int, Proc] = {}
+    t0 = time.monotonic()
+    for s in t.streams:
+        h = s.receivers[0]
+        servers[s.id] = _spawn(t, h, iperf_server_argv(t, s, h), f"iperf-server-{s.id}", journal)
+        procs.append(servers[s.id])
+
+    def ready() -> bool:
+        for s in t.streams:
+            h = s.receivers[0]
+            if servers[s.id].poll() is not None:
+                raise BedError(f"{h.name}: iperf3 -s exited early: {_tail(servers[s.id].log)}")  # type: ignore[attr-defined]
+            r = h.transport.run(["ss", "-Hltn", f"sport = :{s.port}"])
+            if not r.out.strip():
+                return False
+        return True
+
+    tick("barrier", 0.0)
+    if not wait_until(ready, READY_TIMEOUT_S, 0.05):
+        raise BedError(f"iperf3 servers not listening within {READY_TIMEOUT_S:g}s")
+    timing["barrier_s"] = time.monotonic() - t0
+    clients = []
+    for s in t.streams:
+        p = _spawn(t, s.sender, iperf_client_argv(t, s), f"iperf-client-{s.id}", journal)
+        clients.append(p)
+        procs.insert(0, p)
+    _wait_senders(t, clients, tick, timing)
+    t1 = time.monotonic()
+    for s in t.streams:
+        if servers[s.id].wait(15.0) is None:
+            servers[s.id].stop()
+    timing["drain_s"] = time.monotonic() - t1
+    snd, rcv = {}, {}
+    for s in t.streams:
+        snd[s.id] = _read_json(s.sender, f"{s.sender.workdir}/iperf-client-{s.id}.json")
+        h = s.receivers[0]
+        rcv[f"{h.name}#{s.id}"] = _read_json(h, f"{h.workdir}/iperf-server-{s.id}.json")
+    return Outcome(snd, rcv, {}, timing, {})
+
+
+def describe_commands(t: Traffic) -> list[str]:
+    """The command lines, for the record (a point can always be re-run by hand)."""
+    if t.tool == "lanloss":
+        out = [shlex.join(recv_argv(t, h)) for h in t.receivers]
+        return out + [shlex.join(send_argv(t, s, None)) for s in t.streams]
+    out = [shlex.join(iperf_server_argv(t, s, s.receivers[0])) for s in t.streams]
+    return out + [shlex.join(iperf_client_argv(t, s)) for s in t.streams]

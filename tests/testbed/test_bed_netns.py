@@ -1,0 +1,207 @@
+"""`lanloss bed run` on the netns backend: rates against the closed form, and loss attributed
+to the layer that dropped it. Traffic stays inside the namespaces the harness builds."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from lanloss.analysis import wire
+from lanloss.record import DROP_POINTS, load
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)"),
+    pytest.mark.netns,
+    pytest.mark.slow,
+]
+
+GOODPUT_100M = wire.wire(1472, 1500).goodput_bps(100e6)  # 95.71 Mbit/s
+
+
+def run_point(bed, tmp_path: Path, *args: str):
+    out = tmp_path / "run.json"
+    res = bed("run", "--out", str(out), "--payload", "1472", *args)
+    assert res.returncode == 0, res.stderr
+    rec = load(str(out))
+    assert rec.source == "bed" and rec.conservation_error() == 0
+    return rec
+
+
+def test_50m_into_100m_arrives_whole_at_the_offered_rate(bed, tmp_path):
+    rec = run_point(bed, tmp_path, "--rate", "50Mbps", "--duration", "1s")
+    t = rec.totals
+    assert t["sent"] > 4000 and t["received"] == t["sent"] and t["loss"] == 0
+    assert t["goodput_bps"] == pytest.approx(50e6, rel=0.01)
+    assert t["achieved_send_bps"] == pytest.approx(50e6, rel=0.01)
+    assert all(v == 0 for v in rec.drops.values())
+    f = rec.flows[0]
+    assert (f.sender, f.receiver) == ("s1", "r1") and f.latency_us["p50"] is not None
+
+
+def test_150m_offered_saturates_at_the_closed_form_goodput(bed, tmp_path):
+    rec = run_point(bed, tmp_path, "--rate", "150Mbps", "--duration", "1s")
+    assert GOODPUT_100M == pytest.approx(95.71e6, abs=0.01e6)
+    assert rec.totals["goodput_bps"] == pytest.approx(GOODPUT_100M, rel=0.02)
+    # the sender's own 100M port pushes back: what it could not hand over is sender_socket
+    assert rec.totals["achieved_send_bps"] < 100e6
+    assert abs(rec.drops["unexplained"]) <= 0.001 * rec.totals["sent"]
+
+
+def test_fast_sender_into_slow_port_drops_at_the_switch_egress(bed, tmp_path):
+    rec = run_point(
+        bed, tmp_path, "--sender-rate", "1Gbps", "--rate", "150Mbps", "--duration", "1s"
+    )
+    d, t = rec.drops, rec.totals
+    lost = t["sent"] - t["received"]
+    assert t["achieved_send_bps"] == pytest.approx(150e6, rel=0.02)  # no back-pressure
+    assert lost == pytest.approx(t["sent"] * (1 - GOODPUT_100M / 150e6), rel=0.05)
+    assert d["switch_egress"] > 0.99 * lost
+    assert abs(d["unexplained"]) <= 0.001 * t["sent"]
+    assert t["goodput_bps"] == pytest.approx(GOODPUT_100M, rel=0.02)
+
+
+def test_slow_receiver_loses_in_its_socket_buffer(bed, tmp_path):
+    rec = run_point(
+        bed,
+        tmp_path,
+        "--rate",
+        "50Mbps",
+        "--rcvbuf",
+        "64KiB",
+        "--recv-work",
+        "300us",
+        "--duration",
+        "1s",
+    )
+    d, t = rec.drops, rec.totals
+    lost = t["sent"] - t["received"]
+    assert lost > 0.1 * t["sent"]  # 300 us per datagram cannot keep up with 4246/s
+    assert d["socket_rcvbuf"] == lost - d["unexplained"]
+    assert abs(d["unexplained"]) < 0.001 * t["sent"]
+    x = rec.extra["cross_check"]["r1"]
+    assert d["socket_rcvbuf"] == x["RcvbufErrors"] == x["socket_drops"]
+    # SO_RXQ_OVFL carries sk_drops as of the *enqueue* of the datagram it comes with, so the
+    # drops after the last datagram that got in (a full buffer at the end) are missing.
+    assert 0.9 * x["socket_drops"] <= x["rxq_ovfl"] <= x["socket_drops"]
+    assert x["rcvbuf_actual"] == 2 * 64 * 1024  # Linux doubles SO_RCVBUF
+
+
+def test_cgroup_quota_slows_the_receiver(bed, tmp_path):
+    rec = run_point(
+        bed,
+        tmp_path,
+        "--rate",
+        "50Mbps",
+        "--rcvbuf",
+        "64KiB",
+        "--slow-receiver",
+        "5%,40us",
+        "--duration",
+        "1s",
+    )
+    assert rec.params["recv_cpu"] == 5 and rec.params["recv_work"] == pytest.approx(40e-6)
+    lim = rec.env["hosts"]["r1"]["cpu_limit"]
+    assert lim["method"] in ("cgroup-v1", "cgroup-v2", "sched-idle")
+    if lim["quota_enforced"]:
+        assert rec.extra["cpu_stat"]["r1"].get("nr_throttled", 0) > 0
+        assert rec.drops["socket_rcvbuf"] > 0
+    assert abs(rec.drops["unexplained"]) < 0.001 * rec.totals["sent"]
+
+
+def test_record_env_names_what_veth_cannot_do(bed, tmp_path):
+    rec = run_point(bed, tmp_path, "--rate", "10Mbps", "--duration", "0.5s", "--warmup", "0s")
+    env = rec.env
+    assert env["backend"] == "netns" and env["tool"]["name"] == "lanloss"
+    r1 = env["hosts"]["r1"]
+    assert r1["driver"] == "veth" and r1["kernel"]
+    assert r1["settings_before"] == r1["settings_after"]
+    unsupported = {u["setting"] for u in r1["unsupported"]}
+    assert {"ethtool -a eth0", "ethtool -c eth0", "ethtool -g eth0", "pause eth0"} <= unsupported
+    assert rec.pause == {}
+    assert set(rec.drops) == set(DROP_POINTS)
+    assert env["restore"]["ok"] is True
+
+
+def test_asking_for_pause_on_veth_fails_and_says_why(bed, tmp_path, ns_prefix):
+    res = bed("run", "--pause", "on", "--rate", "10Mbps", "--duration", "0.5s")
+    assert res.returncode == 1
+    assert "pause" in res.stderr and "not supported" in res.stderr
+    assert not list(Path("/run/netns").glob(f"{ns_prefix}*"))
+
+
+def test_multicast_reaches_every_receiver_once(bed, tmp_path):
+    rec = run_point(
+        bed,
+        tmp_path,
+        "--cast",
+        "multicast",
+        "--receivers",
+        "2",
+        "--rate",
+        "20Mbps",
+        "--duration",
+        "0.5s",
+        "--warmup",
+        "0s",
+    )
+    assert [(f.sender, f.receiver) for f in rec.flows] == [("s1", "r1"), ("s1", "r2")]
+    assert rec.flows[0].sent == rec.flows[1].sent > 0
+    assert all(f.received == f.sent for f in rec.flows)
+
+
+def test_two_tier_with_two_senders(bed, tmp_path):
+    rec = run_point(
+        bed,
+        tmp_path,
+        "--topology",
+        "two-tier",
+        "--senders",
+        "2",
+        "--receivers",
+        "2",
+        "--rate",
+        "30Mbps",
+        "--duration",
+        "0.5s",
+    )
+    assert {(f.sender, f.receiver) for f in rec.flows} == {("s1", "r1"), ("s2", "r2")}
+    assert rec.totals["loss"] == 0
+    assert set(rec.env["topology"]["switches"]) == {"core", "edge1", "edge2"}
+
+
+def test_iperf3_cross_check_gives_the_same_record_shape(bed, tmp_path):
+    rec = run_point(bed, tmp_path, "--tool", "iperf3", "--rate", "50Mbps", "--duration", "1s")
+    assert rec.env["tool"]["name"] == "iperf3"
+    assert rec.totals["received"] == rec.totals["sent"] > 4000
+    assert rec.totals["goodput_bps"] == pytest.approx(50e6, rel=0.02)
+    raw = json.dumps(rec.extra["tool_reports"])
+    assert "sum_received" in raw
+
+
+TOPOLOGY = """switches: [a, b]
+hosts: {srv: sender, c1: receiver, c2: receiver, x: host}
+links:
+  - [srv, a, 1Gbps]
+  - [a, b, 1Gbps]
+  - [c1, b, 100Mbps]
+  - [c2, b, 100Mbps]
+  - [x, a, 100Mbps]
+flows:
+  - {from: srv, to: c1, rate: 120Mbps}
+  - {from: x, to: c2}
+"""
+
+
+def test_topology_file_with_per_flow_rates(bed, tmp_path):
+    topo = tmp_path / "lan.yaml"
+    topo.write_text(TOPOLOGY)
+    rec = run_point(bed, tmp_path, "--topology", str(topo), "--rate", "30Mbps", "--duration", "1s")
+    f1, f2 = rec.flows
+    assert (f1.sender, f1.receiver, f2.sender, f2.receiver) == ("srv", "c1", "x", "c2")
+    assert rec.totals["offered_bps"] == pytest.approx(150e6)
+    assert f1.drops["switch_egress"] == pytest.approx(f1.lost, abs=0.001 * f1.sent)
+    assert f1.goodput_bps == pytest.approx(GOODPUT_100M, rel=0.02)
+    assert f2.lost == 0 and f2.goodput_bps == pytest.approx(30e6, rel=0.01)

@@ -1,0 +1,202 @@
+"""Settings come back byte-identical: after a run, a failed run, SIGINT, SIGTERM, and after
+kill -9 followed by the next call. The run raises kernel-wide sysctls above their current
+values (rmem_max, wmem_max, netdev_max_backlog), so there is something to restore."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lanloss.testbed.settings import SYSCTLS, sysctl_path
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces, sysctls)"),
+    pytest.mark.netns,
+    pytest.mark.slow,
+]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def read_settings() -> dict[str, bytes]:
+    """The kernel-wide settings the harness captures, as raw bytes from /proc/sys."""
+    out = {}
+    for key in SYSCTLS:
+        try:
+            out[key] = Path(sysctl_path(key)).read_bytes()
+        except FileNotFoundError:
+            pass
+    return out
+
+
+def raising_args() -> list[str]:
+    """Options that make the harness change rmem_max, wmem_max and netdev_max_backlog."""
+    s = read_settings()
+    rmem = int(s["net.core.rmem_max"]) + (1 << 20)
+    wmem = int(s["net.core.wmem_max"]) + (1 << 20)
+    backlog = int(s["net.core.netdev_max_backlog"]) + 1000
+    return [
+        "--rcvbuf",
+        str(rmem),
+        "--sndbuf",
+        str(wmem),
+        "--backlog",
+        str(backlog),
+        "--rate",
+        "20Mbps",
+    ]
+
+
+def leftovers(ns_prefix: str) -> list[str]:
+    names = os.listdir("/run/netns") if os.path.isdir("/run/netns") else []
+    cg = os.listdir("/sys/fs/cgroup/cpu") if os.path.isdir("/sys/fs/cgroup/cpu") else []
+    return [n for n in names + cg if n.startswith(ns_prefix)]
+
+
+def start(bed_state: Path, ns_prefix: str, *args: str) -> subprocess.Popen:
+    env = {**os.environ, "LANLOSS_STATE_DIR": str(bed_state)}
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lanloss.cli",
+            "bed",
+            "run",
+            "--prefix",
+            ns_prefix,
+            "--out",
+            str(bed_state / "never.json"),
+            *args,
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_traffic(bed_state: Path, proc: subprocess.Popen, ns_prefix: str) -> None:
+    journal = bed_state / f"journal-{ns_prefix.rstrip('-')}.json"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            if json.loads(journal.read_text()).get("phase") == "traffic":
+                time.sleep(0.5)  # well inside the traffic phase
+                return
+        except (FileNotFoundError, json.JSONDecodeError):
+            pass
+        time.sleep(0.05)
+    raise AssertionError("the run never reached its traffic phase")
+
+
+def test_settings_restored_after_a_successful_run(bed, tmp_path, ns_prefix):
+    before = read_settings()
+    out = tmp_path / "r.json"
+    res = bed("run", *raising_args(), "--duration", "0.5s", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert read_settings() == before
+    rec = json.loads(out.read_text())
+    changed = {c["target"] for c in rec["env"]["changes"]}
+    assert {"net.core.rmem_max", "net.core.wmem_max", "net.core.netdev_max_backlog"} <= changed
+    for host in rec["env"]["hosts"].values():
+        if "settings_before" in host:
+            assert host["settings_before"] == host["settings_after"]
+    assert not leftovers(ns_prefix)
+
+
+def test_settings_restored_after_a_failed_run(bed, bed_state, ns_prefix):
+    before = read_settings()
+    res = bed("run", *raising_args(), "--duration", "0.5s", env={"LANLOSS_BED_FAULT": "traffic"})
+    assert res.returncode == 1 and "injected fault" in res.stderr
+    assert read_settings() == before
+    assert not leftovers(ns_prefix)
+    assert not list(bed_state.glob("journal*"))
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_settings_restored_after_a_signal(sig, code, bed_state, ns_prefix):
+    before = read_settings()
+    proc = start(bed_state, ns_prefix, *raising_args(), "--duration", "4s")
+    wait_for_traffic(bed_state, proc, ns_prefix)
+    assert read_settings() != before  # the run did change them
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert "restored" in err
+    assert read_settings() == before
+    assert not leftovers(ns_prefix)
+    assert not (bed_state / "never.json").exists()
+    assert not list(bed_state.glob("journal*"))
+
+
+def test_kill_9_is_undone_by_the_next_call(bed, bed_state, ns_prefix, tmp_path):
+    before = read_settings()
+    proc = start(
+        bed_state, ns_prefix, *raising_args(), "--slow-receiver", "50%", "--duration", "4s"
+    )
+    wait_for_traffic(bed_state, proc, ns_prefix)
+    proc.kill()
+    proc.communicate()
+    assert read_settings() != before
+    assert leftovers(ns_prefix)  # namespaces and the receiver's cgroup survive a kill -9
+    assert list(bed_state.glob("journal*"))
+
+    out = tmp_path / "next.json"
+    res = bed("run", "--rate", "10Mbps", "--duration", "0.5s", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "restoring first" in res.stderr
+    assert read_settings() == before
+    assert not leftovers(ns_prefix)
+    assert json.loads(out.read_text())["totals"]["loss"] == 0
+    # nothing of the killed run is still running
+    ps = subprocess.run(["pgrep", "-f", f"{ns_prefix}run-"], capture_output=True, text=True)
+    assert ps.stdout.strip() == ""
+
+
+def test_restore_command_replays_the_journal(bed, bed_state, ns_prefix):
+    before = read_settings()
+    proc = start(bed_state, ns_prefix, *raising_args(), "--duration", "4s")
+    wait_for_traffic(bed_state, proc, ns_prefix)
+    proc.kill()
+    proc.communicate()
+    res = bed("restore")
+    assert res.returncode == 0, res.stderr
+    assert read_settings() == before
+    assert not leftovers(ns_prefix)
+    assert bed("restore").stderr.strip().endswith("nothing to restore")
+
+
+def test_stale_namespaces_are_found_by_name_and_removed(bed, ns_prefix, tmp_path):
+    """A namespace (with a process in it) left by an earlier crash goes before the build."""
+    stale = f"{ns_prefix}r1"
+    subprocess.run(["ip", "netns", "add", stale], check=True, capture_output=True)
+    sleeper = subprocess.Popen(["ip", "netns", "exec", stale, "sleep", "300"])
+    try:
+        res = bed(
+            "run",
+            "--rate",
+            "10Mbps",
+            "--duration",
+            "0.3s",
+            "--warmup",
+            "0s",
+            "--out",
+            str(tmp_path / "r.json"),
+        )
+        assert res.returncode == 0, res.stderr
+        assert sleeper.wait(10) is not None
+        subprocess.run(["ip", "netns", "add", f"{ns_prefix}x"], check=True)
+        res = bed("cleanup")
+        assert res.returncode == 0, res.stderr
+        assert not leftovers(ns_prefix)
+    finally:
+        sleeper.kill()
+        subprocess.run(["ip", "netns", "del", stale], capture_output=True)

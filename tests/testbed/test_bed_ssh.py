@@ -1,0 +1,173 @@
+"""The ssh backend against real sshd servers, each running inside a network namespace
+built here (hosts lltbs-h1, lltbs-h2 on a bridge, the harness in lltbs-ctl). It must run
+the same point as the netns backend and give a record of the same shape."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from lanloss.record import load
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces, sshd)"),
+    pytest.mark.skipif(not os.path.exists("/usr/sbin/sshd"), reason="needs openssh-server"),
+    pytest.mark.netns,
+    pytest.mark.slow,
+]
+
+SSH_NS = "lltbs-"  # not under the harness prefix (lltb-), which its netns runs clean up
+NET = "10.79.0"
+SSHD_CONFIG = """ListenAddress {addr}
+HostKey {dir}/hostkey
+AuthorizedKeysFile {dir}/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PidFile {dir}/sshd-{name}.pid
+"""
+
+
+def sh(*argv: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=20, **kw)
+
+
+def _delete_namespaces() -> None:
+    for ns in sorted(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else []:
+        if ns.startswith(SSH_NS):
+            for pid in subprocess.run(
+                ["ip", "netns", "pids", ns], capture_output=True, text=True
+            ).stdout.split():
+                subprocess.run(["kill", "-9", pid], capture_output=True)
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """Two sshd 'hosts' and a controller namespace on one bridge; an inventory for them."""
+    d = tmp_path_factory.mktemp("sshlab")
+    _delete_namespaces()
+    sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "hostkey"))
+    sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "id"))
+    shutil.copy(d / "id.pub", d / "authorized_keys")
+    os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation folder
+    sh("ip", "netns", "add", f"{SSH_NS}sw")
+    sh("ip", "-n", f"{SSH_NS}sw", "link", "add", "br0", "type", "bridge")
+    sh("ip", "-n", f"{SSH_NS}sw", "link", "set", "br0", "up")
+    servers = []
+    try:
+        for i, name in enumerate(("ctl", "h1", "h2"), start=1):
+            ns = f"{SSH_NS}{name}"
+            sh("ip", "netns", "add", ns)
+            sh("ip", "link", "add", "eth0", "netns", ns, "type", "veth",
+               "peer", "name", f"p{i}", "netns", f"{SSH_NS}sw")  # fmt: skip
+            sh("ip", "-n", ns, "addr", "add", f"{NET}.{i}/24", "dev", "eth0")
+            for dev_ns, dev in ((ns, "eth0"), (ns, "lo"), (f"{SSH_NS}sw", f"p{i}")):
+                sh("ip", "-n", dev_ns, "link", "set", dev, "up")
+            sh("ip", "-n", f"{SSH_NS}sw", "link", "set", f"p{i}", "master", "br0")
+            if name == "ctl":
+                continue
+            conf = d / f"sshd-{name}.conf"
+            conf.write_text(SSHD_CONFIG.format(addr=f"{NET}.{i}", dir=d, name=name))
+            log = d / f"sshd-{name}.log"
+            servers.append(
+                subprocess.Popen(
+                    [
+                        "ip",
+                        "netns",
+                        "exec",
+                        ns,
+                        "/usr/sbin/sshd",
+                        "-D",
+                        "-f",
+                        str(conf),
+                        "-E",
+                        str(log),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+            deadline = time.monotonic() + 10
+            while "Server listening" not in (log.read_text() if log.exists() else ""):
+                assert time.monotonic() < deadline, "sshd did not start"
+                time.sleep(0.05)
+        inv = d / "hosts.yaml"
+        inv.write_text(
+            "ssh: {user: root, key: id, known_hosts: known_hosts}\n"
+            f"tools_dir: {d}/tools\n"
+            f"workdir: {d}/work\n"
+            "hosts:\n"
+            f"  h1: {{address: {NET}.2, interface: eth0, role: sender}}\n"
+            f"  h2: {{address: {NET}.3, interface: eth0, role: receiver}}\n"
+        )
+        yield {"dir": d, "inventory": inv, "ctl": f"{SSH_NS}ctl"}
+    finally:
+        for s in servers:
+            s.terminate()
+            s.wait(10)
+        _delete_namespaces()
+
+
+def test_ssh_runs_the_same_point_with_the_same_record_shape(lab, bed, tmp_path):
+    point = ["--rate", "50Mbps", "--payload", "1472", "--duration", "1s"]
+    res = bed(
+        "run",
+        "--backend",
+        "ssh",
+        "--inventory",
+        str(lab["inventory"]),
+        *point,
+        "--out",
+        str(tmp_path / "ssh.json"),
+        netns=lab["ctl"],
+    )
+    assert res.returncode == 0, res.stderr
+    res = bed("run", *point, "--out", str(tmp_path / "netns.json"))
+    assert res.returncode == 0, res.stderr
+    ssh, ns = load(str(tmp_path / "ssh.json")), load(str(tmp_path / "netns.json"))
+
+    assert ssh.to_dict().keys() == ns.to_dict().keys()
+    assert ssh.params == ns.params
+    assert ssh.totals.keys() == ns.totals.keys() and ssh.drops.keys() == ns.drops.keys()
+    assert [vars(f).keys() for f in ssh.flows] == [vars(f).keys() for f in ns.flows]
+    assert [(f.sender, f.receiver) for f in ssh.flows] == [("h1", "h2")]
+    for rec in (ssh, ns):
+        assert rec.conservation_error() == 0
+        assert rec.totals["received"] == rec.totals["sent"] > 4000
+        assert rec.totals["goodput_bps"] == pytest.approx(50e6, rel=0.01)
+    for name in ("h1", "h2"):
+        host = ssh.env["hosts"][name]
+        assert {"kernel", "driver", "settings_before", "settings_after", "unsupported"} <= set(host)
+        assert host["settings_before"] == host["settings_after"]
+        assert host["driver"] == "veth"
+    assert ssh.env["backend"] == "ssh" and ssh.env["restore"]["ok"]
+    # the tools were put on the host (copied: same architecture)
+    assert list((lab["dir"] / "tools").glob("*/lanloss-recv"))
+    # the run folder on the hosts is gone
+    assert not list((lab["dir"] / "work").glob("lanloss-run-*"))
+
+
+def test_unreachable_host_is_one_clear_line(lab, bed, bed_state, tmp_path):
+    inv = tmp_path / "hosts.yaml"
+    text = lab["inventory"].read_text()
+    text = text.replace(f"{NET}.3,", f"{NET}.3, ssh: {{port: 2222}},")  # nothing listens
+    text = text.replace("key: id", f"key: {lab['dir']}/id")
+    text = text.replace("known_hosts: known_hosts", f"known_hosts: {lab['dir']}/known_hosts")
+    inv.write_text(text)
+    t0 = time.monotonic()
+    res = bed(
+        "run", "--backend", "ssh", "--inventory", str(inv), "--duration", "0.5s", netns=lab["ctl"]
+    )
+    assert res.returncode == 1
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "h2" in lines[0] and "unreachable" in lines[0], res.stderr
+    assert "2222" in lines[0]
+    assert time.monotonic() - t0 < 30
+    assert not list(bed_state.glob("journal*"))

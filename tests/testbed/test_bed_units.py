@@ -1,0 +1,152 @@
+"""The harness's pure parts: parsers of real tool output, deltas, attribution arithmetic."""
+
+from __future__ import annotations
+
+from lanloss.testbed import attribution, counters, settings, transport
+from lanloss.testbed.attribution import FlowPath, Source
+
+# Verbatim ethtool 6.1 output of a virtio NIC on this kind of machine.
+ETHTOOL_C = """Coalesce parameters for eth0:
+Adaptive RX: off  TX: n/a
+stats-block-usecs: n/a
+sample-interval: n/a
+
+rx-usecs: 0
+rx-frames: 1
+rx-usecs-irq: n/a
+"""
+ETHTOOL_G = """Ring parameters for eth0:
+Pre-set maximums:
+RX:\t\t4096
+RX Mini:\tn/a
+TX:\t\t4096
+Current hardware settings:
+RX:\t\t256
+RX Mini:\tn/a
+TX:\t\t256
+"""
+ETHTOOL_A = """Pause parameters for eth1:
+Autonegotiate:\ton
+RX:\t\toff
+TX:\t\toff
+"""
+SNMP = """Ip: Forwarding DefaultTTL InReceives ReasmFails
+Ip: 2 64 1000 3
+Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors
+Udp: 900 0 100 5 90 0 2
+"""
+
+
+def test_parse_ethtool_settings():
+    assert settings.parse_coalesce(ETHTOOL_C) == {"adaptive-rx": "off", "rx-usecs": 0}
+    assert settings.parse_ring(ETHTOOL_G) == {"max": 4096, "current": 256}
+    assert settings.parse_pause(ETHTOOL_A) == {"autoneg": "on", "rx": "off", "tx": "off"}
+    assert settings.parse_mtu("2: eth0@if3: <UP> mtu 9000 qdisc tbf state UP") == 9000
+
+
+def test_itr_means_interrupts_per_second():
+    assert settings.itr_to_usecs(0) == 0  # one interrupt per packet
+    assert settings.itr_to_usecs(2500) == 400
+    assert settings.itr_to_usecs(8000) == 125
+
+
+def test_snmp_and_softnet_parsing_and_wrapping_delta():
+    snmp = counters.parse_snmp(SNMP)
+    assert snmp["Udp"]["RcvbufErrors"] == 90 and snmp["Ip"]["ReasmFails"] == 3
+    before = counters.Snapshot("h", 0.0, {"softnet": [[0xFFFFFFF0, 0xFFFFFFFF, 0]]})
+    after = counters.Snapshot("h", 1.0, {"softnet": [[0x10, 0x4, 0]]})
+    d = counters.delta(before, after)
+    assert d["softnet"] == {"processed": 0x20, "dropped": 5, "time_squeeze": 0}
+
+
+def test_dev_and_tc_parsing_use_root_qdiscs_only():
+    dev = counters.parse_dev(
+        "Inter-|   Receive\n face |bytes\n  eth0: 100 2 0 7 1 0 0 0 200 3 0 4 0 0 0 0\n"
+    )
+    assert dev["eth0"]["rx_drop"] == 7 and dev["eth0"]["rx_fifo"] == 1
+    assert dev["eth0"]["tx_drop"] == 4
+    tc = counters.parse_tc_json(
+        '[{"kind":"mq","handle":"0:","dev":"eth0","root":true,"drops":5,"backlog":0},'
+        '{"kind":"pfifo_fast","handle":"0:","dev":"eth0","parent":":1","drops":5}]'
+    )
+    assert set(tc) == {"eth0"} and tc["eth0"]["drops"] == 5  # not 10: mq sums its children
+
+
+def test_batch_framing_survives_output_without_newline_and_failures():
+    argvs = [["printf", "no newline"], ["sh", "-c", "echo oops >&2; exit 3"], ["true"]]
+    res = transport.Local("here").run_many(argvs)
+    assert [r.rc for r in res] == [0, 3, 0]
+    assert res[0].out == "no newline" and res[1].out.strip() == "oops" and res[2].out == ""
+
+
+def test_batch_quotes_arguments_for_the_shell():
+    evil = "$(touch /tmp/lanloss-pwned); `id`; 'quote\"\n"
+    res = transport.Local("here").run_many([["printf", "%s", evil]])
+    assert res[0].out == evil
+
+
+def _path(**kw) -> FlowPath:
+    base = dict(
+        sender="s1",
+        sender_iface="eth0",
+        receiver="r1",
+        receiver_iface="eth0",
+        stream=0,
+        machine="m",
+        sent=100,
+        received=80,
+    )
+    return FlowPath(**{**base, **kw})
+
+
+def test_attribution_conserves_and_leaves_the_rest_unexplained():
+    paths = [_path()]
+    deltas = {"r1": {"snmp": {"Udp": {"RcvbufErrors": 15, "InErrors": 15}}}}
+    res = attribution.attribute(paths, attribution.sources(paths, deltas, "udp"))
+    assert res["totals"]["socket_rcvbuf"] == 15
+    assert res["totals"]["unexplained"] == 5
+    assert sum(res["totals"].values()) == 20  # sent - received
+
+
+def test_shared_counter_is_split_in_proportion_to_loss():
+    paths = [_path(sender="s1", stream=0, received=90), _path(sender="s2", stream=1, received=70)]
+    srcs = [Source("switch_egress", 40, [0, 1], "sw1 p3")]
+    res = attribution.attribute(paths, srcs)
+    assert [f["switch_egress"] for f in res["flows"]] == [10, 30]
+    assert res["totals"]["unexplained"] == 0
+
+
+def test_multicast_drop_before_copying_counts_for_every_receiver():
+    paths = [_path(receiver="r1", received=90), _path(receiver="r2", received=90)]
+    srcs = [Source("sender_queue", 10, [0, 1], "s1 eth0", copies=True)]
+    res = attribution.attribute(paths, srcs)
+    assert [f["sender_queue"] for f in res["flows"]] == [10, 10]
+    assert res["totals"]["unexplained"] == 0
+
+
+def test_overlapping_counters_give_negative_unexplained_and_a_flag():
+    paths = [_path(received=95)]
+    res = attribution.attribute(paths, [Source("backlog", 8, [0], "m softnet")])
+    assert res["totals"]["unexplained"] == -3
+    assert res["flags"]
+
+
+def test_journal_can_reach_a_host_again_from_its_description():
+    from lanloss.testbed.journal import transport_from
+    from lanloss.testbed.ssh import SshTransport
+
+    t = SshTransport("h1", "192.0.2.1", "lab", "/k", 2222, 3.0, "/kh", "yes")
+    again = transport_from(t.describe())
+    assert isinstance(again, SshTransport) and again.describe() == t.describe()
+    local = transport.Local("r1", "lanloss-r1")
+    assert transport_from(local.describe()).describe() == local.describe()
+
+
+def test_ssh_commands_are_one_quoted_argument():
+    from lanloss.testbed.ssh import SshTransport
+
+    t = SshTransport("h1", "192.0.2.1", "lab", "/k")
+    argv = t.wrap(["cat", "/proc/net/snmp; reboot"])
+    assert argv[0] == "ssh" and argv[-2:] == ["--", "cat '/proc/net/snmp; reboot'"]
+    assert "BatchMode=yes" in argv and "ConnectTimeout=5" in argv
+    t.close()  # the ControlMaster socket folder
