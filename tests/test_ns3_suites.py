@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-SUITES = ["lanloss-ethernet", "lanloss-switch", "lanloss-apps"]
+SUITES = ["lanloss-ethernet", "lanloss-switch", "lanloss-apps", "lanloss-host"]
 
 
 @pytest.mark.parametrize("suite", SUITES)

@@ -1,0 +1,122 @@
+#include "host-receiver-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/node.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+HostReceiverHelper::HostReceiverHelper()
+    : m_readerCoreSet(false)
+{
+    m_cpu.SetTypeId(HostCpu::GetTypeId());
+    m_path.SetTypeId(HostRxPath::GetTypeId());
+    m_socket.SetTypeId(HostSocket::GetTypeId());
+    m_reader.SetTypeId(HostReader::GetTypeId());
+}
+
+void
+HostReceiverHelper::SetCpuAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_cpu.Set(name, value);
+}
+
+void
+HostReceiverHelper::SetRxPathAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_path.Set(name, value);
+}
+
+void
+HostReceiverHelper::SetSocketAttribute(const std::string& name, const AttributeValue& value)
+{
+    NS_ABORT_MSG_IF(name == "Port", "HostReceiverHelper: ports are given to Install");
+    m_socket.Set(name, value);
+}
+
+void
+HostReceiverHelper::SetReaderAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_readerCoreSet = m_readerCoreSet || name == "Core";
+    m_reader.Set(name, value);
+}
+
+HostReceiverHelper::Host
+HostReceiverHelper::Install(Ptr<EthernetNetDevice> device,
+                            const std::vector<uint16_t>& ports,
+                            uint32_t readersPerSocket) const
+{
+    Ptr<Node> node = device->GetNode();
+    NS_ABORT_MSG_UNLESS(node, "HostReceiverHelper: the device must be on a node");
+    NS_ABORT_MSG_IF(device->GetRxPath(), "HostReceiverHelper: the device has a receive path");
+    Host h;
+    h.cpu = node->GetObject<HostCpu>();
+    if (!h.cpu)
+    {
+        h.cpu = m_cpu.Create<HostCpu>();
+        node->AggregateObject(h.cpu);
+    }
+    h.path = m_path.Create<HostRxPath>();
+    h.path->SetCpu(h.cpu);
+    device->SetRxPath(h.path);
+    const uint32_t cores = h.cpu->GetNCores();
+    uint32_t index = 0;
+    for (uint16_t port : ports)
+    {
+        Ptr<HostSocket> socket = m_socket.Create<HostSocket>();
+        socket->SetAttribute("Port", UintegerValue(port));
+        for (uint32_t i = 0; i < readersPerSocket; ++i, ++index)
+        {
+            Ptr<HostReader> reader = m_reader.Create<HostReader>();
+            if (!m_readerCoreSet)
+            {
+                reader->SetAttribute("Core",
+                                     UintegerValue(cores == 1 ? 0 : 1 + index % (cores - 1)));
+            }
+            socket->AddReader(reader);
+            h.readers.push_back(reader);
+        }
+        h.path->AddSocket(socket);
+        h.sockets.push_back(socket);
+    }
+    return h;
+}
+
+namespace
+{
+
+void
+RecordDrop(LossAccountant* accountant, LossAccountant::Point point, Ptr<const Packet> packet)
+{
+    accountant->Record(point, packet);
+}
+
+} // namespace
+
+void
+HostReceiverHelper::ConnectAccountant(const Host& host, Ptr<LossAccountant> accountant)
+{
+    // Raw pointer, as LossAccountant::Watch* do: the accountant outlives the run.
+    LossAccountant* acc = PeekPointer(accountant);
+    host.path->TraceConnectWithoutContext(
+        "RxFifoDrop",
+        MakeBoundCallback(&RecordDrop, acc, LossAccountant::RX_FIFO));
+    host.path->TraceConnectWithoutContext(
+        "RxRingDrop",
+        MakeBoundCallback(&RecordDrop, acc, LossAccountant::RX_RING));
+    host.path->TraceConnectWithoutContext(
+        "BacklogDrop",
+        MakeBoundCallback(&RecordDrop, acc, LossAccountant::BACKLOG));
+    host.path->TraceConnectWithoutContext(
+        "ReassemblyDrop",
+        MakeBoundCallback(&RecordDrop, acc, LossAccountant::REASSEMBLY));
+    for (const Ptr<HostSocket>& socket : host.sockets)
+    {
+        socket->TraceConnectWithoutContext(
+            "SocketDrop",
+            MakeBoundCallback(&RecordDrop, acc, LossAccountant::SOCKET_RCVBUF));
+    }
+}
+
+} // namespace ns3

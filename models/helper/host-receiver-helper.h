@@ -1,0 +1,86 @@
+/*
+ * Installs the receiving-host model (CPU, receive path, sockets, readers) on a host's NIC.
+ */
+#ifndef LANLOSS_HOST_RECEIVER_HELPER_H
+#define LANLOSS_HOST_RECEIVER_HELPER_H
+
+#include "loss-accountant.h"
+
+#include "ns3/ethernet-net-device.h"
+#include "ns3/host-cpu.h"
+#include "ns3/host-reader.h"
+#include "ns3/host-rx-path.h"
+#include "ns3/host-socket.h"
+#include "ns3/object-factory.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * @ingroup lanloss
+ * Puts a HostCpu, a HostRxPath, HostSockets and HostReaders on a receiving
+ * host, so that a UdpFlowSink on the same port receives each datagram when
+ * the modelled application has read it:
+ *
+ *     HostReceiverHelper host;
+ *     host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
+ *     host.SetSocketAttribute("RcvBuf", UintegerValue(212992));
+ *     HostReceiverHelper::Host h = host.Install(lan.GetHostDevice("r1"), {5201}, 1);
+ *     HostReceiverHelper::ConnectAccountant(h, accountant);
+ *
+ * The HostCpu is aggregated to the node (one per node; Install on a second
+ * device of the same node reuses it). Readers are placed on cores: with one
+ * core all on core 0 (with the NIC interrupt); otherwise reader i on core
+ * 1 + i mod (Cores - 1), away from the interrupt core, as irqbalance and the
+ * scheduler would place them on an idle machine. A reader's "Core" attribute
+ * set with SetReaderAttribute overrides this.
+ */
+class HostReceiverHelper
+{
+  public:
+    /** What Install created on one host. */
+    struct Host
+    {
+        Ptr<HostCpu> cpu;
+        Ptr<HostRxPath> path;
+        std::vector<Ptr<HostSocket>> sockets;
+        std::vector<Ptr<HostReader>> readers;
+    };
+
+    HostReceiverHelper();
+
+    void SetCpuAttribute(const std::string& name, const AttributeValue& value);
+    void SetRxPathAttribute(const std::string& name, const AttributeValue& value);
+    void SetSocketAttribute(const std::string& name, const AttributeValue& value);
+    void SetReaderAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * Install the model on @p device: one HostSocket per port in @p ports,
+     * each read by @p readersPerSocket HostReaders.
+     */
+    Host Install(Ptr<EthernetNetDevice> device,
+                 const std::vector<uint16_t>& ports,
+                 uint32_t readersPerSocket) const;
+
+    /**
+     * Record the host's drops in @p accountant: RxFifoDrop -> rx_fifo,
+     * RxRingDrop -> rx_ring, BacklogDrop -> backlog, ReassemblyDrop ->
+     * reassembly, every socket's SocketDrop -> socket_rcvbuf.
+     */
+    static void ConnectAccountant(const Host& host, Ptr<LossAccountant> accountant);
+
+  private:
+    ObjectFactory m_cpu;
+    ObjectFactory m_path;
+    ObjectFactory m_socket;
+    ObjectFactory m_reader;
+    bool m_readerCoreSet;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_HOST_RECEIVER_HELPER_H */

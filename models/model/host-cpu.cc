@@ -1,0 +1,311 @@
+#include "host-cpu.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HostCpu");
+NS_OBJECT_ENSURE_REGISTERED(HostCpu);
+
+TypeId
+HostCpu::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::HostCpu")
+            .SetParent<Object>()
+            .SetGroupName("Lanloss")
+            .AddConstructor<HostCpu>()
+            .AddAttribute("Cores",
+                          "Number of cores. The NIC interrupt and its NAPI poll run on core 0; "
+                          "set before any thread is created.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&HostCpu::SetNCores, &HostCpu::GetNCores),
+                          MakeUintegerChecker<uint32_t>(1, 256))
+            .AddAttribute("TimeSlice",
+                          "Time slice (s) of round-robin sharing between runnable tasks of one "
+                          "core (CFS gives each of two busy tasks sched_latency/2 = 3 ms).",
+                          TimeValue(MilliSeconds(3)),
+                          MakeTimeAccessor(&HostCpu::m_timeSlice),
+                          MakeTimeChecker(MicroSeconds(1)));
+    return tid;
+}
+
+HostCpu::HostCpu()
+    : m_nCores(0),
+      m_timeSlice(MilliSeconds(3)),
+      m_created(Simulator::Now())
+{
+    NS_LOG_FUNCTION(this);
+    SetNCores(1);
+}
+
+HostCpu::~HostCpu() = default;
+
+void
+HostCpu::DoDispose()
+{
+    for (Core& c : m_cores)
+    {
+        c.event.Cancel();
+    }
+    m_contexts.clear();
+    m_cores.clear();
+    Object::DoDispose();
+}
+
+HostCpu::Context
+HostCpu::MakeContext(Level level, uint32_t core, const std::string& name)
+{
+    Context x;
+    x.level = level;
+    x.core = core;
+    x.name = name;
+    return x;
+}
+
+void
+HostCpu::SetNCores(uint32_t cores)
+{
+    NS_ABORT_MSG_IF(cores == 0, "HostCpu: at least one core");
+    NS_ABORT_MSG_IF(m_contexts.size() > 2 * std::size_t(m_nCores),
+                    "HostCpu: Cores must be set before threads are created");
+    m_nCores = cores;
+    m_cores.assign(cores, Core{});
+    m_contexts.clear();
+    for (uint32_t i = 0; i < cores; ++i)
+    {
+        m_cores[i].hardirq = m_contexts.size();
+        m_contexts.push_back(MakeContext(HARDIRQ, i, "hardirq/" + std::to_string(i)));
+        m_cores[i].softirq = m_contexts.size();
+        m_contexts.push_back(MakeContext(SOFTIRQ, i, "softirq/" + std::to_string(i)));
+    }
+}
+
+uint32_t
+HostCpu::GetNCores() const
+{
+    return m_nCores;
+}
+
+uint32_t
+HostCpu::HardIrqContext(uint32_t core) const
+{
+    NS_ASSERT(core < m_nCores);
+    return m_cores[core].hardirq;
+}
+
+uint32_t
+HostCpu::SoftIrqContext(uint32_t core) const
+{
+    NS_ASSERT(core < m_nCores);
+    return m_cores[core].softirq;
+}
+
+uint32_t
+HostCpu::CreateThread(uint32_t core, const std::string& name)
+{
+    NS_ABORT_MSG_UNLESS(core < m_nCores,
+                        "HostCpu: thread " << name << " on core " << core << " of " << m_nCores);
+    m_contexts.push_back(MakeContext(TASK, core, name));
+    return m_contexts.size() - 1;
+}
+
+uint32_t
+HostCpu::GetQueuedJobs(uint32_t context) const
+{
+    return m_contexts.at(context).jobs.size();
+}
+
+uint32_t
+HostCpu::GetCore(uint32_t context) const
+{
+    return m_contexts.at(context).core;
+}
+
+void
+HostCpu::Submit(uint32_t context, Time cost, Work work, Callback<void> done)
+{
+    NS_ASSERT(context < m_contexts.size());
+    NS_ASSERT(!cost.IsStrictlyNegative());
+    Context& x = m_contexts[context];
+    x.jobs.push_back(Job{cost, work, done});
+    if (x.level == TASK && !x.queued)
+    {
+        x.queued = true;
+        m_cores[x.core].runQueue.push_back(context);
+    }
+    Dispatch(x.core);
+}
+
+void
+HostCpu::Dispatch(uint32_t core)
+{
+    Core& c = m_cores[core];
+    uint32_t best = NONE;
+    if (!m_contexts[c.hardirq].jobs.empty())
+    {
+        best = c.hardirq;
+    }
+    else if (!m_contexts[c.softirq].jobs.empty())
+    {
+        best = c.softirq;
+    }
+    else
+    {
+        // A task that has no job left has blocked: it leaves the run queue, and
+        // its next wake-up starts a fresh slice.
+        while (!c.runQueue.empty() && m_contexts[c.runQueue.front()].jobs.empty())
+        {
+            Context& t = m_contexts[c.runQueue.front()];
+            t.queued = false;
+            t.sliceUsed = Seconds(0);
+            c.runQueue.pop_front();
+        }
+        if (!c.runQueue.empty())
+        {
+            best = c.runQueue.front();
+        }
+    }
+    if (best == c.running)
+    {
+        return;
+    }
+    if (c.running != NONE)
+    {
+        Suspend(core);
+    }
+    if (best != NONE)
+    {
+        Start(core, best);
+    }
+}
+
+void
+HostCpu::Start(uint32_t core, uint32_t context)
+{
+    Core& c = m_cores[core];
+    Context& x = m_contexts[context];
+    c.running = context;
+    c.started = Simulator::Now();
+    Time run = x.jobs.front().remaining;
+    if (x.level == TASK)
+    {
+        Time left = m_timeSlice - x.sliceUsed;
+        if (left.IsStrictlyNegative())
+        {
+            left = Seconds(0);
+        }
+        run = std::min(run, left);
+    }
+    c.event = Simulator::Schedule(run, &HostCpu::Expire, this, core);
+}
+
+void
+HostCpu::Suspend(uint32_t core)
+{
+    Core& c = m_cores[core];
+    Context& x = m_contexts[c.running];
+    Job& j = x.jobs.front();
+    const Time elapsed = Simulator::Now() - c.started;
+    j.remaining -= elapsed;
+    c.busy[j.work] += elapsed;
+    if (x.level == TASK)
+    {
+        x.sliceUsed += elapsed;
+    }
+    c.event.Cancel();
+    c.running = NONE;
+}
+
+void
+HostCpu::Expire(uint32_t core)
+{
+    Core& c = m_cores[core];
+    const uint32_t id = c.running;
+    Context& x = m_contexts[id];
+    Job& j = x.jobs.front();
+    const Time elapsed = Simulator::Now() - c.started;
+    j.remaining -= elapsed;
+    c.busy[j.work] += elapsed;
+    if (x.level == TASK)
+    {
+        x.sliceUsed += elapsed;
+    }
+    c.running = NONE;
+    if (!j.remaining.IsStrictlyPositive())
+    {
+        Callback<void> done = j.done;
+        x.jobs.pop_front();
+        // The task stays in front of the run queue while its callback runs, so
+        // a job it queues for itself continues its slice (a reader reading on).
+        if (!done.IsNull())
+        {
+            done();
+        }
+    }
+    else
+    {
+        // Slice over: the next runnable task of this core gets it.
+        x.sliceUsed = Seconds(0);
+        if (c.runQueue.size() > 1 && c.runQueue.front() == id)
+        {
+            c.runQueue.pop_front();
+            c.runQueue.push_back(id);
+        }
+    }
+    Dispatch(core);
+}
+
+Time
+HostCpu::GetBusyTime(uint32_t core, Work work) const
+{
+    const Core& c = m_cores.at(core);
+    Time t = c.busy[work];
+    if (c.running != NONE && m_contexts[c.running].jobs.front().work == work)
+    {
+        t += Simulator::Now() - c.started;
+    }
+    return t;
+}
+
+Time
+HostCpu::GetBusyTime(Work work) const
+{
+    Time t;
+    for (uint32_t i = 0; i < m_nCores; ++i)
+    {
+        t += GetBusyTime(i, work);
+    }
+    return t;
+}
+
+Time
+HostCpu::GetIdleTime() const
+{
+    Time busy;
+    for (uint8_t w = 0; w < N_WORK; ++w)
+    {
+        busy += GetBusyTime(static_cast<Work>(w));
+    }
+    return (Simulator::Now() - m_created) * int64_t(m_nCores) - busy;
+}
+
+double
+HostCpu::GetShare(Work work) const
+{
+    const double total = ((Simulator::Now() - m_created) * int64_t(m_nCores)).GetSeconds();
+    return total > 0 ? GetBusyTime(work).GetSeconds() / total : 0.0;
+}
+
+double
+HostCpu::GetIdleShare() const
+{
+    const double total = ((Simulator::Now() - m_created) * int64_t(m_nCores)).GetSeconds();
+    return total > 0 ? GetIdleTime().GetSeconds() / total : 1.0;
+}
+
+} // namespace ns3

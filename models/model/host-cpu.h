@@ -1,0 +1,155 @@
+/*
+ * The CPU of a receiving host: cores shared by hard-IRQ, softirq and process work.
+ */
+#ifndef LANLOSS_HOST_CPU_H
+#define LANLOSS_HOST_CPU_H
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * @ingroup lanloss
+ * A host's cores, each running work in three execution contexts with strict,
+ * preemptive priority, as on Linux:
+ *
+ *   hard IRQ  >  softirq  >  tasks (processes and ksoftirqd)
+ *
+ * A unit of work (a "job": an interrupt handler, one packet of a NAPI poll,
+ * one recvmsg) has a CPU cost. A job of a higher context pre-empts the one
+ * running on the same core, which resumes later with what it had left (so a
+ * read that costs 5 us may take 50 us of wall time while packets arrive:
+ * receive livelock, Mogul & Ramakrishnan 1997, emerges from the priorities).
+ * Jobs of one context run one after the other (FIFO).
+ *
+ * Tasks are threads pinned to a core (CreateThread). Runnable threads of a
+ * core share it round robin with a time slice (TimeSlice, a stand-in for
+ * CFS's fair share: two busy threads get half the core each); a thread keeps
+ * the core while it has jobs queued and its slice lasts, and gives it up when
+ * it blocks (no job) or its slice ends. There is no wake-up pre-emption and
+ * no migration between cores.
+ *
+ * Time is accounted by the kind of work (Work), not by the context it ran in:
+ * softirq work done by ksoftirqd counts as softirq, as /proc/stat counts it
+ * with CONFIG_IRQ_TIME_ACCOUNTING.
+ */
+class HostCpu : public Object
+{
+  public:
+    /** Kinds of work, for the CPU shares (the run record's cpu {irq, softirq, app}). */
+    enum Work : uint8_t
+    {
+        IRQ_WORK,     //!< hard-IRQ handlers
+        SOFTIRQ_WORK, //!< NET_RX softirq: driver poll, IP, UDP (also when run by ksoftirqd)
+        APP_WORK,     //!< the receiving application (recvmsg and its own processing)
+        N_WORK,
+    };
+
+    static TypeId GetTypeId();
+
+    HostCpu();
+    ~HostCpu() override;
+
+    /** Set the number of cores (only before any thread is created). */
+    void SetNCores(uint32_t cores);
+    uint32_t GetNCores() const;
+
+    /** The hard-IRQ context of @p core. */
+    uint32_t HardIrqContext(uint32_t core) const;
+    /** The softirq context of @p core. */
+    uint32_t SoftIrqContext(uint32_t core) const;
+    /** A task (process, thread, ksoftirqd) pinned to @p core. @return its context id */
+    uint32_t CreateThread(uint32_t core, const std::string& name);
+
+    /**
+     * Queue a job in context @p context: it runs for @p cost of CPU time as
+     * soon as the context gets the core, and @p done is called when it ends.
+     */
+    void Submit(uint32_t context, Time cost, Work work, Callback<void> done);
+
+    /** Jobs queued in @p context, the running one included. */
+    uint32_t GetQueuedJobs(uint32_t context) const;
+    /** Core a context runs on. */
+    uint32_t GetCore(uint32_t context) const;
+
+    /** CPU time spent on @p work over all cores since the start (up to now). */
+    Time GetBusyTime(Work work) const;
+    /** CPU time spent on @p work by @p core since the start (up to now). */
+    Time GetBusyTime(uint32_t core, Work work) const;
+    /** Idle CPU time over all cores since the start. */
+    Time GetIdleTime() const;
+    /** Share of the CPU (all cores) spent on @p work since the start, in [0, 1]. */
+    double GetShare(Work work) const;
+    /** Share of the CPU (all cores) left idle since the start, in [0, 1]. */
+    double GetIdleShare() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    static constexpr uint32_t NONE = UINT32_MAX;
+
+    enum Level : uint8_t
+    {
+        HARDIRQ,
+        SOFTIRQ,
+        TASK,
+    };
+
+    struct Job
+    {
+        Time remaining;
+        Work work;
+        Callback<void> done;
+    };
+
+    struct Context
+    {
+        std::deque<Job> jobs;
+        Level level = TASK;
+        uint32_t core = 0;
+        std::string name;
+        bool queued = false; //!< TASK: in its core's run queue
+        Time sliceUsed;      //!< TASK: CPU time used in the current slice
+    };
+
+    struct Core
+    {
+        uint32_t hardirq = NONE;
+        uint32_t softirq = NONE;
+        std::deque<uint32_t> runQueue; //!< runnable tasks, the current one in front
+        uint32_t running = NONE;       //!< context whose job is on the core
+        Time started;                  //!< when that job (re)started
+        EventId event;                 //!< its end, or the end of its slice
+        std::array<Time, N_WORK> busy{};
+    };
+
+    static Context MakeContext(Level level, uint32_t core, const std::string& name);
+    /** Put the right context on @p core (pre-empting if needed). */
+    void Dispatch(uint32_t core);
+    void Start(uint32_t core, uint32_t context);
+    /** Take the running job off @p core, keeping what it has left. */
+    void Suspend(uint32_t core);
+    /** The running job ended or its slice ran out. */
+    void Expire(uint32_t core);
+
+    uint32_t m_nCores;
+    Time m_timeSlice;
+    Time m_created;
+    std::vector<Core> m_cores;
+    std::vector<Context> m_contexts;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_HOST_CPU_H */

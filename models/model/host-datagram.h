@@ -1,0 +1,48 @@
+/*
+ * A received frame as the host receive path carries it, and a reassembled datagram.
+ */
+#ifndef LANLOSS_HOST_DATAGRAM_H
+#define LANLOSS_HOST_DATAGRAM_H
+
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/packet.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * @ingroup lanloss
+ * One received frame on its way through a HostRxPath (an sk_buff): what
+ * EthernetNetDevice::DeliverUp needs, plus what the host charges for it.
+ */
+struct HostRxFrame
+{
+    Ptr<Packet> packet; //!< MAC payload (IPv4 header on), padding kept, tags kept
+    uint16_t protocol = 0;
+    Mac48Address source;
+    Mac48Address destination;
+    NetDevice::PacketType type = NetDevice::PACKET_HOST;
+    uint32_t fifoBytes = 0; //!< bytes it takes in the NIC FIFO: MAC header to FCS
+    uint32_t truesize = 0;  //!< skb->truesize: bytes charged to a socket for it
+};
+
+/**
+ * @ingroup lanloss
+ * A complete UDP datagram (one frame, or every IPv4 fragment in offset order)
+ * ready for a socket. As after ip_frag_reasm(), its truesize is the sum of
+ * its fragments' truesizes.
+ */
+struct HostDatagram
+{
+    std::vector<HostRxFrame> frames;
+    uint32_t truesize = 0;
+    uint16_t port = 0; //!< UDP destination port
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_HOST_DATAGRAM_H */

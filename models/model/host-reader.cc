@@ -1,0 +1,183 @@
+#include "host-cpu.h"
+#include "host-reader.h"
+#include "host-socket.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HostReader");
+NS_OBJECT_ENSURE_REGISTERED(HostReader);
+
+TypeId
+HostReader::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::HostReader")
+            .SetParent<Object>()
+            .SetGroupName("Lanloss")
+            .AddConstructor<HostReader>()
+            .AddAttribute("ReadCost",
+                          "CPU time (s) per datagram read: recvmsg (system call, copy) and the "
+                          "application's own work on it.",
+                          TimeValue(MicroSeconds(5)),
+                          MakeTimeAccessor(&HostReader::m_readCost),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("Core",
+                          "Core the process is pinned to (< HostCpu Cores).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&HostReader::m_core),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("StallPeriod",
+                          "Time (s) between the starts of two stalls; 0 = no stalls.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostReader::m_stallPeriod),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("StallLength",
+                          "Length (s) of each stall (the process reads nothing, uses no CPU).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostReader::m_stallLength),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("StallStart",
+                          "Simulation time (s) of the first stall (when StallPeriod > 0).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostReader::m_stallStart),
+                          MakeTimeChecker(Seconds(0)));
+    return tid;
+}
+
+HostReader::HostReader()
+    : m_readCost(MicroSeconds(5)),
+      m_core(0),
+      m_socket(nullptr),
+      m_thread(0),
+      m_reading(false),
+      m_stalled(false),
+      m_reads(0),
+      m_stalls(0)
+{
+}
+
+HostReader::~HostReader() = default;
+
+void
+HostReader::DoDispose()
+{
+    m_stallEvent.Cancel();
+    m_stallEndEvent.Cancel();
+    m_cpu = nullptr;
+    m_socket = nullptr;
+    m_current = HostDatagram();
+    Object::DoDispose();
+}
+
+void
+HostReader::Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId)
+{
+    NS_ABORT_MSG_IF(m_cpu, "HostReader: started twice");
+    NS_ABORT_MSG_UNLESS(m_core < cpu->GetNCores(),
+                        "HostReader: Core " << m_core << " but the host has " << cpu->GetNCores()
+                                            << " cores");
+    NS_ABORT_MSG_IF(m_stallPeriod.IsStrictlyPositive() && m_stallLength >= m_stallPeriod,
+                    "HostReader: StallLength must be shorter than StallPeriod");
+    m_cpu = cpu;
+    m_socket = socket;
+    m_thread = cpu->CreateThread(m_core, "reader:" + std::to_string(socket->GetPort()));
+    m_readDone = MakeCallback(&HostReader::ReadDone, this);
+    if (m_stallPeriod.IsStrictlyPositive() && m_stallLength.IsStrictlyPositive())
+    {
+        Time at = m_stallStart - Simulator::Now();
+        // In the node's context: what a stall ends (a read, a DeliverUp) belongs to the node.
+        Simulator::ScheduleWithContext(nodeId,
+                                       at.IsStrictlyNegative() ? Seconds(0) : at,
+                                       &HostReader::StallBegin,
+                                       this);
+    }
+    TryRead();
+}
+
+bool
+HostReader::IsWaiting() const
+{
+    return m_socket && !m_reading && !m_stalled;
+}
+
+void
+HostReader::Wake()
+{
+    TryRead();
+}
+
+void
+HostReader::TryRead()
+{
+    if (m_reading || m_stalled || !m_socket || m_socket->IsEmpty())
+    {
+        return; // blocked in recvmsg until the socket wakes us
+    }
+    m_reading = true;
+    m_current = m_socket->Dequeue();
+    m_cpu->Submit(m_thread, m_readCost, HostCpu::APP_WORK, m_readDone);
+}
+
+void
+HostReader::ReadDone()
+{
+    m_reading = false;
+    ++m_reads;
+    m_cpuTime += m_readCost;
+    HostDatagram d = std::move(m_current);
+    m_current = HostDatagram();
+    m_socket->Consume(d);
+    TryRead();
+}
+
+void
+HostReader::StallBegin()
+{
+    if (!m_socket)
+    {
+        return; // disposed (the first stall is scheduled without an EventId to cancel)
+    }
+    ++m_stalls;
+    m_stalled = true;
+    m_stallEndEvent = Simulator::Schedule(m_stallLength, &HostReader::StallEnd, this);
+    m_stallEvent = Simulator::Schedule(m_stallPeriod, &HostReader::StallBegin, this);
+}
+
+void
+HostReader::StallEnd()
+{
+    m_stalled = false;
+    TryRead();
+}
+
+uint32_t
+HostReader::GetCore() const
+{
+    return m_core;
+}
+
+uint64_t
+HostReader::GetReads() const
+{
+    return m_reads;
+}
+
+uint64_t
+HostReader::GetStalls() const
+{
+    return m_stalls;
+}
+
+Time
+HostReader::GetCpuTime() const
+{
+    return m_cpuTime;
+}
+
+} // namespace ns3

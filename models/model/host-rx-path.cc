@@ -1,0 +1,963 @@
+#include "ethernet-net-device.h"
+#include "ethernet-wire.h"
+#include "host-cpu.h"
+#include "host-rx-path.h"
+#include "host-socket.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/udp-header.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HostRxPath");
+NS_OBJECT_ENSURE_REGISTERED(HostRxPath);
+
+namespace
+{
+
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
+constexpr uint8_t IPPROTO_UDP_NUMBER = 17;
+constexpr uint32_t SKB_OVERHEAD =
+    256 + 320;                       //!< sizeof(sk_buff) + sizeof(skb_shared_info), aligned, x86-64
+constexpr uint32_t NET_SKB_PAD = 64; //!< max(32, L1_CACHE_BYTES)
+
+} // namespace
+
+TypeId
+HostRxPath::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::HostRxPath")
+            .SetParent<EthernetRxPath>()
+            .SetGroupName("Lanloss")
+            .AddConstructor<HostRxPath>()
+            // ---- NIC
+            .AddAttribute("RxFifoBytes",
+                          "NIC receive FIFO (packet buffer, PBA) in bytes: 48 KiB on the "
+                          "8254x e1000 (E1000_PBA_48K).",
+                          UintegerValue(49152),
+                          MakeUintegerAccessor(&HostRxPath::m_fifoSize),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("RxRingSize",
+                          "RX descriptors (ethtool -G rx; e1000 default 256, max 4096); the "
+                          "ring holds one frame less.",
+                          UintegerValue(256),
+                          MakeUintegerAccessor(&HostRxPath::m_ringSize),
+                          MakeUintegerChecker<uint32_t>(2, 65536))
+            .AddAttribute("DmaRate",
+                          "Rate (bit/s) at which the NIC moves a frame from its FIFO to host "
+                          "memory; 0 = at once. 1064 Mbit/s = 32-bit 33 MHz PCI (133 MB/s).",
+                          DataRateValue(DataRate("1064Mbps")),
+                          MakeDataRateAccessor(&HostRxPath::m_dmaRate),
+                          MakeDataRateChecker())
+            .AddAttribute("RxBufferWrite",
+                          "Cleaned descriptors the driver collects before giving them back to "
+                          "the NIC (E1000_RX_BUFFER_WRITE = 16); all are given back at the end "
+                          "of each poll.",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&HostRxPath::m_rxBufferWrite),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DropWhenNoDescriptor",
+                          "Drop a frame at once when no descriptor is free (igb/ixgbe "
+                          "SRRCTL.DROP_EN: rx_ring) instead of holding it in the FIFO "
+                          "(e1000/e1000e: the FIFO fills, rx_fifo).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostRxPath::m_dropNoDescriptor),
+                          MakeBooleanChecker())
+            .AddAttribute("InterruptThrottleRate",
+                          "Maximum interrupts per second (e1000 InterruptThrottleRate, "
+                          "register granularity 256 ns); 0 = no moderation. The dynamic "
+                          "modes 1 and 3 are not modelled.",
+                          UintegerValue(2500),
+                          MakeUintegerAccessor(&HostRxPath::m_itr),
+                          MakeUintegerChecker<uint32_t>(0, 3906250))
+            .AddAttribute("FlowControl",
+                          "Send IEEE 802.3x PAUSE when the FIFO reaches its high-water mark.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostRxPath::m_flowControl),
+                          MakeBooleanChecker())
+            .AddAttribute("PauseTime",
+                          "pause_time of the XOFF frames, in quanta of 512 bit times "
+                          "(E1000_FC_PAUSE_TIME = 0x0680).",
+                          UintegerValue(0x0680),
+                          MakeUintegerAccessor(&HostRxPath::m_pauseTime),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("PauseRefreshQuanta",
+                          "Interval, in quanta of 512 bit times at the link rate, at which "
+                          "XOFF is sent again while the FIFO stays at or above the low-water "
+                          "mark (half PauseTime; PCH e1000e: refresh 0x0400 for pause 0x0650).",
+                          UintegerValue(0x0340),
+                          MakeUintegerAccessor(&HostRxPath::m_pauseRefreshQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("SendXon",
+                          "Send XON (pause_time 0) when the FIFO falls below the low-water "
+                          "mark (e1000 fc.send_xon = 1).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&HostRxPath::m_sendXon),
+                          MakeBooleanChecker())
+            // ---- CPU costs
+            .AddAttribute("IrqCost",
+                          "CPU time (s) of one NIC hard interrupt: entry and exit, the "
+                          "e1000_intr ICR read and IMC write over the bus, napi_schedule.",
+                          TimeValue(MicroSeconds(8)),
+                          MakeTimeAccessor(&HostRxPath::m_irqCost),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("DriverCost",
+                          "Softirq CPU time (s) per frame in the driver poll "
+                          "(e1000_clean_rx_irq: descriptor, skb, copybreak copy, "
+                          "eth_type_trans, netif_receive_skb entry, RPS steering).",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&HostRxPath::m_driverCost),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("StackCost",
+                          "Softirq CPU time (s) per frame in IP and UDP (ip_rcv, ip_defrag, "
+                          "udp_rcv, socket lookup, enqueue and wake-up).",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&HostRxPath::m_stackCost),
+                          MakeTimeChecker(Seconds(0)))
+            // ---- softirq
+            .AddAttribute("NapiWeight",
+                          "Frames per NAPI poll of the NIC (NAPI_POLL_WEIGHT = 64).",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&HostRxPath::m_napiWeight),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("NetdevBudget",
+                          "Packets per net_rx_action run (net.core.netdev_budget = 300).",
+                          UintegerValue(300),
+                          MakeUintegerAccessor(&HostRxPath::m_netdevBudget),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("NetdevBudgetUsecs",
+                          "Time (s) limit of a net_rx_action run (net.core.netdev_budget_usecs "
+                          "= 2000 us).",
+                          TimeValue(MicroSeconds(2000)),
+                          MakeTimeAccessor(&HostRxPath::m_netdevBudgetTime),
+                          MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("MaxSoftirqRestart",
+                          "net_rx_action runs one __do_softirq may make before handing the "
+                          "work to ksoftirqd (MAX_SOFTIRQ_RESTART = 10).",
+                          UintegerValue(10),
+                          MakeUintegerAccessor(&HostRxPath::m_maxSoftirqRestart),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("MaxSoftirqTime",
+                          "Time (s) after which __do_softirq hands the work to ksoftirqd "
+                          "(MAX_SOFTIRQ_TIME = 2 ms).",
+                          TimeValue(MilliSeconds(2)),
+                          MakeTimeAccessor(&HostRxPath::m_maxSoftirqTime),
+                          MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("RpsCpus",
+                          "Receive Packet Steering: bit mask of the cores whose backlog a "
+                          "frame may be queued to (rps_cpus); 0 = no RPS, no backlog.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&HostRxPath::m_rpsCpus),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("BacklogSize",
+                          "net.core.netdev_max_backlog: a frame is dropped when the backlog "
+                          "input queue already holds more than this (1000).",
+                          UintegerValue(1000),
+                          MakeUintegerAccessor(&HostRxPath::m_backlogSize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("DevWeight",
+                          "Frames per process_backlog poll (net.core.dev_weight = 64).",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&HostRxPath::m_devWeight),
+                          MakeUintegerChecker<uint32_t>(1))
+            // ---- memory accounting
+            .AddAttribute("Truesize",
+                          "Bytes charged to a socket per received frame (skb->truesize); "
+                          "0 = from the frame length by the e1000 copybreak rule.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&HostRxPath::m_truesize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CopyBreak",
+                          "Frames of at most this many bytes (MAC header on, no FCS) are "
+                          "copied into a fitting skb (e1000 copybreak = 256).",
+                          UintegerValue(256),
+                          MakeUintegerAccessor(&HostRxPath::m_copyBreak),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RxBufferTruesize",
+                          "truesize in bytes of a frame kept in its receive buffer (e1000 "
+                          "2 KiB buffer: SKB_TRUESIZE(2048 - 320) = 2304).",
+                          UintegerValue(2304),
+                          MakeUintegerAccessor(&HostRxPath::m_rxBufferTruesize),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ReassemblyTimeout",
+                          "Time (s) an incomplete IPv4 datagram is kept (net.ipv4.ipfrag_time "
+                          "= 30 s).",
+                          TimeValue(Seconds(30)),
+                          MakeTimeAccessor(&HostRxPath::m_reassemblyTimeout),
+                          MakeTimeChecker(MicroSeconds(1)))
+            // ---- drops
+            .AddTraceSource("RxFifoDrop",
+                            "A frame found no room in the NIC FIFO (rx_missed_errors): rx_fifo.",
+                            MakeTraceSourceAccessor(&HostRxPath::m_rxFifoDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("RxRingDrop",
+                            "A frame found no free descriptor and DropWhenNoDescriptor is "
+                            "set: rx_ring.",
+                            MakeTraceSourceAccessor(&HostRxPath::m_rxRingDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("BacklogDrop",
+                            "RPS: the target core's backlog was full (softnet_stat dropped): "
+                            "backlog.",
+                            MakeTraceSourceAccessor(&HostRxPath::m_backlogDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("ReassemblyDrop",
+                            "A held IPv4 fragment was dropped by the reassembly timer: "
+                            "reassembly.",
+                            MakeTraceSourceAccessor(&HostRxPath::m_reassemblyDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Interrupt",
+                            "The NIC raised an interrupt (argument: frames in the ring).",
+                            MakeTraceSourceAccessor(&HostRxPath::m_interruptTrace),
+                            "ns3::HostRxPath::InterruptTracedCallback");
+    return tid;
+}
+
+HostRxPath::HostRxPath()
+    : m_fifoSize(49152),
+      m_ringSize(256),
+      m_dmaRate(DataRate("1064Mbps")),
+      m_rxBufferWrite(16),
+      m_dropNoDescriptor(false),
+      m_itr(2500),
+      m_napiWeight(64),
+      m_netdevBudget(300),
+      m_netdevBudgetTime(MicroSeconds(2000)),
+      m_maxSoftirqRestart(10),
+      m_maxSoftirqTime(MilliSeconds(2)),
+      m_irqCost(MicroSeconds(8)),
+      m_driverCost(MicroSeconds(2)),
+      m_stackCost(MicroSeconds(2)),
+      m_rpsCpus(0),
+      m_backlogSize(1000),
+      m_devWeight(64),
+      m_truesize(0),
+      m_copyBreak(256),
+      m_rxBufferTruesize(2304),
+      m_reassemblyTimeout(Seconds(30)),
+      m_flowControl(false),
+      m_pauseTime(0x0680),
+      m_pauseRefreshQuanta(0x0340),
+      m_sendXon(true),
+      m_attached(false),
+      m_fifoBytes(0),
+      m_dmaBusy(false),
+      m_hwFree(0),
+      m_cleaned(0),
+      m_irqEnabled(true),
+      m_anyIrq(false),
+      m_xoff(false)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+HostRxPath::~HostRxPath() = default;
+
+void
+HostRxPath::DoDispose()
+{
+    m_dmaEvent.Cancel();
+    m_irqEvent.Cancel();
+    m_refreshEvent.Cancel();
+    m_defrag.Clear();
+    m_fifo.clear();
+    m_ring.clear();
+    m_softnet.clear();
+    for (auto& [port, socket] : m_sockets)
+    {
+        socket->Dispose();
+    }
+    m_sockets.clear();
+    m_device = nullptr;
+    m_cpu = nullptr;
+    EthernetRxPath::DoDispose();
+}
+
+void
+HostRxPath::SetCpu(Ptr<HostCpu> cpu)
+{
+    NS_ABORT_MSG_IF(m_attached, "HostRxPath: SetCpu after Attach");
+    m_cpu = cpu;
+}
+
+Ptr<HostCpu>
+HostRxPath::GetCpu() const
+{
+    return m_cpu;
+}
+
+void
+HostRxPath::AddSocket(Ptr<HostSocket> socket)
+{
+    const uint16_t port = socket->GetPort();
+    NS_ABORT_MSG_IF(m_sockets.count(port), "HostRxPath: two HostSockets on port " << port);
+    m_sockets[port] = socket;
+    if (m_attached)
+    {
+        socket->Attach(m_cpu, MakeCallback(&HostRxPath::DeliverDatagram, this), NodeId());
+    }
+}
+
+uint32_t
+HostRxPath::NodeId() const
+{
+    Ptr<Node> node = m_device ? m_device->GetNode() : nullptr;
+    return node ? node->GetId() : Simulator::GetContext();
+}
+
+Ptr<HostSocket>
+HostRxPath::GetSocket(uint16_t port) const
+{
+    auto it = m_sockets.find(port);
+    return it == m_sockets.end() ? nullptr : it->second;
+}
+
+void
+HostRxPath::Attach(Ptr<EthernetNetDevice> device)
+{
+    NS_LOG_FUNCTION(this << device);
+    NS_ABORT_MSG_IF(m_attached, "HostRxPath: attached twice");
+    m_device = device;
+    if (!m_cpu)
+    {
+        Ptr<Node> node = device->GetNode();
+        m_cpu = node ? node->GetObject<HostCpu>() : nullptr;
+        if (!m_cpu)
+        {
+            m_cpu = CreateObject<HostCpu>();
+            if (node)
+            {
+                node->AggregateObject(m_cpu);
+            }
+        }
+    }
+    m_attached = true;
+    m_hwFree = m_ringSize - 1;
+    m_softnet.assign(m_cpu->GetNCores(), Softnet{});
+    for (uint32_t c = 0; c < m_softnet.size(); ++c)
+    {
+        m_softnet[c].ksoftirqd = m_cpu->CreateThread(c, "ksoftirqd/" + std::to_string(c));
+        m_softnet[c].jobDone = MakeCallback(&HostRxPath::JobDone, this, c);
+    }
+    m_rpsList.clear();
+    for (uint32_t c = 0; c < m_softnet.size() && c < 64; ++c)
+    {
+        if (m_rpsCpus & (uint64_t(1) << c))
+        {
+            m_rpsList.push_back(c);
+        }
+    }
+    NS_ABORT_MSG_IF(m_rpsCpus != 0 && m_rpsList.empty(),
+                    "HostRxPath: RpsCpus names no core of the host");
+    m_defrag.SetTimeout(m_reassemblyTimeout);
+    m_defrag.SetDropCallback(MakeCallback(&HostRxPath::ReassemblyTimeout, this));
+    for (auto& [port, socket] : m_sockets)
+    {
+        socket->Attach(m_cpu, MakeCallback(&HostRxPath::DeliverDatagram, this), NodeId());
+    }
+}
+
+// ---------------------------------------------------------------- NIC
+
+uint32_t
+HostRxPath::TruesizeOf(uint32_t frameBytes) const
+{
+    if (m_truesize > 0)
+    {
+        return m_truesize;
+    }
+    if (frameBytes <= m_copyBreak)
+    {
+        // e1000_copybreak: napi_alloc_skb(len) -> SKB_TRUESIZE(SKB_DATA_ALIGN(len + NET_SKB_PAD))
+        return ((frameBytes + NET_SKB_PAD + 63) / 64) * 64 + SKB_OVERHEAD;
+    }
+    return m_rxBufferTruesize;
+}
+
+void
+HostRxPath::Receive(Ptr<Packet> packet,
+                    uint16_t protocol,
+                    Mac48Address source,
+                    Mac48Address destination,
+                    NetDevice::PacketType type)
+{
+    NS_LOG_FUNCTION(this << packet);
+    NS_ASSERT_MSG(m_attached, "HostRxPath: Receive before Attach");
+    const uint32_t frameNoFcs = packet->GetSize() + ethernet::MAC_HEADER_BYTES;
+    HostRxFrame f;
+    f.packet = packet;
+    f.protocol = protocol;
+    f.source = source;
+    f.destination = destination;
+    f.type = type;
+    f.fifoBytes = frameNoFcs + ethernet::FCS_BYTES;
+    f.truesize = TruesizeOf(frameNoFcs);
+    ++m_stats.framesReceived;
+    if (m_hwFree == 0)
+    {
+        ++m_stats.rxNoBuffer; // RNBC: counted, not a drop; the frame may still fit in the FIFO
+    }
+    if (m_fifoBytes + f.fifoBytes > m_fifoSize)
+    {
+        // MPC, "missed packets": reported by Linux as rx_missed_errors.
+        ++m_stats.rxFifoDrops;
+        m_rxFifoDropTrace(packet);
+        return;
+    }
+    m_fifoBytes += f.fifoBytes;
+    m_stats.peakFifoBytes = std::max(m_stats.peakFifoBytes, m_fifoBytes);
+    m_fifo.push_back(std::move(f));
+    CheckPause();
+    TryDma();
+}
+
+void
+HostRxPath::TryDma()
+{
+    while (!m_dmaBusy && !m_fifo.empty())
+    {
+        if (m_hwFree == 0)
+        {
+            if (!m_dropNoDescriptor)
+            {
+                return; // e1000: the frame waits in the FIFO for the driver to refill the ring
+            }
+            // SRRCTL.DROP_EN: dropped for want of a descriptor (per-queue RQDPC).
+            HostRxFrame f = std::move(m_fifo.front());
+            m_fifo.pop_front();
+            m_fifoBytes -= f.fifoBytes;
+            ++m_stats.rxRingDrops;
+            m_rxRingDropTrace(f.packet);
+            CheckPause();
+            continue;
+        }
+        --m_hwFree;
+        if (m_dmaRate.GetBitRate() == 0)
+        {
+            FinishDma();
+            continue;
+        }
+        m_dmaBusy = true;
+        m_dmaEvent = Simulator::Schedule(m_dmaRate.CalculateBytesTxTime(m_fifo.front().fifoBytes),
+                                         &HostRxPath::DmaDone,
+                                         this);
+    }
+}
+
+void
+HostRxPath::DmaDone()
+{
+    m_dmaBusy = false;
+    FinishDma();
+    TryDma();
+}
+
+void
+HostRxPath::FinishDma()
+{
+    HostRxFrame f = std::move(m_fifo.front());
+    m_fifo.pop_front();
+    m_fifoBytes -= f.fifoBytes;
+    m_ring.push_back(std::move(f));
+    m_stats.peakRingFrames = std::max<uint32_t>(m_stats.peakRingFrames, m_ring.size());
+    CheckPause();
+    MaybeInterrupt();
+}
+
+uint32_t
+HostRxPath::GetHighWater() const
+{
+    const uint32_t maxFrame =
+        (m_device ? m_device->GetMtu() : 1500) + ethernet::MAC_HEADER_BYTES + ethernet::FCS_BYTES;
+    if (m_fifoSize <= maxFrame)
+    {
+        return 0;
+    }
+    const uint32_t hwm = std::min<uint32_t>(uint64_t(m_fifoSize) * 9 / 10, m_fifoSize - maxFrame);
+    return hwm & ~uint32_t(7); // FCRTH: 8-byte granularity
+}
+
+uint32_t
+HostRxPath::GetLowWater() const
+{
+    const uint32_t hwm = GetHighWater();
+    return hwm >= 8 ? hwm - 8 : 0;
+}
+
+void
+HostRxPath::CheckPause()
+{
+    if (!m_flowControl)
+    {
+        return;
+    }
+    if (!m_xoff && m_fifoBytes >= GetHighWater())
+    {
+        m_xoff = true;
+        ++m_stats.xoffSent;
+        m_device->SendPause(m_pauseTime);
+        m_refreshEvent = Simulator::Schedule(ethernet::PauseQuantum(m_device->GetDataRate()) *
+                                                 int64_t(m_pauseRefreshQuanta),
+                                             &HostRxPath::PauseRefresh,
+                                             this);
+    }
+    else if (m_xoff && m_fifoBytes < GetLowWater())
+    {
+        m_xoff = false;
+        m_refreshEvent.Cancel();
+        if (m_sendXon)
+        {
+            ++m_stats.xonSent;
+            m_device->SendPause(0);
+        }
+    }
+}
+
+void
+HostRxPath::PauseRefresh()
+{
+    // Still at or above the low-water mark (else CheckPause has ended the XOFF).
+    ++m_stats.xoffSent;
+    m_device->SendPause(m_pauseTime);
+    m_refreshEvent = Simulator::Schedule(ethernet::PauseQuantum(m_device->GetDataRate()) *
+                                             int64_t(m_pauseRefreshQuanta),
+                                         &HostRxPath::PauseRefresh,
+                                         this);
+}
+
+Time
+HostRxPath::GetInterruptInterval() const
+{
+    if (m_itr == 0)
+    {
+        return Seconds(0);
+    }
+    // e1000_configure_rx: ew32(ITR, 1000000000 / (itr * 256)), in units of 256 ns.
+    return NanoSeconds(int64_t(1000000000ULL / (uint64_t(m_itr) * 256)) * 256);
+}
+
+void
+HostRxPath::MaybeInterrupt()
+{
+    if (!m_irqEnabled || m_ring.empty() || m_irqEvent.IsPending())
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    const Time earliest = m_anyIrq ? m_lastIrq + GetInterruptInterval() : now;
+    if (earliest <= now)
+    {
+        RaiseInterrupt();
+    }
+    else
+    {
+        m_irqEvent = Simulator::Schedule(earliest - now, &HostRxPath::RaiseInterrupt, this);
+    }
+}
+
+void
+HostRxPath::RaiseInterrupt()
+{
+    if (!m_irqEnabled || m_ring.empty())
+    {
+        return;
+    }
+    // e1000_intr masks the interrupt (IMC) and schedules NAPI; it stays masked
+    // until the poll completes.
+    m_irqEnabled = false;
+    m_anyIrq = true;
+    m_lastIrq = Simulator::Now();
+    ++m_stats.interrupts;
+    m_interruptTrace(m_ring.size());
+    m_cpu->Submit(m_cpu->HardIrqContext(IRQ_CORE),
+                  m_irqCost,
+                  HostCpu::IRQ_WORK,
+                  MakeCallback(&HostRxPath::IrqDone, this));
+}
+
+void
+HostRxPath::IrqDone()
+{
+    NapiSchedule(IRQ_CORE, NAPI_NIC); // the softirq runs on irq_exit
+}
+
+// ---------------------------------------------------------------- softirq
+
+uint32_t
+HostRxPath::SoftirqContext(uint32_t core) const
+{
+    const Softnet& sd = m_softnet[core];
+    return sd.inKsoftirqd ? sd.ksoftirqd : m_cpu->SoftIrqContext(core);
+}
+
+void
+HostRxPath::NapiSchedule(uint32_t core, Napi napi)
+{
+    Softnet& sd = m_softnet[core];
+    bool& scheduled = napi == NAPI_NIC ? sd.nicScheduled : sd.backlogScheduled;
+    if (scheduled)
+    {
+        return;
+    }
+    scheduled = true;
+    sd.pollList.push_back(napi);
+    RaiseSoftirq(core);
+}
+
+void
+HostRxPath::RaiseSoftirq(uint32_t core)
+{
+    Softnet& sd = m_softnet[core];
+    if (sd.active)
+    {
+        return; // the running net_rx_action (or ksoftirqd) will find it on the poll list
+    }
+    sd.active = true;
+    sd.inKsoftirqd = false;
+    sd.runs = 0;
+    sd.doStart = Simulator::Now();
+    NetRxAction(core);
+}
+
+void
+HostRxPath::NetRxAction(uint32_t core)
+{
+    Softnet& sd = m_softnet[core];
+    sd.budget = m_netdevBudget;
+    sd.runStart = Simulator::Now();
+    ++sd.runs;
+    ++m_stats.softirqRuns;
+    NextPoll(core);
+}
+
+void
+HostRxPath::NextPoll(uint32_t core)
+{
+    Softnet& sd = m_softnet[core];
+    if (sd.pollList.empty())
+    {
+        sd.active = false;
+        sd.inKsoftirqd = false;
+        return;
+    }
+    sd.current = sd.pollList.front();
+    sd.work = 0;
+    ++(sd.current == NAPI_NIC ? m_stats.polls : m_stats.backlogPolls);
+    Step(core);
+}
+
+void
+HostRxPath::Step(uint32_t core)
+{
+    Softnet& sd = m_softnet[core];
+    if (sd.current == NAPI_NIC)
+    {
+        // e1000_clean_rx_irq: while a descriptor is done and work < budget
+        if (sd.work >= m_napiWeight || m_ring.empty())
+        {
+            PollEnd(core, sd.work < m_napiWeight);
+            return;
+        }
+        sd.inflight = std::move(m_ring.front());
+        m_ring.pop_front();
+        const int32_t target = RpsTarget(sd.inflight);
+        sd.inflightToBacklog = target >= 0;
+        sd.inflightTarget = target >= 0 ? uint32_t(target) : core;
+        const Time cost = m_driverCost + (sd.inflightToBacklog ? Seconds(0) : m_stackCost);
+        m_cpu->Submit(SoftirqContext(core), cost, HostCpu::SOFTIRQ_WORK, sd.jobDone);
+        return;
+    }
+    // process_backlog
+    if (sd.process.empty())
+    {
+        if (sd.input.empty())
+        {
+            PollEnd(core, true);
+            return;
+        }
+        while (!sd.input.empty())
+        {
+            sd.process.push_back(std::move(sd.input.front()));
+            sd.input.pop_front();
+        }
+    }
+    sd.inflight = std::move(sd.process.front());
+    sd.process.pop_front();
+    sd.inflightToBacklog = false;
+    m_cpu->Submit(SoftirqContext(core), m_stackCost, HostCpu::SOFTIRQ_WORK, sd.jobDone);
+}
+
+void
+HostRxPath::JobDone(uint32_t core)
+{
+    Softnet& sd = m_softnet[core];
+    HostRxFrame f = std::move(sd.inflight);
+    sd.inflight = HostRxFrame();
+    ++sd.work;
+    if (sd.current == NAPI_NIC)
+    {
+        if (++m_cleaned >= m_rxBufferWrite)
+        {
+            ReturnDescriptors();
+        }
+        if (sd.inflightToBacklog)
+        {
+            EnqueueBacklog(sd.inflightTarget, std::move(f));
+        }
+        else
+        {
+            StackReceive(std::move(f));
+        }
+        Step(core);
+        return;
+    }
+    StackReceive(std::move(f));
+    if (sd.work >= m_devWeight)
+    {
+        PollEnd(core, false); // quota used: process_backlog returns with the NAPI still scheduled
+        return;
+    }
+    Step(core);
+}
+
+void
+HostRxPath::PollEnd(uint32_t core, bool complete)
+{
+    Softnet& sd = m_softnet[core];
+    NS_ASSERT(!sd.pollList.empty() && sd.pollList.front() == sd.current);
+    sd.pollList.pop_front();
+    if (sd.current == NAPI_NIC)
+    {
+        ReturnDescriptors(); // e1000_alloc_rx_buffers at the end of every clean
+        if (complete)
+        {
+            // napi_complete_done, e1000_irq_enable: frames that came meanwhile interrupt now
+            sd.nicScheduled = false;
+            m_irqEnabled = true;
+            MaybeInterrupt();
+        }
+        else
+        {
+            sd.pollList.push_back(NAPI_NIC); // weight used up: polled again (list_move_tail)
+        }
+    }
+    else
+    {
+        if (complete)
+        {
+            sd.backlogScheduled = false;
+        }
+        else
+        {
+            sd.pollList.push_back(NAPI_BACKLOG);
+        }
+    }
+    sd.budget -= sd.work;
+    if (sd.pollList.empty())
+    {
+        sd.active = false;
+        sd.inKsoftirqd = false;
+        return;
+    }
+    const Time now = Simulator::Now();
+    if (sd.budget <= 0 || now - sd.runStart >= m_netdevBudgetTime)
+    {
+        // net_rx_action: time_squeeze++, re-raise NET_RX
+        ++m_stats.timeSqueeze;
+        if (!sd.inKsoftirqd &&
+            !(sd.runs < m_maxSoftirqRestart && now - sd.doStart < m_maxSoftirqTime))
+        {
+            // __do_softirq gives up: wakeup_softirqd()
+            sd.inKsoftirqd = true;
+            ++m_stats.ksoftirqdWakeups;
+        }
+        NetRxAction(core);
+        return;
+    }
+    NextPoll(core);
+}
+
+void
+HostRxPath::ReturnDescriptors()
+{
+    if (m_cleaned == 0)
+    {
+        return;
+    }
+    m_hwFree += m_cleaned;
+    m_cleaned = 0;
+    TryDma();
+}
+
+// ---------------------------------------------------------------- RPS, IP, UDP
+
+int32_t
+HostRxPath::RpsTarget(const HostRxFrame& frame) const
+{
+    if (m_rpsList.empty() || frame.protocol != ETHERTYPE_IPV4)
+    {
+        return -1; // no RPS, or no flow hash (get_rps_cpu: hash 0 -> this CPU)
+    }
+    Ipv4Header ip;
+    frame.packet->PeekHeader(ip);
+    // The flow dissector hashes addresses and protocol, and the ports unless the
+    // packet is a fragment; reciprocal_scale picks the core.
+    uint32_t h = ip.GetSource().Get() * 0x9E3779B1u;
+    h ^= ip.GetDestination().Get() + 0x7F4A7C15u + (h << 6) + (h >> 2);
+    h ^= ip.GetProtocol() + 0x165667B1u + (h << 6) + (h >> 2);
+    if (ip.GetFragmentOffset() == 0 && ip.IsLastFragment() &&
+        ip.GetProtocol() == IPPROTO_UDP_NUMBER)
+    {
+        Ptr<Packet> copy = frame.packet->Copy();
+        copy->RemoveHeader(ip);
+        UdpHeader udp;
+        copy->PeekHeader(udp);
+        h ^= ((uint32_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort()) + 0x27D4EB2Fu +
+             (h << 6) + (h >> 2);
+    }
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    return m_rpsList[(uint64_t(h) * m_rpsList.size()) >> 32];
+}
+
+void
+HostRxPath::EnqueueBacklog(uint32_t core, HostRxFrame frame)
+{
+    Softnet& sd = m_softnet[core];
+    // enqueue_to_backlog: accepted while qlen <= netdev_max_backlog
+    if (sd.input.size() > m_backlogSize)
+    {
+        ++m_stats.backlogDrops;
+        m_backlogDropTrace(frame.packet);
+        return;
+    }
+    sd.input.push_back(std::move(frame));
+    NapiSchedule(core, NAPI_BACKLOG);
+}
+
+void
+HostRxPath::StackReceive(HostRxFrame frame)
+{
+    ++m_stats.framesToStack;
+    if (frame.protocol != ETHERTYPE_IPV4)
+    {
+        DeliverFrame(frame);
+        return;
+    }
+    Ipv4Header ip;
+    frame.packet->PeekHeader(ip);
+    HostDatagram d;
+    if (ip.GetFragmentOffset() != 0 || !ip.IsLastFragment())
+    {
+        if (m_defrag.Add(frame, ip, d))
+        {
+            DatagramReady(std::move(d));
+        }
+        return;
+    }
+    d.truesize = frame.truesize;
+    d.frames.push_back(std::move(frame));
+    DatagramReady(std::move(d));
+}
+
+void
+HostRxPath::DatagramReady(HostDatagram datagram)
+{
+    const HostRxFrame& first = datagram.frames.front();
+    Ipv4Header ip;
+    Ptr<Packet> copy = first.packet->Copy();
+    copy->RemoveHeader(ip);
+    if (ip.GetProtocol() == IPPROTO_UDP_NUMBER && !m_sockets.empty())
+    {
+        UdpHeader udp;
+        copy->PeekHeader(udp);
+        auto it = m_sockets.find(udp.GetDestinationPort());
+        if (it != m_sockets.end())
+        {
+            datagram.port = udp.GetDestinationPort();
+            ++m_stats.datagramsToSockets;
+            it->second->Enqueue(std::move(datagram));
+            return;
+        }
+    }
+    DeliverDatagram(datagram);
+}
+
+void
+HostRxPath::DeliverDatagram(const HostDatagram& datagram)
+{
+    for (const HostRxFrame& f : datagram.frames)
+    {
+        DeliverFrame(f);
+    }
+}
+
+void
+HostRxPath::DeliverFrame(const HostRxFrame& frame)
+{
+    ++m_stats.framesDelivered;
+    m_device->DeliverUp(frame.packet, frame.protocol, frame.source, frame.destination, frame.type);
+}
+
+void
+HostRxPath::ReassemblyTimeout(const HostRxFrame& frame)
+{
+    ++m_stats.reassemblyDrops;
+    m_reassemblyDropTrace(frame.packet);
+}
+
+// ---------------------------------------------------------------- state
+
+HostRxPath::Stats
+HostRxPath::GetStats() const
+{
+    Stats s = m_stats;
+    s.reassemblyTimeouts = m_defrag.GetTimeouts();
+    return s;
+}
+
+uint32_t
+HostRxPath::GetFifoBytes() const
+{
+    return m_fifoBytes;
+}
+
+uint32_t
+HostRxPath::GetFreeDescriptors() const
+{
+    return m_hwFree;
+}
+
+uint32_t
+HostRxPath::GetRingFrames() const
+{
+    return m_ring.size();
+}
+
+uint32_t
+HostRxPath::GetFramesInFlight() const
+{
+    uint32_t n = m_fifo.size() + m_ring.size() + m_defrag.GetFragmentsHeld();
+    for (const Softnet& sd : m_softnet)
+    {
+        n += sd.input.size() + sd.process.size() + (sd.inflight.packet ? 1 : 0);
+    }
+    return n;
+}
+
+bool
+HostRxPath::IsInterruptEnabled() const
+{
+    return m_irqEnabled;
+}
+
+} // namespace ns3

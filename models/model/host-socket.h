@@ -1,0 +1,124 @@
+/*
+ * A UDP socket's receive queue charged by skb truesize, as in Linux.
+ */
+#ifndef LANLOSS_HOST_SOCKET_H
+#define LANLOSS_HOST_SOCKET_H
+
+#include "host-datagram.h"
+
+#include "ns3/callback.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+class HostCpu;
+class HostReader;
+
+/**
+ * @ingroup lanloss
+ * The receive queue of one UDP socket bound to Port on the receiving host,
+ * with Linux's memory accounting, which ns-3's UdpSocketImpl does not have (it
+ * counts payload bytes). A HostRxPath hands it every complete datagram for
+ * Port; HostReaders take them out, one recvmsg at a time, on the host's CPU;
+ * when a reader has copied a datagram out, the socket hands its frames to
+ * ns-3's IPv4 (EthernetNetDevice::DeliverUp), so an ns-3 socket bound to Port
+ * (a UdpFlowSink with its huge RcvBufSize) receives it at the moment the
+ * application has read it.
+ *
+ * Charging (net/ipv4/udp.c, __udp_enqueue_schedule_skb): a datagram is
+ * dropped if sk_rmem_alloc > sk_rcvbuf *before* it is charged; otherwise its
+ * truesize is added. So the queue holds floor(sk_rcvbuf / truesize) + 1
+ * datagrams of one truesize, whatever their payload (Capacity). sk_rcvbuf is
+ * twice the setsockopt(SO_RCVBUF) value, clamped to RmemMax first unless
+ * Force (SO_RCVBUFFORCE), and at least SOCK_MIN_RCVBUF (4608); without
+ * setsockopt (RcvBuf = 0) it is RmemDefault, not doubled. The charge is
+ * released when the reader has copied the datagram (skb_consume_udp), not
+ * when it starts reading it. A full socket buffer drops (Udp RcvbufErrors);
+ * it never causes PAUSE.
+ */
+class HostSocket : public Object
+{
+  public:
+    static constexpr uint32_t SOCK_MIN_RCVBUF = 4608; //!< 2 * (2048 + sizeof sk_buff aligned)
+
+    static TypeId GetTypeId();
+
+    HostSocket();
+    ~HostSocket() override;
+
+    uint16_t GetPort() const;
+    /** The effective sk_rcvbuf in bytes. */
+    uint32_t GetRcvbuf() const;
+    /** Datagrams of @p truesize bytes a queue of sk_rcvbuf @p rcvbuf accepts:
+     * floor(rcvbuf/truesize)+1. */
+    static uint32_t Capacity(uint32_t rcvbuf, uint32_t truesize);
+
+    /**
+     * Called by HostRxPath::AddSocket: the host's CPU, where a datagram goes
+     * once read, and the node's id (the context of the readers' events).
+     * Readers added before start reading now.
+     */
+    void Attach(Ptr<HostCpu> cpu, Callback<void, const HostDatagram&> deliver, uint32_t nodeId);
+    /** A reading process; it starts reading once the socket is attached to a host. */
+    void AddReader(Ptr<HostReader> reader);
+    std::vector<Ptr<HostReader>> GetReaders() const;
+
+    /** Queue a datagram, or drop it (SocketDrop) if the buffer is over sk_rcvbuf. */
+    bool Enqueue(HostDatagram datagram);
+    bool IsEmpty() const;
+    /** The oldest datagram, taken by a reader (it stays charged until Consume). */
+    HostDatagram Dequeue();
+    /** A reader has copied @p datagram out: release its charge, hand it to the stack. */
+    void Consume(const HostDatagram& datagram);
+
+    /** Datagrams queued so far. */
+    uint64_t GetEnqueued() const;
+    /** Datagrams dropped because the buffer was full (Udp RcvbufErrors). */
+    uint64_t GetDrops() const;
+    /** Datagrams read by the application. */
+    uint64_t GetRead() const;
+    /** Datagrams waiting in the queue now. */
+    uint32_t GetQueueLength() const;
+    /** sk_rmem_alloc now (bytes of truesize charged, read-in-progress included). */
+    uint32_t GetRmemAlloc() const;
+    /** Largest sk_rmem_alloc seen. */
+    uint32_t GetPeakRmemAlloc() const;
+    /** Most datagrams queued at once. */
+    uint32_t GetPeakQueueLength() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    uint16_t m_port;
+    uint32_t m_rcvBuf;
+    uint32_t m_rmemDefault;
+    uint32_t m_rmemMax;
+    bool m_force;
+
+    std::deque<HostDatagram> m_queue;
+    Ptr<HostCpu> m_cpu;
+    uint32_t m_nodeId;
+    std::vector<Ptr<HostReader>> m_readers;
+    uint32_t m_nextReader; //!< where the next wake-up search starts (readers take turns)
+    Callback<void, const HostDatagram&> m_deliver;
+
+    uint64_t m_rmemAlloc;
+    uint64_t m_peakRmem;
+    uint32_t m_peakQueue;
+    uint64_t m_enqueued;
+    uint64_t m_drops;
+    uint64_t m_read;
+
+    TracedCallback<Ptr<const Packet>> m_dropTrace;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_HOST_SOCKET_H */
