@@ -1,0 +1,209 @@
+"""Simulator speed: lanloss's Ethernet model against ns-3's CSMA + bridge, as a ratio.
+
+Both programs simulate the same star LAN and traffic: `senders` hosts on 100 Mbit/s
+links send paced UDP (cbr, UdpFlowSource) through one switch to one receiver on a
+1 Gbit/s link, each at `load` x the 100 Mbit/s closed-form goodput
+(lanloss.analysis.wire), so nothing is lost and both carry the same datagrams.
+
+    lanloss:     build/bin/lanloss-sim --topology=star ...   (EthernetNetDevice + switch)
+    csma-bridge: build/bin/csma-bridge-star ...              (CsmaNetDevice + BridgeNetDevice)
+
+Runs are interleaved (A, B, A, B, ...) so that a machine whose load drifts hurts both
+alike. Speed is simulated datagrams received per wall-second of Simulator::Run() as
+each program measures it itself (lanloss-sim: timing.sim_wall_s), so process start-up
+and topology building are excluded on both sides. The ratio lanloss / csma-bridge of
+the medians is the number that matters (the goal is >= 1.5); on a busy machine also
+look at the ratio of the fastest runs and at the CPU-time ratio.
+
+    .venv/bin/python bench/sim_speed.py [--duration 2] [--reps 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lanloss.analysis.wire import saturation_goodput_bps
+
+ROOT = Path(__file__).resolve().parent.parent
+SENDER_LINK_BPS = 100e6
+GOAL = 1.5
+
+
+def child_cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run(cmd: list[str]) -> tuple[str, float]:
+    """Run cmd; return its stdout and the CPU seconds (user + sys) the process used."""
+    cpu0 = child_cpu_seconds()
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    cpu = child_cpu_seconds() - cpu0
+    if proc.returncode != 0:
+        sys.exit(f"sim_speed: {cmd[0]} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc.stdout, cpu
+
+
+def run_lanloss(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        cmd = [
+            str(bin_dir / "lanloss-sim"),
+            "--topology=star",
+            f"--senders={a.senders}",
+            "--receivers=1",
+            "--sender_rate=100Mbps",
+            "--edge_rate=1Gbps",
+            f"--rate={rate_bps}bps",
+            f"--payload={payload}",
+            f"--duration={a.duration}s",
+            # lanloss-sim insists on warmup < duration; the window only shapes goodput
+            f"--warmup={min(0.1, a.duration / 10)}s",
+            f"--out={out}",
+        ]
+        _, cpu = run(cmd)
+        rec = json.loads(out.read_text())
+    t = rec["timing"]
+    packets = rec["totals"]["received"]
+    return {
+        "sent": rec["totals"]["sent"],
+        "packets": packets,
+        "events": t["events"],
+        "sim_s": t["simulated_s"],
+        "wall_s": t["sim_wall_s"],
+        "pps_wall": packets / t["sim_wall_s"],
+        "cpu_s": cpu,
+    }
+
+
+def run_csma(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int) -> dict:
+    cmd = [
+        str(bin_dir / "csma-bridge-star"),
+        f"--senders={a.senders}",
+        f"--payload={payload}",
+        f"--rate={rate_bps}bps",
+        f"--duration={a.duration}s",
+    ]
+    stdout, cpu = run(cmd)
+    line = [s for s in stdout.splitlines() if s.startswith("{")][-1]
+    rec = json.loads(line)
+    keys = ("sent", "packets", "events", "sim_s", "wall_s", "pps_wall")
+    return {**{k: rec[k] for k in keys}, "cpu_s": cpu}
+
+
+def summarize(runs: list[dict]) -> dict:
+    med = statistics.median
+    return {
+        "pps_wall": med(r["pps_wall"] for r in runs),
+        "pps_wall_min": min(r["pps_wall"] for r in runs),
+        "pps_wall_max": max(r["pps_wall"] for r in runs),
+        # whole-process CPU time, start-up included: a cross-check on a busy machine
+        "pps_cpu": med(r["packets"] / r["cpu_s"] for r in runs),
+        "packets": runs[0]["packets"],
+        "sent": runs[0]["sent"],
+        "events": runs[0]["events"],
+        "events_per_packet": runs[0]["events"] / max(runs[0]["packets"], 1),
+        "wall_s": [round(r["wall_s"], 4) for r in runs],
+    }
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--duration", type=float, default=2.0, help="simulated traffic, seconds")
+    p.add_argument("--reps", type=int, default=3, help="runs per program and payload (>= 3)")
+    p.add_argument("--payloads", default="64,1472", help="UDP payload sizes, comma-separated")
+    p.add_argument("--senders", type=int, default=8)
+    p.add_argument("--load", type=float, default=0.9, help="fraction of 100M goodput per sender")
+    p.add_argument("--bin", type=Path, default=ROOT / "build" / "bin", help="built programs")
+    a = p.parse_args()
+    if a.reps < 3:
+        p.error("--reps must be at least 3")
+    for prog in ("lanloss-sim", "csma-bridge-star"):
+        if not os.access(a.bin / prog, os.X_OK):
+            p.error(f"{a.bin / prog} not built (cmake -S . -B build && cmake --build build)")
+
+    results = []
+    for payload in (int(x) for x in a.payloads.split(",")):
+        rate_bps = int(a.load * saturation_goodput_bps(payload, SENDER_LINK_BPS))
+        runs: dict[str, list[dict]] = {"lanloss": [], "csma-bridge": []}
+        for rep in range(a.reps):
+            for name, fn in (("lanloss", run_lanloss), ("csma-bridge", run_csma)):
+                t0 = time.monotonic()
+                r = fn(a.bin, a, payload, rate_bps)
+                runs[name].append(r)
+                print(
+                    f"  payload {payload:5d} rep {rep + 1} {name:11s} "
+                    f"{r['pps_wall']:10.0f} pps  ({r['packets']} pkts, "
+                    f"run {r['wall_s']:.2f} s, process {time.monotonic() - t0:.2f} s)",
+                    file=sys.stderr,
+                )
+        lan, csma = summarize(runs["lanloss"]), summarize(runs["csma-bridge"])
+        for name, s in (("lanloss", lan), ("csma-bridge", csma)):
+            if s["packets"] < 0.999 * s["sent"]:
+                print(
+                    f"sim_speed: warning: {name} payload {payload}: received "
+                    f"{s['packets']} of {s['sent']} datagrams",
+                    file=sys.stderr,
+                )
+        if lan["packets"] != csma["packets"]:
+            print(
+                f"sim_speed: warning: payload {payload}: lanloss carried {lan['packets']}, "
+                f"csma-bridge {csma['packets']} datagrams",
+                file=sys.stderr,
+            )
+        results.append(
+            {
+                "payload": payload,
+                "rate_per_sender_bps": rate_bps,
+                "ratio": lan["pps_wall"] / csma["pps_wall"],
+                # the fastest run of each is the one least slowed by other processes
+                "ratio_best": lan["pps_wall_max"] / csma["pps_wall_max"],
+                "ratio_cpu": lan["pps_cpu"] / csma["pps_cpu"],
+                "lanloss": lan,
+                "csma_bridge": csma,
+            }
+        )
+
+    print(
+        f"\n{a.senders} senders x 100M -> switch -> 1G receiver, {a.duration:g} s simulated, "
+        f"{a.reps} interleaved runs each; pps_wall = datagrams received / wall s of Run()"
+    )
+    header = (
+        f"{'payload':>7}  {'lanloss pps_wall':>16}  {'csma+bridge pps_wall':>20}  "
+        f"{'ratio':>5}  {'ev/pkt lanloss':>14}  {'ev/pkt csma':>11}  "
+        f"{'ratio (best)':>12}  {'ratio (cpu)':>11}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        lan, csma = r["lanloss"], r["csma_bridge"]
+        print(
+            f"{r['payload']:>7}  {lan['pps_wall']:>16.0f}  {csma['pps_wall']:>20.0f}  "
+            f"{r['ratio']:>5.2f}  {lan['events_per_packet']:>14.2f}  "
+            f"{csma['events_per_packet']:>11.2f}  {r['ratio_best']:>12.2f}  "
+            f"{r['ratio_cpu']:>11.2f}"
+        )
+    summary = {
+        "benchmark": "sim_speed",
+        "senders": a.senders,
+        "duration_s": a.duration,
+        "reps": a.reps,
+        "goal": GOAL,
+        "meets_goal": all(r["ratio"] >= GOAL for r in results),
+        "results": results,
+    }
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
