@@ -25,7 +25,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[sim,dev]'
+	$(VPY) -m pip install -q -e '.[sim,dev,workflow]'
 	@touch $@
 
 build: cxx ctools

@@ -69,21 +69,21 @@ def _cmd_options(args: argparse.Namespace) -> int:
     return 0
 
 
+# Each module adds its own subcommand(s) with add_parser(sub); one line per part.
+SUBCOMMAND_MODULES = (
+    "lanloss.sim",  # sim run
+    "lanloss.sweep",  # sweep
+    "lanloss.testbed.cli",  # bed run/restore/cleanup/check
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
     parser = _Parser(prog="lanloss", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    from lanloss import sim, sweep
-
-    sim.add_parser(sub)
-    sweep.add_parser(sub)
-
-    try:
-        from lanloss.testbed import cli as bed_cli
-    except ImportError:  # the harness is optional until it is built
-        bed_cli = None
-    if bed_cli is not None and hasattr(bed_cli, "add_parser"):
-        bed_cli.add_parser(sub)
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).add_parser(sub)
 
     p = sub.add_parser("options", help="print the shared option vocabulary")
     p.add_argument("--source", choices=("sim", "bed"), default=None)
