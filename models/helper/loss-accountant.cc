@@ -16,6 +16,7 @@ LossAccountant::PointName(Point p)
                                           "sender_queue",
                                           "switch_ingress",
                                           "switch_egress",
+                                          "rx_error",
                                           "rx_fifo",
                                           "rx_ring",
                                           "backlog",
@@ -80,6 +81,52 @@ LossAccountant::WatchSwitch(Ptr<EthernetSwitchNetDevice> sw)
 {
     sw->TraceConnectWithoutContext("IngressDrop", MakeBoundCallback(&SwitchIngressDrop, this));
     sw->TraceConnectWithoutContext("EgressDrop", MakeBoundCallback(&SwitchEgressDrop, this));
+}
+
+void
+LossAccountant::BranchEgressDrop(const Branch* branch, Ptr<const Packet> packet, uint32_t out)
+{
+    if (branch->egressPorts.count(out))
+    {
+        branch->accountant->Record(SWITCH_EGRESS, packet);
+    }
+}
+
+void
+LossAccountant::BranchIngressDrop(const Branch* branch,
+                                  Ptr<const Packet> packet,
+                                  uint32_t in,
+                                  uint32_t out)
+{
+    // Ingress admission is checked per copy (EthernetSwitchNetDevice::Forward): the copy
+    // for another branch may have passed, so only the copy for this branch counts.
+    if (branch->egressPorts.count(out))
+    {
+        branch->accountant->Record(SWITCH_INGRESS, packet);
+    }
+}
+
+void
+LossAccountant::WatchSwitchBranch(Ptr<EthernetSwitchNetDevice> sw, std::set<uint32_t> egressPorts)
+{
+    m_branches.push_back(std::make_unique<Branch>(Branch{this, std::move(egressPorts)}));
+    const Branch* branch = m_branches.back().get();
+    sw->TraceConnectWithoutContext("EgressDrop",
+                                   MakeBoundCallback(&LossAccountant::BranchEgressDrop, branch));
+    sw->TraceConnectWithoutContext("IngressCopyDrop",
+                                   MakeBoundCallback(&LossAccountant::BranchIngressDrop, branch));
+}
+
+static void
+ReceiveError(LossAccountant* acc, Ptr<const Packet> frame)
+{
+    acc->Record(LossAccountant::RX_ERROR, frame);
+}
+
+void
+LossAccountant::WatchReceiveErrors(Ptr<EthernetNetDevice> device)
+{
+    device->TraceConnectWithoutContext("PhyRxDrop", MakeBoundCallback(&ReceiveError, this));
 }
 
 void

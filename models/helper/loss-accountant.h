@@ -12,6 +12,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -39,6 +41,7 @@ class LossAccountant : public SimpleRefCount<LossAccountant>
         SENDER_QUEUE,
         SWITCH_INGRESS,
         SWITCH_EGRESS,
+        RX_ERROR,
         RX_FIFO,
         RX_RING,
         BACKLOG,
@@ -53,6 +56,16 @@ class LossAccountant : public SimpleRefCount<LossAccountant>
     void WatchHostDevice(Ptr<EthernetNetDevice> device);
     /** A switch: `switch_ingress` and `switch_egress`. */
     void WatchSwitch(Ptr<EthernetSwitchNetDevice> sw);
+    /**
+     * One receiver's branches of a switch: only copies headed out of @p egressPorts
+     * (dropped at ingress admission or in the egress buffer) are recorded. A flooded
+     * (multicast) frame is admitted per copy, so a drop on one branch is a loss only
+     * for the receivers behind that port; watch, for each receiver, the port of every
+     * switch that leads towards it.
+     */
+    void WatchSwitchBranch(Ptr<EthernetSwitchNetDevice> sw, std::set<uint32_t> egressPorts);
+    /** A receiving NIC's discarded corrupt frames (ReceiveErrorModel): `rx_error`. */
+    void WatchReceiveErrors(Ptr<EthernetNetDevice> device);
     /** A host's IPv4: reassembly timeouts are `reassembly`; other IPv4 drops are kept
      *  apart as "ipv4 other" and end up unexplained (they mean a modelling bug). */
     void WatchIpv4(Ptr<Node> host);
@@ -84,6 +97,18 @@ class LossAccountant : public SimpleRefCount<LossAccountant>
                   Ptr<Ipv4> ipv4,
                   uint32_t iface);
 
+    struct Branch
+    {
+        LossAccountant* accountant;
+        std::set<uint32_t> egressPorts;
+    };
+    static void BranchEgressDrop(const Branch* branch, Ptr<const Packet> packet, uint32_t out);
+    static void BranchIngressDrop(const Branch* branch,
+                                  Ptr<const Packet> packet,
+                                  uint32_t in,
+                                  uint32_t out);
+
+    std::vector<std::unique_ptr<Branch>> m_branches; //!< stable addresses for bound callbacks
     std::unordered_map<uint64_t, uint8_t> m_first; //!< (flow, seq) -> first drop point
     std::array<uint64_t, N_POINTS> m_frameDrops{};
     uint64_t m_untagged = 0;

@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/enum.h"
+#include "ns3/error-model.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -102,6 +103,12 @@ EthernetNetDevice::GetTypeId()
                                           "OnReceipt",
                                           PAUSE_AFTER_FRAME,
                                           "AfterFrame"))
+            .AddAttribute("ReceiveErrorModel",
+                          "Marks received frames as corrupt (bad FCS): the MAC discards them "
+                          "(PhyRxDrop). None by default.",
+                          PointerValue(),
+                          MakePointerAccessor(&EthernetNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
             .AddTraceSource("MacTx",
                             "A packet from the upper layer was accepted for transmission.",
                             MakeTraceSourceAccessor(&EthernetNetDevice::m_macTxTrace),
@@ -125,6 +132,10 @@ EthernetNetDevice::GetTypeId()
             .AddTraceSource("PhyRxEnd",
                             "The last bit of a frame arrived.",
                             MakeTraceSourceAccessor(&EthernetNetDevice::m_phyRxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxDrop",
+                            "A received frame was discarded as corrupt (ReceiveErrorModel).",
+                            MakeTraceSourceAccessor(&EthernetNetDevice::m_phyRxDropTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PromiscSniffer",
                             "Every frame sent or received, with its MAC header (for pcap).",
@@ -170,6 +181,7 @@ EthernetNetDevice::DoDispose()
     m_channel = nullptr;
     m_rxPath = nullptr;
     m_queue = nullptr;
+    m_receiveErrorModel = nullptr;
     m_pendingPause = nullptr;
     m_currentFrame = nullptr;
     m_pauseEvent.Cancel();
@@ -455,6 +467,11 @@ EthernetNetDevice::Receive(Ptr<Packet> frame)
 {
     NS_LOG_FUNCTION(this << frame);
     m_phyRxEndTrace(frame);
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
+    {
+        m_phyRxDropTrace(frame); // a bad FCS: the MAC discards it (rx_crc_errors)
+        return;
+    }
     m_promiscSnifferTrace(frame);
     EthernetHeader header(false);
     frame->RemoveHeader(header);

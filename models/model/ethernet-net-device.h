@@ -19,6 +19,7 @@ namespace ns3
 
 class EthernetChannel;
 class EthernetRxPath;
+class ErrorModel;
 class Node;
 
 /**
@@ -37,6 +38,11 @@ class Node;
  * Frames carry the 14-byte MAC header and are padded to 60 bytes (the 64-byte
  * minimum without FCS, as a capture shows them); preamble+SFD and FCS are
  * accounted in the serialisation time, and the IFG after every frame.
+ *
+ * ReceiveErrorModel (optional, as on ns-3's CsmaNetDevice and
+ * PointToPointNetDevice): a frame it marks as corrupt is discarded by the MAC
+ * after its last bit arrived, as a NIC discards a frame with a bad FCS
+ * (rx_crc_errors), and traced as PhyRxDrop; it never reaches the receive path.
  */
 class EthernetNetDevice : public NetDevice
 {
@@ -152,6 +158,7 @@ class EthernetNetDevice : public NetDevice
     Ptr<EthernetChannel> m_channel;
     Ptr<EthernetRxPath> m_rxPath;
     Ptr<Queue<Packet>> m_queue;
+    Ptr<ErrorModel> m_receiveErrorModel;
     Mac48Address m_address;
     DataRate m_bps;
     uint16_t m_mtu;
@@ -182,6 +189,7 @@ class EthernetNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;
     TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;
     TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;
+    TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;
     TracedCallback<uint16_t> m_pauseTxTrace;
     TracedCallback<uint16_t> m_pauseRxTrace;

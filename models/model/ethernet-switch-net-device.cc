@@ -79,6 +79,12 @@ EthernetSwitchNetDevice::GetTypeId()
                             "(packet without MAC header, ingress port index).",
                             MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_ingressDropTrace),
                             "ns3::EthernetSwitchNetDevice::DropTracedCallback")
+            .AddTraceSource("IngressCopyDrop",
+                            "IngressDrop with the egress port the copy was for (packet, ingress "
+                            "port, egress port): a flooded frame is admitted per copy, so this "
+                            "says which branch of the flood lost it.",
+                            MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_ingressCopyDropTrace),
+                            "ns3::EthernetSwitchNetDevice::CopyDropTracedCallback")
             .AddTraceSource("PauseSent",
                             "The switch sent PAUSE out of a port (port index, pause_time).",
                             MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_pauseSentTrace),
@@ -260,6 +266,7 @@ EthernetSwitchNetDevice::Forward(uint32_t in,
         {
             ++ingress.ingressDrops;
             m_ingressDropTrace(packet, in);
+            m_ingressCopyDropTrace(packet, in, out);
             return;
         }
     }

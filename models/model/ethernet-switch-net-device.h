@@ -187,6 +187,7 @@ class EthernetSwitchNetDevice : public NetDevice
 
     TracedCallback<Ptr<const Packet>, uint32_t> m_egressDropTrace;
     TracedCallback<Ptr<const Packet>, uint32_t> m_ingressDropTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_ingressCopyDropTrace;
     TracedCallback<uint32_t, uint16_t> m_pauseSentTrace;
 };
 

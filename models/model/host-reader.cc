@@ -106,6 +106,12 @@ HostReader::IsWaiting() const
     return m_socket && !m_reading && !m_stalled;
 }
 
+bool
+HostReader::IsReading() const
+{
+    return m_reading;
+}
+
 void
 HostReader::Wake()
 {

@@ -52,6 +52,8 @@ class HostReader : public Object
     void Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId);
     /** Blocked in recvmsg on an empty socket (not reading, not stalled). */
     bool IsWaiting() const;
+    /** In the middle of a recvmsg (a datagram taken from the socket, not yet delivered). */
+    bool IsReading() const;
     /** Data arrived: a waiting reader starts reading. */
     void Wake();
 

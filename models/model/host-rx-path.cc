@@ -954,6 +954,12 @@ HostRxPath::GetFramesInFlight() const
     return n;
 }
 
+uint32_t
+HostRxPath::GetFramesReassembling() const
+{
+    return m_defrag.GetFragmentsHeld();
+}
+
 bool
 HostRxPath::IsInterruptEnabled() const
 {

@@ -188,6 +188,8 @@ class HostRxPath : public EthernetRxPath
     uint32_t GetRingFrames() const;
     /** Frames anywhere between the FIFO and a socket (FIFO, ring, poll, backlog, reassembly). */
     uint32_t GetFramesInFlight() const;
+    /** Fragments waiting in IPv4 reassembly (part of GetFramesInFlight). */
+    uint32_t GetFramesReassembling() const;
     bool IsInterruptEnabled() const;
 
   protected:

@@ -11,6 +11,8 @@
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/boolean.h"
+#include "ns3/error-model.h"
+#include "ns3/pointer.h"
 #include "ns3/string.h"
 
 #include <vector>
@@ -283,6 +285,39 @@ class QueueLimitTestCase : public TestCase
     }
 };
 
+/** A frame the ReceiveErrorModel marks is discarded after its last bit (bad FCS), traced. */
+class ReceiveErrorTestCase : public TestCase
+{
+  public:
+    ReceiveErrorTestCase()
+        : TestCase("receive error model: corrupt frames are dropped as PhyRxDrop")
+    {
+    }
+
+  private:
+    static void Count(uint32_t* n, Ptr<const Packet> p)
+    {
+        ++*n;
+    }
+
+    void DoRun() override
+    {
+        Link link("100Mbps", MicroSeconds(1));
+        Ptr<ReceiveListErrorModel> em = CreateObject<ReceiveListErrorModel>();
+        em->SetList({1, 3}); // the second and fourth frames received (0-based)
+        link.b->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        uint32_t dropped = 0, up = 0;
+        link.b->TraceConnectWithoutContext("PhyRxDrop", MakeBoundCallback(&Count, &dropped));
+        link.b->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Count, &up));
+        link.SendData(5, 100);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(link.rxEnd.size(), 5, "every frame reached the PHY");
+        NS_TEST_ASSERT_MSG_EQ(dropped, 2, "two frames marked corrupt");
+        NS_TEST_ASSERT_MSG_EQ(up, 3, "the others went up");
+        Simulator::Destroy();
+    }
+};
+
 class LanlossEthernetTestSuite : public TestSuite
 {
   public:
@@ -305,6 +340,7 @@ class LanlossEthernetTestSuite : public TestSuite
         AddTestCase(new PauseRestartAndXonTestCase, Duration::QUICK);
         AddTestCase(new PausedPortSendsPauseTestCase, Duration::QUICK);
         AddTestCase(new QueueLimitTestCase, Duration::QUICK);
+        AddTestCase(new ReceiveErrorTestCase, Duration::QUICK);
     }
 };
 

@@ -1,0 +1,202 @@
+#include "tcp-flow-source.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/socket.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TcpFlowSource");
+NS_OBJECT_ENSURE_REGISTERED(TcpFlowSource);
+
+TypeId
+TcpFlowSource::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TcpFlowSource")
+            .SetParent<Application>()
+            .SetGroupName("Lanloss")
+            .AddConstructor<TcpFlowSource>()
+            .AddAttribute("Remote",
+                          "The receiver: an InetSocketAddress.",
+                          AddressValue(),
+                          MakeAddressAccessor(&TcpFlowSource::m_remote),
+                          MakeAddressChecker())
+            .AddAttribute("MessageSize",
+                          "Bytes per message (the vocabulary's payload).",
+                          UintegerValue(1472),
+                          MakeUintegerAccessor(&TcpFlowSource::m_messageSize),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DataRate",
+                          "Offered message bits per second; ignored with MaxRate.",
+                          DataRateValue(DataRate("1Mbps")),
+                          MakeDataRateAccessor(&TcpFlowSource::m_rate),
+                          MakeDataRateChecker())
+            .AddAttribute("MaxRate",
+                          "Write as fast as the send buffer accepts (bulk transfer).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TcpFlowSource::m_maxRate),
+                          MakeBooleanChecker())
+            .AddAttribute("NoDelay",
+                          "TCP_NODELAY: send a segment as soon as data is written (no Nagle).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpFlowSource::m_noDelay),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+TcpFlowSource::TcpFlowSource()
+    : m_messageSize(1472),
+      m_maxRate(true),
+      m_noDelay(false),
+      m_running(false),
+      m_connected(false),
+      m_waiting(false),
+      m_anchorSeq(0),
+      m_sent(0)
+{
+}
+
+TcpFlowSource::~TcpFlowSource() = default;
+
+void
+TcpFlowSource::DoDispose()
+{
+    m_sendEvent.Cancel();
+    m_socket = nullptr;
+    Application::DoDispose();
+}
+
+uint64_t
+TcpFlowSource::GetSent() const
+{
+    return m_sent;
+}
+
+uint64_t
+TcpFlowSource::GetBytes() const
+{
+    return m_sent * m_messageSize;
+}
+
+Time
+TcpFlowSource::GetBlockedTime() const
+{
+    return m_waiting ? m_blocked + (Simulator::Now() - m_waitStart) : m_blocked;
+}
+
+bool
+TcpFlowSource::IsConnected() const
+{
+    return m_connected;
+}
+
+void
+TcpFlowSource::StartApplication()
+{
+    m_running = true;
+    m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    m_socket->SetAttribute("TcpNoDelay", BooleanValue(m_noDelay));
+    NS_ABORT_MSG_IF(m_socket->Bind() != 0, "TcpFlowSource: bind failed");
+    m_socket->SetConnectCallback(MakeCallback(&TcpFlowSource::Connected, this),
+                                 MakeCallback(&TcpFlowSource::ConnectFailed, this));
+    m_socket->SetSendCallback(MakeCallback(&TcpFlowSource::SpaceAvailable, this));
+    m_socket->Connect(m_remote);
+}
+
+void
+TcpFlowSource::StopApplication()
+{
+    m_running = false;
+    m_sendEvent.Cancel();
+    if (m_waiting)
+    {
+        m_blocked += Simulator::Now() - m_waitStart;
+        m_waiting = false;
+    }
+    if (m_socket)
+    {
+        m_socket->Close(); // what the socket accepted is still sent, then FIN
+    }
+}
+
+void
+TcpFlowSource::Connected(Ptr<Socket> socket)
+{
+    m_connected = true;
+    m_anchor = Simulator::Now();
+    m_anchorSeq = 0;
+    SendDue();
+}
+
+void
+TcpFlowSource::ConnectFailed(Ptr<Socket> socket)
+{
+    NS_FATAL_ERROR("TcpFlowSource: connection to the receiver failed");
+}
+
+void
+TcpFlowSource::SpaceAvailable(Ptr<Socket> socket, uint32_t available)
+{
+    if (!m_running || !m_waiting || available < m_messageSize)
+    {
+        return;
+    }
+    m_blocked += Simulator::Now() - m_waitStart;
+    m_waiting = false;
+    if (!m_maxRate)
+    {
+        // A blocking write returned late: the schedule goes on from now (no catching up).
+        m_anchor = Simulator::Now();
+        m_anchorSeq = m_sent;
+    }
+    SendDue();
+}
+
+Time
+TcpFlowSource::Due() const
+{
+    // Integer nanoseconds from the anchor, so long runs do not drift.
+    const double bits = 8.0 * m_messageSize * double(m_sent - m_anchorSeq);
+    return m_anchor + NanoSeconds(int64_t(bits * 1e9 / double(m_rate.GetBitRate())));
+}
+
+bool
+TcpFlowSource::WriteOne()
+{
+    if (m_socket->GetTxAvailable() < m_messageSize)
+    {
+        return false;
+    }
+    int n = m_socket->Send(Create<Packet>(m_messageSize));
+    NS_ABORT_MSG_IF(n != int(m_messageSize), "TcpFlowSource: Send accepted " << n << " bytes");
+    ++m_sent;
+    return true;
+}
+
+void
+TcpFlowSource::SendDue()
+{
+    if (!m_running)
+    {
+        return;
+    }
+    while (m_maxRate || Due() <= Simulator::Now())
+    {
+        if (!WriteOne())
+        {
+            m_waiting = true;
+            m_waitStart = Simulator::Now();
+            return; // SpaceAvailable resumes
+        }
+    }
+    m_sendEvent = Simulator::Schedule(Due() - Simulator::Now(), &TcpFlowSource::SendDue, this);
+}
+
+} // namespace ns3

@@ -1,0 +1,97 @@
+/*
+ * A TCP bulk (or paced) sender of fixed-size messages, the TCP cases of the testbed's lanloss-send.
+ */
+#ifndef LANLOSS_TCP_FLOW_SOURCE_H
+#define LANLOSS_TCP_FLOW_SOURCE_H
+
+#include "ns3/address.h"
+#include "ns3/application.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+class Socket;
+
+/**
+ * @ingroup lanloss
+ * Opens one TCP connection to Remote and writes messages of MessageSize bytes
+ * into it: as fast as the socket's send buffer accepts them (MaxRate, a bulk
+ * transfer as netperf TCP_STREAM or iperf3 -t), or paced at DataRate
+ * (message bits per second) with blocking writes, as testbed/tools/tx_tcp.c
+ * does: message k is due at start + k * MessageSize * 8 / DataRate, and a
+ * sender held up by a full send buffer does not catch up afterwards (the
+ * schedule restarts from the moment the message could be written).
+ *
+ * A message is counted when the socket accepts all of it (ns-3's TcpSocket
+ * accepts a Send only if the whole packet fits: ERROR_MSGSIZE otherwise), so
+ * GetSent() whole messages are in the byte stream. At StopTime no further
+ * message is written and the socket is closed; data already accepted is
+ * still delivered (TcpSocketBase closes on an empty buffer), so once the
+ * connection has drained the receiver has read GetSent() * MessageSize bytes.
+ *
+ * NoDelay sets TCP_NODELAY: off (Nagle) for a bulk transfer, so that segments are
+ * full-size whatever the message size, as netperf TCP_STREAM and iperf3 leave it;
+ * on for paced messages, as lanloss-send does, so a message is not held for an ACK.
+ * Socket buffers, the segment size (MSS) and the other TCP parameters are the
+ * TcpSocket defaults (set them with Config::SetDefault before the start).
+ */
+class TcpFlowSource : public Application
+{
+  public:
+    static TypeId GetTypeId();
+
+    TcpFlowSource();
+    ~TcpFlowSource() override;
+
+    /** Whole messages the socket accepted. */
+    uint64_t GetSent() const;
+    /** Bytes the socket accepted (GetSent() * MessageSize). */
+    uint64_t GetBytes() const;
+    /** Time spent waiting for room in the send buffer while messages were due. */
+    Time GetBlockedTime() const;
+    /** Whether the connection was established. */
+    bool IsConnected() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    void Connected(Ptr<Socket> socket);
+    void ConnectFailed(Ptr<Socket> socket);
+    void SpaceAvailable(Ptr<Socket> socket, uint32_t available);
+    /** Write every message that is due and fits; then schedule the next or wait. */
+    void SendDue();
+    bool WriteOne();
+    Time Due() const;
+
+    // Attributes
+    Address m_remote;
+    uint32_t m_messageSize;
+    DataRate m_rate;
+    bool m_maxRate;
+    bool m_noDelay;
+
+    Ptr<Socket> m_socket;
+    bool m_running;
+    bool m_connected;
+    bool m_waiting;
+    EventId m_sendEvent;
+    Time m_anchor;    //!< due time of message m_anchorSeq
+    uint64_t m_anchorSeq;
+    Time m_waitStart;
+    Time m_blocked;
+    uint64_t m_sent;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_TCP_FLOW_SOURCE_H */
