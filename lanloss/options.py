@@ -29,7 +29,7 @@ class OptionError(ValueError):
 @dataclass(frozen=True)
 class Option:
     name: str
-    kind: str  # rate | rate_or_max | size | time | int | choice | topology | pattern | host
+    kind: str  # rate | rate_or_max | size | time | int | probability | choice | topology | pattern
     default: Any
     help: str
     example: str = ""
@@ -97,10 +97,14 @@ OPTIONS: tuple[Option, ...] = (
         "unicast, or multicast (one group, N members)",
         "multicast",
         choices=("unicast", "multicast"),
-        sim=False,
     ),
     Option(
-        "protocol", "choice", "udp", "transport protocol", "udp", choices=("udp", "tcp"), sim=False
+        "protocol",
+        "choice",
+        "udp",
+        "transport protocol (tcp: bulk transfer of payload-byte messages)",
+        "udp",
+        choices=("udp", "tcp"),
     ),
     Option(
         "payload",
@@ -203,16 +207,74 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "host",
-        "host",
+        "choice",
         "ideal",
-        "receive-host preset (ideal: no CPU or socket limits)",
-        "ideal",
+        "receive-host model: ideal (no CPU or socket limits), e1000-2008 (seed 000's PC) or "
+        "modern (igb-class, 4 cores); each value below overrides the preset "
+        "(lanloss/hosts.py)",
+        "e1000-2008",
+        choices=("ideal", "e1000-2008", "modern"),
         bed=False,
     ),
-    Option("rx_fifo", "size", None, "NIC receive FIFO in bytes", "48KiB", sim=False, bed=False),
     Option(
-        "rx_ring", "int", None, "NIC RX descriptors", "256", minimum=1, maximum=65536, sim=False
+        "cores",
+        "int",
+        None,
+        "CPU cores of a receiving host",
+        "1",
+        minimum=1,
+        maximum=64,
+        bed=False,
     ),
+    Option(
+        "irq_cost",
+        "time",
+        None,
+        "CPU time per NIC interrupt (hard IRQ)",
+        "8us",
+        maximum=0.1,
+        bed=False,
+    ),
+    Option(
+        "packet_cost",
+        "time",
+        None,
+        "kernel CPU time per received frame (driver poll + IP/UDP, split in the preset's ratio)",
+        "4us",
+        maximum=0.1,
+        bed=False,
+    ),
+    Option(
+        "read_cost",
+        "time",
+        None,
+        "application CPU time per datagram read (recvmsg and the application's own work)",
+        "5us",
+        maximum=0.1,
+        bed=False,
+    ),
+    Option(
+        "truesize",
+        "size",
+        None,
+        "skb truesize charged per received frame in bytes (0 = the driver's rule)",
+        "2304",
+        maximum=1 << 24,
+        bed=False,
+    ),
+    Option(
+        "rx_fifo",
+        "size",
+        None,
+        "NIC receive FIFO in bytes",
+        "48KiB",
+        minimum=2048,
+        maximum=1 << 24,
+        bed=False,
+    ),
+    Option(
+        "rx_ring", "int", None, "NIC RX descriptors", "256", minimum=80, maximum=4096
+    ),  # E1000_MIN_RXD / E1000_MAX_RXD (igb, ixgbe alike)
     Option(
         "itr",
         "int",
@@ -220,16 +282,34 @@ OPTIONS: tuple[Option, ...] = (
         "max interrupts per second; 0 = one per packet",
         "2500",
         minimum=0,
-        sim=False,
+        maximum=1_000_000,
     ),
-    Option("backlog", "int", None, "netdev_max_backlog", "1000", minimum=1, sim=False),
+    Option(
+        "backlog",
+        "int",
+        None,
+        "netdev_max_backlog (sim: used with rps on)",
+        "1000",
+        minimum=1,
+        maximum=1 << 24,
+    ),
+    Option(
+        "rps",
+        "choice",
+        None,
+        "Receive Packet Steering over every core of the receiving host (IP and UDP on the "
+        "core the flow hash picks, through the backlog)",
+        "on",
+        choices=("off", "on"),
+        bed=False,
+    ),
     Option(
         "rcvbuf",
         "size",
         None,
         "socket receive buffer as passed to setsockopt (Linux doubles it)",
         "212992",
-        sim=False,
+        maximum=1 << 30,
     ),
     Option(
         "sndbuf", "size", None, "socket send buffer as passed to setsockopt", "212992", sim=False
@@ -242,15 +322,36 @@ OPTIONS: tuple[Option, ...] = (
         "1",
         minimum=1,
         maximum=256,
-        sim=False,
+    ),
+    Option(
+        "stall_period",
+        "time",
+        None,
+        "the receiving application stalls (reads nothing, no CPU) once per this period, "
+        "from the start of the traffic; 0 = never",
+        "50ms",
+        bed=False,
+    ),
+    Option("stall_length", "time", None, "length of each application stall", "3ms", bed=False),
+    Option(
+        "frame_loss",
+        "probability",
+        0.0,
+        "probability that a receiving NIC discards a frame as corrupt (bad FCS; an ns-3 "
+        "error model): drop point rx_error",
+        "0.001",
+        maximum=0.999999,
+        bed=False,
     ),
     Option(
         "tcp_window",
         "size",
         None,
-        "TCP window / socket buffer for TCP runs",
+        "TCP window: both socket buffers of TCP runs in bytes (ns-3 TcpSocket SndBufSize, "
+        "RcvBufSize)",
         "16KiB",
-        sim=False,
+        minimum=2048,
+        maximum=1 << 30,
         bed=False,
     ),
     # Testbed only: a slow receiving application (feasibility.md §3). On veth the receive
@@ -303,8 +404,19 @@ def _parse_int(text: Any) -> int:
     return int(s)
 
 
+def _parse_probability(text: Any) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{text!r} is not a probability (e.g. 0.001)") from None
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"{text!r} is not a probability in [0, 1)")
+    return value
+
+
 _PARSERS: dict[str, Callable[[Any], Any]] = {
     "rate": units.parse_rate,
+    "probability": _parse_probability,
     "size": units.parse_size,
     "time": units.parse_time,
     "int": _parse_int,
@@ -338,8 +450,6 @@ def parse_value(opt: Option, text: Any) -> Any:
                 )
             if value not in _TOPOLOGIES and not os.path.isfile(value):
                 raise ValueError(f"topology file {text!r} does not exist")
-        elif opt.kind == "host":
-            value = str(text).strip()
         else:  # pragma: no cover - a new kind without a parser is a programming error
             raise AssertionError(f"no parser for kind {opt.kind}")
     except ValueError as exc:
@@ -349,13 +459,18 @@ def parse_value(opt: Option, text: Any) -> Any:
     return value
 
 
-def resolve(given: dict[str, Any], source: str = "sim") -> dict[str, Any]:
+def resolve(
+    given: dict[str, Any], source: str = "sim", host_file: str | None = None
+) -> dict[str, Any]:
     """Validate a parameter set for 'sim' or 'bed' and fill the defaults.
 
     Unknown names, values that cannot parse, options the source does not
-    implement and inconsistent combinations all raise OptionError.
+    implement and inconsistent combinations all raise OptionError. For the sim,
+    a host model's values are filled from its preset, then ``host_file`` (a
+    calibrated host, lanloss.hosts), then the options given.
     """
     params: dict[str, Any] = {}
+    explicit: set[str] = set()
     for name, text in given.items():
         key = name.replace("-", "_")
         opt = BY_NAME.get(key)
@@ -364,6 +479,8 @@ def resolve(given: dict[str, Any], source: str = "sim") -> dict[str, Any]:
         if not getattr(opt, source) and text is not None:
             raise OptionError(f"{key}: not supported by source {source!r} yet (given {text!r})")
         params[key] = parse_value(opt, text)
+        if text is not None:
+            explicit.add(key)
     # Every option appears in the record (defaults resolved), so sim and bed
     # tables share columns; options a source does not implement keep their default.
     for opt in OPTIONS:
@@ -377,9 +494,38 @@ def resolve(given: dict[str, Any], source: str = "sim") -> dict[str, Any]:
         )
     if params["protocol"] == "udp" and params["payload"] > 65507:
         raise OptionError(f"payload: {params['payload']} exceeds the UDP maximum 65507")
-    if source == "sim" and params.get("host") not in ("ideal",):
-        raise OptionError(f"host: unknown preset {params.get('host')!r} (known: ideal)")
+    if params["cast"] == "multicast" and params["protocol"] == "tcp":
+        raise OptionError("cast: multicast needs protocol udp (TCP is unicast)")
+    if params["tcp_window"] is not None and params["protocol"] != "tcp":
+        raise OptionError(f"tcp_window: {params['tcp_window']} applies to protocol tcp only")
+    if source == "sim":
+        from lanloss import hosts
+
+        hosts.apply(params, explicit, host_file)
+        _check_host(params)
+    elif host_file is not None:
+        raise OptionError(f"--host-file: {host_file!r}: host files are for the simulator")
     return params
+
+
+def _check_host(params: dict[str, Any]) -> None:
+    """Combinations of host values the model cannot run (sim, after the preset filled them)."""
+    if params["host"] == "ideal":
+        return
+    period, length = params["stall_period"], params["stall_length"]
+    if (period > 0) != (length > 0):
+        raise OptionError(
+            f"stall_length: {length:g}s and stall_period {period:g}s must both be 0 or both "
+            "positive"
+        )
+    if period > 0 and length >= period:
+        raise OptionError(
+            f"stall_length: {length:g}s must be shorter than stall_period {period:g}s"
+        )
+    if params["rx_fifo"] < params["mtu"] + 18:
+        raise OptionError(
+            f"rx_fifo: {params['rx_fifo']} bytes cannot hold one frame of MTU {params['mtu']}"
+        )
 
 
 def markdown_table(source: str | None = None) -> str:

@@ -24,6 +24,7 @@ DROP_POINTS: tuple[str, ...] = (
     "sender_queue",  # qdisc drops (sim: the sending NIC's transmit queue)
     "switch_ingress",  # switch ingress admission (headroom exhausted)
     "switch_egress",  # switch egress port buffer / shared pool full
+    "rx_error",  # frame discarded by the receiving NIC as corrupt: rx_crc_errors
     "rx_fifo",  # NIC FIFO overflow: rx_missed_errors / rx_fifo_errors
     "rx_ring",  # no RX descriptor: rx_no_buffer_count
     "backlog",  # softnet_stat column 2
@@ -68,7 +69,10 @@ class RunRecord:
     drops: dict[str, int]
     pause: dict[str, Any]
     timing: dict[str, Any]
-    extra: dict[str, Any] = field(default_factory=dict)  # tool output, cpu shares, ...
+    extra: dict[str, Any] = field(default_factory=dict)  # tool output, host counters, ...
+    # per receiving host with a CPU model: {host: {irq, softirq, app, idle}} shares of its
+    # CPU (all cores) over the goodput window; empty for ideal hosts and testbed records
+    cpu: dict[str, dict[str, float]] = field(default_factory=dict)
     schema: str = SCHEMA
 
     # -- construction -------------------------------------------------------
@@ -95,12 +99,14 @@ class RunRecord:
             pause=data.get("pause", {}),
             timing=data.get("timing", {}),
             extra=data.get("extra", {}),
+            cpu=data.get("cpu", {}),
         )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        # schema first, for humans reading the file
-        return {"schema": d.pop("schema"), **d}
+        # schema first and cpu next to pause, for humans reading the file
+        order = ("schema", "source", "params", "env", "flows", "totals", "drops", "pause", "cpu")
+        return {**{k: d.pop(k) for k in order}, **d}
 
     # -- checks -------------------------------------------------------------
     def conservation_error(self) -> int:

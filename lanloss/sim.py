@@ -8,6 +8,7 @@ canonical units, and the program's JSON is completed into a run record.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -16,8 +17,8 @@ import tempfile
 import time
 from typing import Any
 
+from lanloss import hosts, paths, topology
 from lanloss import options as vocab
-from lanloss import paths, topology
 from lanloss.record import RunRecord, dump_json, write_atomic
 
 SCENARIO = "lanloss-sim"
@@ -31,18 +32,22 @@ def scenario_flags(params: dict[str, Any], spec_file: str | None = None) -> list
     """Canonical params -> `--name=value` flags of the scenario program.
 
     A YAML topology is passed as the line-format spec file written from it.
+    Options without a value (host values of the ideal host, tcp_window of a
+    UDP run) are left out: the program knows them as unset.
     """
     flags = []
     for opt in vocab.for_source("sim"):
         value = params[opt.name]
+        if value is None:
+            continue
         if opt.name == "topology" and is_topology_file(value):
             value = spec_file
         if opt.kind in ("rate",):
             text = f"{int(value)}bps"
         elif opt.kind == "rate_or_max":
             text = "max" if value == "max" else f"{int(value)}bps"
-        elif opt.kind == "time":
-            text = f"{value!r}s"
+        elif opt.kind in ("time", "probability"):
+            text = f"{float(value)!r}" + ("s" if opt.kind == "time" else "")
         else:
             text = str(value)
         flags.append(f"--{opt.name}={text}")
@@ -73,8 +78,25 @@ def git_describe() -> dict[str, Any]:
         return {"lanloss_commit": None, "lanloss_dirty": None}
 
 
-def run_point(params: dict[str, Any], pcap_dir: str | None = None) -> RunRecord:
-    """Run one resolved parameter set; returns the run record."""
+def host_env(params: dict[str, Any], host_file: str | None = None) -> dict[str, Any]:
+    """Which host model the run used: the preset, and the host file (name, path, hash)."""
+    env: dict[str, Any] = {"preset": params.get("host", "ideal")}
+    if host_file is not None:
+        loaded = hosts.load_host_file(host_file, params.get("host"))
+        with open(host_file, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+        env.update({"file": os.path.abspath(host_file), "name": loaded["name"], "sha256": digest})
+    return env
+
+
+def run_point(
+    params: dict[str, Any], pcap_dir: str | None = None, host_file: str | None = None
+) -> RunRecord:
+    """Run one resolved parameter set; returns the run record.
+
+    ``host_file``: the host file ``params`` were resolved with (options.resolve),
+    recorded in ``env.host``; the values themselves are in ``params``.
+    """
     program = paths.program(SCENARIO)
     with tempfile.TemporaryDirectory(prefix="lanloss-sim-") as tmp:
         out = os.path.join(tmp, "result.json")
@@ -97,7 +119,12 @@ def run_point(params: dict[str, Any], pcap_dir: str | None = None) -> RunRecord:
             )
         with open(out, encoding="utf-8") as fh:
             raw = json.load(fh)
-    env = {"simulator": "ns-3", "ns3_version": raw.get("ns3_version", "3.44"), **git_describe()}
+    env = {
+        "simulator": "ns-3",
+        "ns3_version": raw.get("ns3_version", "3.44"),
+        **git_describe(),
+        "host": host_env(params, host_file),
+    }
     timing = {"wall_s": round(wall, 3), **raw.get("timing", {})}
     return RunRecord.from_dict(
         {
@@ -109,6 +136,7 @@ def run_point(params: dict[str, Any], pcap_dir: str | None = None) -> RunRecord:
             "totals": raw["totals"],
             "drops": raw["drops"],
             "pause": raw.get("pause", {}),
+            "cpu": raw.get("cpu", {}),
             "timing": timing,
             "extra": raw.get("extra", {}),
         }
@@ -118,12 +146,12 @@ def run_point(params: dict[str, Any], pcap_dir: str | None = None) -> RunRecord:
 def _cmd_run(args: argparse.Namespace) -> int:
     from lanloss.cli import given_options
 
-    params = vocab.resolve(given_options(args, "sim"), "sim")
+    params = vocab.resolve(given_options(args, "sim"), "sim", host_file=args.host_file)
     if is_topology_file(params["topology"]):
         topology.load(params["topology"], params["link_delay"])  # reject a bad file first
     if args.out and os.path.isdir(args.out):
         raise vocab.OptionError(f"--out: {args.out!r} is a directory, not a file")
-    record = run_point(params, pcap_dir=args.pcap)
+    record = run_point(params, pcap_dir=args.pcap, host_file=args.host_file)
     text = dump_json(record.to_dict())
     if args.out:
         write_atomic(args.out, text)
@@ -141,4 +169,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_vocabulary_options(p, "sim")
     p.add_argument("--out", help="write the run record to this file (atomically)")
     p.add_argument("--pcap", metavar="DIR", help="write pcap files (Ethernet link type) here")
+    p.add_argument(
+        "--host-file",
+        metavar="FILE",
+        help="receiving-host values (YAML/JSON: name, base preset, host options), e.g. the "
+        "calibrated host `lanloss fit` writes; explicit options override it",
+    )
     p.set_defaults(func=_cmd_run)

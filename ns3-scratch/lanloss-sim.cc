@@ -1,6 +1,7 @@
 /*
  * lanloss-sim: one simulation point of a switched Ethernet LAN carrying UDP
- * flows, written as the scenario part of a lanloss run record (JSON).
+ * (unicast or multicast) or TCP flows to ideal or modelled receiving hosts,
+ * written as the scenario part of a lanloss run record (JSON).
  *
  *   build/bin/lanloss-sim --edge_rate=100Mbps --payload=1472 --rate=50Mbps --out=run.json
  *
@@ -8,6 +9,8 @@
  * validates them, calls this program and completes the record (params, env).
  */
 #include "json-writer.h"
+#include "scenario-hosts.h"
+#include "scenario-multicast.h"
 #include "scenario-options.h"
 #include "scenario-report.h"
 
@@ -15,11 +18,14 @@
 #include "ns3/internet-module.h"
 #include "ns3/lanloss-module.h"
 #include "ns3/network-module.h"
+#include "ns3/packet-sink.h"
 
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <map>
+#include <memory>
 
 using namespace ns3;
 using namespace lanloss;
@@ -28,6 +34,7 @@ namespace
 {
 
 constexpr uint16_t SINK_PORT = 5001;
+const Ipv4Address GROUP("239.77.0.1"); // the testbed's group (testbed/netns.py)
 
 LanSpec
 MakeSpec(const ScenarioOptions& o)
@@ -65,20 +72,63 @@ SocketFailure(Ptr<LossAccountant> acc, Ptr<const Packet> packet)
     acc->Record(LossAccountant::SENDER_SOCKET, packet);
 }
 
-/** Stop once the sources are done and every queue and cable is empty. */
 void
-StopWhenDrained(const LanBuilder* lan)
+CountFlowFrame(uint64_t* frames, Ptr<const Packet> frame)
 {
-    for (const auto& [name, dev] : lan->NamedPorts())
+    FlowSeqTag tag;
+    *frames += frame->PeekPacketTag(tag) ? 1 : 0;
+}
+
+void
+TcpRx(TcpWindowBytes* window, Ptr<const Packet> packet, const Address& from)
+{
+    const Time now = Simulator::Now();
+    if (now >= window->start && now <= window->end)
+    {
+        window->bytes += packet->GetSize();
+    }
+}
+
+/** Stop once the sources are done and every queue, cable, host and connection is empty. */
+void
+StopWhenDrained(const ScenarioRun* run)
+{
+    bool drained = ReceiverHostsDrained(run->hosts);
+    for (const auto& [name, dev] : run->lan->NamedPorts())
     {
         auto ch = DynamicCast<EthernetChannel>(dev->GetChannel());
-        if (!dev->IsIdle() || (ch && ch->GetFramesInFlight() > 0))
-        {
-            Simulator::Schedule(MicroSeconds(100), &StopWhenDrained, lan);
-            return;
-        }
+        drained = drained && dev->IsIdle() && !(ch && ch->GetFramesInFlight() > 0);
+    }
+    for (const auto& f : run->flows)
+    {
+        // TCP: an idle LAN may only be waiting for a retransmission timer.
+        drained = drained && (!f.tcpSource || f.tcpSink->GetTotalRx() >= f.tcpSource->GetBytes());
+    }
+    if (!drained)
+    {
+        Simulator::Schedule(MicroSeconds(100), &StopWhenDrained, run);
+        return;
     }
     Simulator::Stop();
+}
+
+/** The receiving hosts: each flow's destination (unicast), or every receiver (multicast). */
+std::vector<std::string>
+ReceiverNames(const ScenarioOptions& o, const LanSpec& spec)
+{
+    if (o.multicast)
+    {
+        return spec.HostsWithRole("receiver");
+    }
+    std::vector<std::string> names;
+    for (const auto& f : spec.flows)
+    {
+        if (std::find(names.begin(), names.end(), f.to) == names.end())
+        {
+            names.push_back(f.to);
+        }
+    }
+    return names;
 }
 
 } // namespace
@@ -89,8 +139,21 @@ main(int argc, char* argv[])
     ScenarioOptions o = ParseOptions(argc, argv);
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(o.seed);
-    // The ideal host's socket never overflows (the host model is a later layer).
+    // The ns-3 socket behind the receiving application never overflows: an ideal host's
+    // socket, or with the host model the one HostSocket hands read datagrams to.
     Config::SetDefault("ns3::UdpSocket::RcvBufSize", UintegerValue(0xFFFFFFFF));
+    if (o.tcp)
+    {
+        // ns-3 TCP sends timestamps by default (12 option bytes): MSS = MTU - 20 - 20 - 12.
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(o.mtu - 52));
+        if (o.tcpWindow > 0)
+        {
+            // The window is the receiver's (ns-3 advertises its free RcvBufSize); the send
+            // buffer holds twice that, as Linux doubles SO_SNDBUF, so it never limits first.
+            Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(2 * o.tcpWindow));
+            Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(o.tcpWindow));
+        }
+    }
 
     LanSpec spec;
     LanBuilder lan;
@@ -105,6 +168,10 @@ main(int argc, char* argv[])
         lan.SetSwitchAttribute("PauseStyle", StringValue(o.pauseStyle == "xon" ? "Xon" : "Timed"));
         lan.SetSwitchAttribute("PauseQuanta", UintegerValue(o.pauseQuanta));
         lan.Build(spec);
+        if (o.multicast && spec.HostsWithRole("sender").empty())
+        {
+            throw LanSpecError("multicast needs a host with role sender");
+        }
     }
     catch (const LanSpecError& e)
     {
@@ -131,29 +198,161 @@ main(int argc, char* argv[])
     run.lan = &lan;
     run.trafficStart = start;
 
-    for (const auto& f : spec.flows)
+    const std::vector<std::string> receivers = ReceiverNames(o, spec);
+    const std::vector<std::string> senders =
+        o.multicast ? spec.HostsWithRole("sender") : std::vector<std::string>{};
+
+    // Multicast: a frame is copied at every switch, so each receiver gets its own
+    // accountant that sees only drops on its branches (and everything before the copy).
+    std::map<std::string, Ptr<LossAccountant>> own;
+    if (o.multicast)
     {
-        if (run.sinks.count(f.to))
+        for (const auto& r : receivers)
         {
-            continue;
+            Ptr<LossAccountant> acc = Create<LossAccountant>();
+            for (const auto& s : senders)
+            {
+                acc->WatchHostDevice(lan.GetHostDevice(s));
+            }
+            for (const auto& [sw, port] : PortsTowards(spec, lan, r))
+            {
+                acc->WatchSwitchBranch(sw, {port});
+            }
+            acc->WatchIpv4(lan.GetHost(r));
+            own[r] = acc;
+        }
+    }
+    auto accountantOf = [&](const std::string& receiver) {
+        return o.multicast ? own.at(receiver) : accountant;
+    };
+
+    // A receiving NIC that loses frames (bad FCS): the fragment-loss case.
+    int64_t stream = 1;
+    if (o.frameLoss > 0)
+    {
+        for (const auto& r : receivers)
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            em->SetRate(o.frameLoss);
+            stream += em->AssignStreams(stream);
+            lan.GetHostDevice(r)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+            accountant->WatchReceiveErrors(lan.GetHostDevice(r));
+            if (o.multicast)
+            {
+                own[r]->WatchReceiveErrors(lan.GetHostDevice(r));
+            }
+        }
+    }
+
+    if (o.host != "ideal")
+    {
+        std::vector<Ptr<LossAccountant>> ownList;
+        for (const auto& r : receivers)
+        {
+            if (o.multicast)
+            {
+                ownList.push_back(own[r]);
+            }
+        }
+        run.hosts = InstallReceiverHosts(o, lan, receivers, SINK_PORT, start, accountant, ownList);
+        Simulator::Schedule(start + o.warmup, &SnapshotCpu, &run.hosts, false);
+        Simulator::Schedule(stop, &SnapshotCpu, &run.hosts, true);
+    }
+
+    for (const auto& r : receivers)
+    {
+        if (o.tcp)
+        {
+            continue; // TCP sinks are per flow, below
         }
         Ptr<UdpFlowSink> sink = CreateObject<UdpFlowSink>();
         sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), SINK_PORT)));
+        if (o.multicast)
+        {
+            sink->SetAttribute("Group", Ipv4AddressValue(GROUP));
+        }
         sink->SetAttribute("WindowStart", TimeValue(start + o.warmup));
         sink->SetAttribute("WindowEnd", TimeValue(stop));
-        lan.GetHost(f.to)->AddApplication(sink);
+        lan.GetHost(r)->AddApplication(sink);
         sink->SetStartTime(Seconds(0));
-        run.sinks[f.to] = sink;
+        run.sinks[r] = sink;
     }
-    int64_t stream = 1;
-    for (uint32_t k = 0; k < spec.flows.size(); ++k)
+
+    // The sending hosts: one UDP source per flow (unicast) or per group sender (multicast).
+    struct Send
     {
-        const auto& f = spec.flows[k];
-        DataRate rate = f.rate.GetBitRate() > 0 ? f.rate : o.rate;
-        bool maxRate = f.rate.GetBitRate() > 0 ? false : o.maxRate;
+        std::string from;
+        std::vector<std::string> to;
+        DataRate rate; //!< 0 = the run's rate
+    };
+    std::vector<Send> sends;
+    if (o.multicast)
+    {
+        for (const auto& s : senders)
+        {
+            sends.push_back({s, receivers, DataRate(0)});
+        }
+    }
+    else
+    {
+        for (const auto& f : spec.flows)
+        {
+            sends.push_back({f.from, {f.to}, f.rate});
+        }
+    }
+    for (uint32_t k = 0; k < sends.size(); ++k)
+    {
+        const Send& send = sends[k];
+        DataRate rate = send.rate.GetBitRate() > 0 ? send.rate : o.rate;
+        bool maxRate = send.rate.GetBitRate() > 0 ? false : o.maxRate;
+        Ptr<Node> node = lan.GetHost(send.from);
+        if (!run.senderFrames.count(send.from))
+        {
+            run.senderFrames[send.from] = 0;
+            lan.GetHostDevice(send.from)->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeBoundCallback(&CountFlowFrame, &run.senderFrames[send.from]));
+        }
+        if (o.tcp)
+        {
+            const std::string& to = send.to.front();
+            Ptr<PacketSink> sink = CreateObject<PacketSink>();
+            const uint16_t port = SINK_PORT + k; // one listening socket per connection
+            sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
+            sink->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
+            lan.GetHost(to)->AddApplication(sink);
+            sink->SetStartTime(Seconds(0));
+            auto window = std::make_shared<TcpWindowBytes>();
+            window->start = start + o.warmup;
+            window->end = stop;
+            sink->TraceConnectWithoutContext("Rx", MakeBoundCallback(&TcpRx, window.get()));
+            Ptr<TcpFlowSource> src = CreateObject<TcpFlowSource>();
+            src->SetAttribute("Remote", AddressValue(InetSocketAddress(lan.GetHostAddress(to), port)));
+            src->SetAttribute("MessageSize", UintegerValue(o.payload));
+            src->SetAttribute("MaxRate", BooleanValue(maxRate));
+            src->SetAttribute("NoDelay", BooleanValue(!maxRate));
+            if (!maxRate)
+            {
+                src->SetAttribute("DataRate", DataRateValue(rate));
+            }
+            node->AddApplication(src);
+            src->SetStartTime(start);
+            src->SetStopTime(stop);
+            ScenarioFlow flow;
+            flow.from = send.from;
+            flow.to = to;
+            flow.id = k;
+            flow.rate = maxRate ? DataRate(0) : rate;
+            flow.tcpSource = src;
+            flow.tcpSink = sink;
+            flow.tcpWindow = window;
+            run.flows.push_back(flow);
+            continue;
+        }
         Ptr<UdpFlowSource> src = CreateObject<UdpFlowSource>();
-        src->SetAttribute("Remote",
-                          AddressValue(InetSocketAddress(lan.GetHostAddress(f.to), SINK_PORT)));
+        const Ipv4Address dst = o.multicast ? GROUP : lan.GetHostAddress(send.to.front());
+        src->SetAttribute("Remote", AddressValue(InetSocketAddress(dst, SINK_PORT)));
         src->SetAttribute("PayloadSize", UintegerValue(o.payload));
         if (!maxRate)
         {
@@ -163,14 +362,35 @@ main(int argc, char* argv[])
         src->SetAttribute("Pattern", StringValue(o.pattern));
         src->SetAttribute("FlowId", UintegerValue(k));
         src->SetAttribute("Blocking", BooleanValue(o.blocking));
-        src->SetAttribute("Device", PointerValue(lan.GetHostDevice(f.from)));
+        src->SetAttribute("Device", PointerValue(lan.GetHostDevice(send.from)));
         src->SetAttribute("Mtu", UintegerValue(o.mtu));
         stream += src->AssignStreams(stream);
+        if (o.multicast)
+        {
+            // As a Linux host's route for 224.0.0.0/4 on its LAN interface.
+            Ipv4StaticRoutingHelper().SetDefaultMulticastRoute(node, lan.GetHostDevice(send.from));
+        }
         src->TraceConnectWithoutContext("TxFailure", MakeBoundCallback(&SocketFailure, accountant));
-        lan.GetHost(f.from)->AddApplication(src);
+        for (const auto& to : send.to)
+        {
+            if (o.multicast)
+            {
+                // A failed send is lost for every member.
+                src->TraceConnectWithoutContext("TxFailure",
+                                                MakeBoundCallback(&SocketFailure, own.at(to)));
+            }
+            ScenarioFlow flow;
+            flow.from = send.from;
+            flow.to = to;
+            flow.id = k;
+            flow.rate = maxRate ? DataRate(0) : rate;
+            flow.source = src;
+            flow.accountant = accountantOf(to);
+            run.flows.push_back(flow);
+        }
+        node->AddApplication(src);
         src->SetStartTime(start);
         src->SetStopTime(stop);
-        run.flows.push_back({f.from, f.to, k, maxRate ? DataRate(0) : rate, src});
     }
 
     if (!o.pcap.empty())
@@ -178,7 +398,7 @@ main(int argc, char* argv[])
         lan.Links().EnablePcapAll(o.pcap, true);
     }
 
-    Simulator::Schedule(stop, &StopWhenDrained, &lan);
+    Simulator::Schedule(stop, &StopWhenDrained, &run);
     Simulator::Stop(stop + Seconds(60)); // guard: a LAN that never drains is a bug
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();

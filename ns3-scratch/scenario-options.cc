@@ -82,6 +82,22 @@ Count(const std::string& name, const std::string& text, uint64_t lo, uint64_t hi
     return v;
 }
 
+static double
+Probability(const std::string& name, const std::string& text)
+{
+    static const std::regex re(R"(^\s*([0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?)\s*$)");
+    if (!std::regex_match(text, re))
+    {
+        Fail(name, text, "is not a probability (e.g. 0.001)");
+    }
+    double v = std::stod(text);
+    if (v >= 1.0)
+    {
+        Fail(name, text, "must be below 1");
+    }
+    return v;
+}
+
 static bool
 OnOff(const std::string& name, const std::string& text)
 {
@@ -103,6 +119,11 @@ ParseOptions(int argc, char* argv[])
     std::string mtu = "1500", pause = "off", pauseStyle = "xon", pauseQuanta = "65535";
     std::string switchBuffer = "131072", switchPool = "0", txQueue = "1048576";
     std::string blocking = "off", host = "ideal";
+    std::string cast = "unicast", protocol = "udp", tcpWindow = "", frameLoss = "0";
+    std::string readers = "1";
+    // Host values: "" = not given (they are given all together, or not at all for ideal).
+    std::string cores, irqCost, packetCost, readCost, truesize, rxFifo, rxRing, itr, backlog;
+    std::string rcvbuf, stallPeriod, stallLength, rps;
 
     CommandLine cmd("lanloss-sim");
     cmd.Usage("One lanloss simulation point: a switched Ethernet LAN, UDP flows, a JSON "
@@ -130,7 +151,25 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("switch_pool", "shared buffer pool per switch, bytes (0 = none)", switchPool);
     cmd.AddValue("tx_queue", "transmit queue of each host NIC, bytes", txQueue);
     cmd.AddValue("blocking", "paced sender waits when its queue is full: on/off", blocking);
-    cmd.AddValue("host", "receive-host preset (ideal)", host);
+    cmd.AddValue("cast", "unicast or multicast (one group, every receiver a member)", cast);
+    cmd.AddValue("protocol", "udp or tcp (bulk transfer of payload-byte messages)", protocol);
+    cmd.AddValue("tcp_window", "TCP socket buffers = window, bytes (tcp only)", tcpWindow);
+    cmd.AddValue("frame_loss", "probability that a receiving NIC discards a frame", frameLoss);
+    cmd.AddValue("host", "receive-host model: ideal, e1000-2008 or modern", host);
+    cmd.AddValue("readers", "receiving processes per receiver (host model)", readers);
+    cmd.AddValue("cores", "CPU cores of a receiving host", cores);
+    cmd.AddValue("irq_cost", "CPU time per NIC interrupt", irqCost);
+    cmd.AddValue("packet_cost", "kernel CPU time per frame (driver + IP/UDP)", packetCost);
+    cmd.AddValue("read_cost", "application CPU time per datagram read", readCost);
+    cmd.AddValue("truesize", "skb truesize per frame, bytes (0 = driver rule)", truesize);
+    cmd.AddValue("rx_fifo", "NIC receive FIFO, bytes", rxFifo);
+    cmd.AddValue("rx_ring", "NIC RX descriptors", rxRing);
+    cmd.AddValue("itr", "max interrupts per second (0 = one per packet)", itr);
+    cmd.AddValue("backlog", "netdev_max_backlog (used with rps on)", backlog);
+    cmd.AddValue("rcvbuf", "SO_RCVBUF as passed to setsockopt, bytes", rcvbuf);
+    cmd.AddValue("stall_period", "the reader stalls every this long (0 = never)", stallPeriod);
+    cmd.AddValue("stall_length", "for this long", stallLength);
+    cmd.AddValue("rps", "Receive Packet Steering over every core: on/off", rps);
     cmd.AddValue("out", "write the JSON result here (default stdout)", o.out);
     cmd.AddValue("pcap", "write pcap files with this prefix", o.pcap);
     cmd.Parse(argc, argv);
@@ -181,9 +220,83 @@ ParseOptions(int argc, char* argv[])
     if (o.switchPool > 0xFFFFFFFFull)
         Fail("switch_pool", switchPool, "is above 4 GiB");
     o.blocking = OnOff("blocking", blocking);
-    if (host != "ideal")
-        Fail("host", host, "is not a known preset (ideal)");
+    if (cast != "unicast" && cast != "multicast")
+        Fail("cast", cast, "is not unicast or multicast");
+    o.multicast = cast == "multicast";
+    if (protocol != "udp" && protocol != "tcp")
+        Fail("protocol", protocol, "is not udp or tcp");
+    o.tcp = protocol == "tcp";
+    if (o.tcp && o.multicast)
+        Fail("cast", cast, "needs protocol udp (TCP is unicast)");
+    if (!tcpWindow.empty())
+    {
+        if (!o.tcp)
+            Fail("tcp_window", tcpWindow, "applies to protocol tcp only");
+        o.tcpWindow = Size("tcp_window", tcpWindow);
+        if (o.tcpWindow < 2048 || o.tcpWindow > (1u << 30))
+            Fail("tcp_window", tcpWindow, "is outside 2 KiB .. 1 GiB");
+    }
+    o.frameLoss = Probability("frame_loss", frameLoss);
+    o.readers = Count("readers", readers, 1, 256);
+
+    const std::pair<const char*, const std::string*> values[] = {
+        {"cores", &cores},
+        {"irq_cost", &irqCost},
+        {"packet_cost", &packetCost},
+        {"read_cost", &readCost},
+        {"truesize", &truesize},
+        {"rx_fifo", &rxFifo},
+        {"rx_ring", &rxRing},
+        {"itr", &itr},
+        {"backlog", &backlog},
+        {"rcvbuf", &rcvbuf},
+        {"stall_period", &stallPeriod},
+        {"stall_length", &stallLength},
+        {"rps", &rps},
+    };
+    if (host == "ideal")
+    {
+        for (const auto& [name, text] : values)
+        {
+            if (!text->empty())
+                Fail(name, *text, "needs a host model (--host e1000-2008 or modern)");
+        }
+        if (o.readers != 1)
+            Fail("readers", readers, "needs a host model (--host e1000-2008 or modern)");
+        o.host = host;
+        return o;
+    }
+    if (host != "e1000-2008" && host != "modern")
+        Fail("host", host, "is not a known preset (ideal, e1000-2008, modern)");
     o.host = host;
+    for (const auto& [name, text] : values)
+    {
+        if (text->empty())
+            Fail(name,
+                 "",
+                 "is missing: a host model needs every host value (`lanloss sim run` fills "
+                 "them from its preset, lanloss/hosts.py)");
+    }
+    HostValues& h = o.hostValues;
+    h.cores = Count("cores", cores, 1, 64);
+    h.irqCost = Duration("irq_cost", irqCost);
+    h.packetCost = Duration("packet_cost", packetCost);
+    h.readCost = Duration("read_cost", readCost);
+    h.truesize = Count("truesize", truesize, 0, 1u << 24);
+    h.rxFifo = Count("rx_fifo", std::to_string(Size("rx_fifo", rxFifo)), 2048, 1u << 24);
+    h.rxRing = Count("rx_ring", rxRing, 8, 65536);
+    h.itr = Count("itr", itr, 0, 1000000);
+    h.backlog = Count("backlog", backlog, 1, 1u << 24);
+    h.rcvbuf = Size("rcvbuf", rcvbuf);
+    if (h.rcvbuf > 0x7FFFFFFFull / 2)
+        Fail("rcvbuf", rcvbuf, "is above 1 GiB");
+    h.stallPeriod = Duration("stall_period", stallPeriod);
+    h.stallLength = Duration("stall_length", stallLength);
+    if (h.stallLength.IsStrictlyPositive() != h.stallPeriod.IsStrictlyPositive())
+        Fail("stall_length", stallLength, "and stall_period must both be zero or both positive");
+    if (h.stallPeriod.IsStrictlyPositive() && h.stallLength >= h.stallPeriod)
+        Fail("stall_length", stallLength, "must be shorter than stall_period");
+    h.rps = OnOff("rps", rps);
     return o;
 }
 

@@ -12,6 +12,27 @@
 namespace lanloss
 {
 
+/**
+ * The receiving host's values (lanloss/hosts.py resolves them from a preset, a
+ * host file and explicit options; the program takes them as flags).
+ */
+struct HostValues
+{
+    uint32_t cores = 1;
+    ns3::Time irqCost;
+    ns3::Time packetCost; //!< driver + stack per frame, split in the preset's ratio
+    ns3::Time readCost;
+    uint32_t truesize = 0; //!< 0 = the driver's rule
+    uint32_t rxFifo = 0;
+    uint32_t rxRing = 0;
+    uint32_t itr = 0;
+    uint32_t backlog = 0;
+    uint64_t rcvbuf = 0;
+    ns3::Time stallPeriod;
+    ns3::Time stallLength;
+    bool rps = false;
+};
+
 /** Parsed and validated run options (canonical units). */
 struct ScenarioOptions
 {
@@ -24,6 +45,9 @@ struct ScenarioOptions
     uint32_t edgeSwitches = 2;
     uint32_t senders = 1;
     uint32_t receivers = 1;
+    bool multicast = false;
+    bool tcp = false;
+    uint64_t tcpWindow = 0; //!< 0 = ns-3's TcpSocket default buffers
     uint32_t payload = 1472;
     bool maxRate = true;
     ns3::DataRate rate{"0bps"};
@@ -39,7 +63,10 @@ struct ScenarioOptions
     uint64_t switchPool = 0;
     uint64_t txQueue = 1024 * 1024;
     bool blocking = false;
-    std::string host = "ideal";
+    std::string host = "ideal"; //!< ideal, or the preset (NIC family) of HostValues
+    HostValues hostValues;
+    uint32_t readers = 1;
+    double frameLoss = 0;
     std::string out;  //!< JSON result file ("" = stdout)
     std::string pcap; //!< pcap prefix ("" = none)
 };

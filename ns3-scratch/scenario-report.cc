@@ -3,6 +3,8 @@
 #include "json-writer.h"
 
 #include <array>
+#include <cmath>
+#include <set>
 
 using namespace ns3;
 
@@ -26,6 +28,61 @@ WriteDrops(JsonWriter& j, const std::string& key, const Drops& d)
     j.EndObject();
 }
 
+/** The host model's own counters per receiving host (ethtool -S, softnet_stat, ss -m). */
+void
+WriteHosts(JsonWriter& j, const ScenarioRun& run)
+{
+    j.BeginObject("hosts");
+    for (const auto& h : run.hosts)
+    {
+        HostRxPath::Stats s = h.host.path->GetStats();
+        j.BeginObject(h.name);
+        j.Field("cores", h.host.cpu->GetNCores());
+        j.Field("frames_received", s.framesReceived)
+            .Field("rx_missed_errors", s.rxFifoDrops)
+            .Field("rx_ring_drops", s.rxRingDrops)
+            .Field("rx_no_buffer_count", s.rxNoBuffer)
+            .Field("backlog_drops", s.backlogDrops)
+            .Field("reassembly_timeouts", s.reassemblyTimeouts)
+            .Field("reassembly_fragment_drops", s.reassemblyDrops)
+            .Field("interrupts", s.interrupts)
+            .Field("polls", s.polls)
+            .Field("softirq_runs", s.softirqRuns)
+            .Field("time_squeeze", s.timeSqueeze)
+            .Field("ksoftirqd_wakeups", s.ksoftirqdWakeups)
+            .Field("xoff_sent", s.xoffSent)
+            .Field("xon_sent", s.xonSent)
+            .Field("peak_fifo_bytes", s.peakFifoBytes)
+            .Field("peak_ring_frames", s.peakRingFrames)
+            .Field("high_water_bytes", h.host.path->GetHighWater());
+        for (const auto& socket : h.host.sockets)
+        {
+            j.BeginObject("socket")
+                .Field("port", uint32_t(socket->GetPort()))
+                .Field("sk_rcvbuf", socket->GetRcvbuf())
+                .Field("enqueued", socket->GetEnqueued())
+                .Field("drops", socket->GetDrops())
+                .Field("read", socket->GetRead())
+                .Field("peak_rmem_alloc", socket->GetPeakRmemAlloc())
+                .Field("peak_queue", socket->GetPeakQueueLength())
+                .EndObject();
+        }
+        j.BeginArray("readers");
+        for (const auto& reader : h.host.readers)
+        {
+            j.BeginObject()
+                .Field("core", reader->GetCore())
+                .Field("reads", reader->GetReads())
+                .Field("stalls", reader->GetStalls())
+                .Field("cpu_s", reader->GetCpuTime().GetSeconds())
+                .EndObject();
+        }
+        j.EndArray();
+        j.EndObject();
+    }
+    j.EndObject();
+}
+
 } // namespace
 
 void
@@ -33,6 +90,8 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
 {
     const ScenarioOptions& o = run.options;
     const double seconds = o.duration.GetSeconds();
+    const Time windowStart = run.trafficStart + o.warmup;
+    const Time stop = run.trafficStart + o.duration;
     JsonWriter j(os);
     j.BeginObject();
     j.Field("ns3_version", "3.44");
@@ -44,19 +103,51 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     j.BeginArray("flows");
     for (const auto& f : run.flows)
     {
-        Ptr<UdpFlowSink> sink = run.sinks.at(f.to);
-        // A failed socket send consumes its sequence number, so attempts are 0..n-1.
-        const uint64_t sent = f.source->GetSent() + f.source->GetSendFailures();
-        UdpFlowSink::FlowStats st = sink->GetFlowStats(f.id, sent);
-        LossAccountant::Attribution a = run.accountant->Attribute(f.id, sink->MissingSeqs(f.id, sent));
+        uint64_t sent, received, lost, duplicated = 0, reordered = 0;
+        double goodput;
+        double p50 = NAN, p99 = NAN, maxLatency = NAN, runMean = 0;
+        uint64_t runCount = 0, runMax = 0;
         Drops d{};
-        for (int p = 0; p < LossAccountant::N_POINTS; ++p)
+        if (f.tcpSource)
         {
-            d[p] = a.byPoint[p];
-            dropsTotal[p] += a.byPoint[p];
+            // Messages: the sender's whole messages accepted by its socket, the messages the
+            // receiver has read (TCP retransmits what the network drops: no drop points).
+            sent = f.tcpSource->GetSent();
+            received = f.tcpSink->GetTotalRx() / o.payload;
+            lost = sent > received ? sent - received : 0;
+            const double window = (f.tcpWindow->end - f.tcpWindow->start).GetSeconds();
+            goodput = window > 0 ? 8.0 * f.tcpWindow->bytes / window : NAN;
+            d[LossAccountant::N_POINTS] = lost; // unexplained: 0 once the connection drained
         }
-        d[LossAccountant::N_POINTS] = a.unexplained;
-        dropsTotal[LossAccountant::N_POINTS] += a.unexplained;
+        else
+        {
+            Ptr<UdpFlowSink> sink = run.sinks.at(f.to);
+            // A failed socket send consumes its sequence number, so attempts are 0..n-1.
+            sent = f.source->GetSent() + f.source->GetSendFailures();
+            UdpFlowSink::FlowStats st = sink->GetFlowStats(f.id, sent);
+            LossAccountant::Attribution a =
+                f.accountant->Attribute(f.id, sink->MissingSeqs(f.id, sent));
+            for (int p = 0; p < LossAccountant::N_POINTS; ++p)
+            {
+                d[p] = a.byPoint[p];
+            }
+            d[LossAccountant::N_POINTS] = a.unexplained;
+            received = st.received;
+            lost = st.lost;
+            duplicated = st.duplicated;
+            reordered = st.reordered;
+            goodput = st.goodputBps;
+            p50 = st.latencyP50Us;
+            p99 = st.latencyP99Us;
+            maxLatency = st.latencyMaxUs;
+            runCount = st.lossRunCount;
+            runMean = st.lossRunMean;
+            runMax = st.lossRunMax;
+        }
+        for (size_t p = 0; p < d.size(); ++p)
+        {
+            dropsTotal[p] += d[p];
+        }
 
         const double payloadBits = 8.0 * o.payload;
         if (f.rate.GetBitRate() > 0)
@@ -70,27 +161,23 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
             offeredPps += sent / seconds;
         }
         sentTotal += sent;
-        receivedTotal += st.received;
-        goodputTotal += st.goodputBps;
+        receivedTotal += received;
+        goodputTotal += goodput;
 
         j.BeginObject();
         j.Field("sender", f.from);
         j.Field("receiver", f.to);
         j.Field("sent", sent);
-        j.Field("received", st.received);
-        j.Field("lost", st.lost);
-        j.Field("duplicated", st.duplicated);
-        j.Field("reordered", st.reordered);
-        j.Field("goodput_bps", st.goodputBps);
-        j.BeginObject("latency_us")
-            .Field("p50", st.latencyP50Us)
-            .Field("p99", st.latencyP99Us)
-            .Field("max", st.latencyMaxUs)
-            .EndObject();
+        j.Field("received", received);
+        j.Field("lost", lost);
+        j.Field("duplicated", duplicated);
+        j.Field("reordered", reordered);
+        j.Field("goodput_bps", goodput);
+        j.BeginObject("latency_us").Field("p50", p50).Field("p99", p99).Field("max", maxLatency).EndObject();
         j.BeginObject("loss_runs")
-            .Field("count", st.lossRunCount)
-            .Field("mean", st.lossRunMean)
-            .Field("max", st.lossRunMax)
+            .Field("count", runCount)
+            .Field("mean", runMean)
+            .Field("max", runMax)
             .EndObject();
         WriteDrops(j, "drops", d);
         j.EndObject();
@@ -129,6 +216,25 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     j.Field("frames_received", pauseReceived);
     j.EndObject();
 
+    // cpu: share of each receiving host's CPU (all cores) per kind of work over the
+    // goodput window, as /proc/stat would show it (irq, softirq incl. ksoftirqd, app, idle).
+    j.BeginObject("cpu");
+    for (const auto& h : run.hosts)
+    {
+        const double total =
+            double(h.host.cpu->GetNCores()) * (stop - windowStart).GetSeconds();
+        auto share = [&](int w) {
+            return total > 0 ? (h.busyEnd[w] - h.busyStart[w]).GetSeconds() / total : NAN;
+        };
+        j.BeginObject(h.name)
+            .Field("irq", share(HostCpu::IRQ_WORK))
+            .Field("softirq", share(HostCpu::SOFTIRQ_WORK))
+            .Field("app", share(HostCpu::APP_WORK))
+            .Field("idle", total > 0 ? (h.idleEnd - h.idleStart).GetSeconds() / total : NAN)
+            .EndObject();
+    }
+    j.EndObject();
+
     j.BeginObject("timing");
     j.Field("events", run.events);
     j.Field("simulated_s", run.simulatedSeconds);
@@ -137,17 +243,34 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     j.EndObject();
 
     j.BeginObject("extra");
+    j.Field("cast", o.multicast ? "multicast" : "unicast");
+    j.Field("protocol", o.tcp ? "tcp" : "udp");
     j.BeginObject("senders");
+    std::set<uint32_t> seen; // multicast: one source, a flow per receiver
     for (const auto& f : run.flows)
     {
-        j.BeginObject("flow" + std::to_string(f.id))
-            .Field("sender", f.from)
-            .Field("sent_ok", f.source->GetSent())
-            .Field("send_failures", f.source->GetSendFailures())
-            .Field("blocked_s", f.source->GetBlockedTime().GetSeconds())
-            .EndObject();
+        if (!seen.insert(f.id).second)
+        {
+            continue;
+        }
+        j.BeginObject("flow" + std::to_string(f.id)).Field("sender", f.from);
+        if (f.tcpSource)
+        {
+            j.Field("messages", f.tcpSource->GetSent())
+                .Field("bytes", f.tcpSource->GetBytes())
+                .Field("blocked_s", f.tcpSource->GetBlockedTime().GetSeconds());
+        }
+        else
+        {
+            j.Field("sent_ok", f.source->GetSent())
+                .Field("send_failures", f.source->GetSendFailures())
+                .Field("blocked_s", f.source->GetBlockedTime().GetSeconds());
+        }
+        j.Field("frames_on_link", run.senderFrames.count(f.from) ? run.senderFrames.at(f.from) : 0);
+        j.EndObject();
     }
     j.EndObject();
+    WriteHosts(j, run);
     j.BeginObject("switch_ports");
     for (const auto& sw : run.lan->GetSwitches())
     {

@@ -4,11 +4,14 @@
 #ifndef LANLOSS_SCENARIO_REPORT_H
 #define LANLOSS_SCENARIO_REPORT_H
 
+#include "scenario-hosts.h"
 #include "scenario-options.h"
 
 #include "ns3/lanloss-module.h"
+#include "ns3/packet-sink.h"
 
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -16,6 +19,19 @@
 namespace lanloss
 {
 
+/** Payload bytes a TCP receiver read inside the goodput window. */
+struct TcpWindowBytes
+{
+    ns3::Time start;
+    ns3::Time end;
+    uint64_t bytes = 0;
+};
+
+/**
+ * One sender -> receiver flow of the record. UDP: `source` and the receiver's
+ * UdpFlowSink; its losses are attributed by `accountant` (the run's, or with
+ * multicast the receiver's own). TCP: `tcpSource` and `tcpSink`.
+ */
 struct ScenarioFlow
 {
     std::string from;
@@ -23,6 +39,10 @@ struct ScenarioFlow
     uint32_t id;
     ns3::DataRate rate; //!< 0 = max
     ns3::Ptr<ns3::UdpFlowSource> source;
+    ns3::Ptr<ns3::LossAccountant> accountant;
+    ns3::Ptr<ns3::TcpFlowSource> tcpSource;
+    ns3::Ptr<ns3::PacketSink> tcpSink;
+    std::shared_ptr<TcpWindowBytes> tcpWindow;
 };
 
 struct ScenarioRun
@@ -32,13 +52,15 @@ struct ScenarioRun
     const ns3::LanBuilder* lan = nullptr;
     std::map<std::string, ns3::Ptr<ns3::UdpFlowSink>> sinks;
     std::vector<ScenarioFlow> flows;
+    std::vector<ReceiverHost> hosts; //!< receiving hosts with the host model (none: ideal)
+    std::map<std::string, uint64_t> senderFrames; //!< flow frames each sender put on its link
     ns3::Time trafficStart;
     double wallSeconds = 0;
     double simulatedSeconds = 0;
     uint64_t events = 0;
 };
 
-/** flows, totals, drops, pause, timing, extra (params and env are added by Python). */
+/** flows, totals, drops, pause, cpu, timing, extra (params and env are added by Python). */
 void WriteReport(std::ostream& os, const ScenarioRun& run);
 
 } // namespace lanloss

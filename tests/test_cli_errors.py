@@ -27,7 +27,7 @@ links:
         (["--warmup", "-1ms"], "-1ms"),
         (["--switch-buffer", "12parsecs"], "12parsecs"),
         (["--pattern", "burst:0"], "burst:0"),
-        (["--host", "e1000-2008"], "e1000-2008"),
+        (["--host", "pentium4"], "pentium4"),
         (["--duration", "1s", "--warmup", "2s"], "warmup"),
         (["--topology", "ring"], "ring"),
         (["--topology", "missing.yaml"], "missing.yaml"),

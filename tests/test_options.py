@@ -45,8 +45,8 @@ def test_resolve_fills_every_option_and_derives_sender_rate():
 
 
 def test_unsupported_option_for_source_is_named():
-    with pytest.raises(OptionError, match="rcvbuf"):
-        options.resolve({"rcvbuf": "1MiB"}, "sim")
+    with pytest.raises(OptionError, match="recv_cpu"):
+        options.resolve({"recv_cpu": "20"}, "sim")
 
 
 def test_scenario_flags_are_the_vocabulary(built):

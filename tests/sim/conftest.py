@@ -21,13 +21,13 @@ def assert_conserved(record: RunRecord) -> None:
     assert record.extra["ipv4_other_drops"] == 0
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def simulate(built):
     """simulate(payload=..., rate=...) -> RunRecord, conservation already checked."""
 
-    def _run(pcap_dir: str | None = None, **given) -> RunRecord:
-        params = options.resolve({k: str(v) for k, v in given.items()}, "sim")
-        record = sim.run_point(params, pcap_dir=pcap_dir)
+    def _run(pcap_dir: str | None = None, host_file: str | None = None, **given) -> RunRecord:
+        params = options.resolve({k: str(v) for k, v in given.items()}, "sim", host_file)
+        record = sim.run_point(params, pcap_dir=pcap_dir, host_file=host_file)
         assert_conserved(record)
         return record
 

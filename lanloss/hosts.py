@@ -1,0 +1,203 @@
+"""Receiving-host presets for the simulator, and host files (a calibrated preset).
+
+``--host`` names a preset; every value of it can be overridden by the option of the
+same name, or by a host file (``lanloss sim run --host-file FILE``), which is what
+``lanloss fit`` writes as its calibrated host. Precedence: explicit option > host
+file > the file's base preset. ``lanloss.options.resolve`` applies this, so a run's
+``params`` hold every resolved host value and the run can be repeated from them.
+
+Host file (YAML or JSON)::
+
+    name: lab-pc-2024          # a label, recorded in the run's env
+    base: e1000-2008           # the preset the file starts from (default: --host)
+    irq_cost: 6.5us            # any key of HOST_OPTIONS; text with units as on the
+    packet_cost: 3.8e-06       # command line, or numbers in canonical units
+    rcvbuf: 212992             # (seconds, bytes)
+
+The values and their sources (models/doc/host-model.rst, "Presets"):
+
+``e1000-2008``: seed 000's receiver, a 2008 single-core PC with an Intel 8254x on
+32-bit PCI, e1000 driver, Linux 2.6 with NAPI. FIFO 48 KiB (e1000_reset,
+E1000_PBA_48K), ring 256 (e1000 RxDescriptors default); itr 0, one interrupt per
+packet: the state seed 000 found before its fix (``--itr 2500``); CPU costs
+8 us / 4 us / 5 us per interrupt / frame / read, orders of magnitude for such a PC
+(the ITR-0 knee for 64-byte payloads is then 58.8 kpps, 30 Mbit/s, as in the seed);
+rmem_default 109568 of i386 2.6 kernels (256 x (sizeof(struct sk_buff) 172 + 256),
+include/net/sock.h _SK_MEM_PACKETS * _SK_MEM_OVERHEAD), i.e. ``rcvbuf`` 54784.
+
+``modern``: an igb-class NIC (82576: 64 KiB receive FIFO, E1000_PBA_64K in
+igb_reset) with its ring at the 4096 maximum, four cores (seed 004's X3440), itr
+20000 (dynamic conservative mode's rate for small packets, e1000e/igb docs), costs
+1 us per interrupt, 0.6 us per frame (driver 0.25 + stack 0.35), 1.27 us per read
+(seed 004: 790 kpps for one process), rmem_default 212992 (256 x SKB_TRUESIZE(256)),
+i.e. ``rcvbuf`` 106496.
+
+``rcvbuf`` is what the application passes to setsockopt; the kernel doubles it. A
+preset holds rmem_default / 2, so its socket has sk_rcvbuf = rmem_default, exactly as
+an application that never calls setsockopt, and the capacity rule is the same
+everywhere: floor(2 * rcvbuf / truesize) + 1 datagrams.
+
+``packet_cost`` is the kernel's CPU time per frame, driver poll plus IP and UDP
+(c_d of science.md 1.2). The model charges the two parts at different places (the
+driver part in the NAPI poll, the stack part where IP runs, which with ``rps on`` is
+another core); an override keeps the preset's ratio: 1:1 for e1000-2008,
+0.25:0.35 for modern.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from lanloss.options import BY_NAME, OptionError, parse_value
+
+# The host values: every preset sets all of them; a host file may set any of them.
+HOST_OPTIONS: tuple[str, ...] = (
+    "cores",
+    "irq_cost",
+    "packet_cost",
+    "read_cost",
+    "truesize",
+    "rx_fifo",
+    "rx_ring",
+    "itr",
+    "backlog",
+    "rcvbuf",
+    "stall_period",
+    "stall_length",
+    "rps",
+)
+
+# Canonical values (seconds, bytes, counts); see the module docstring for sources.
+PRESETS: dict[str, dict[str, Any]] = {
+    "e1000-2008": {
+        "cores": 1,
+        "irq_cost": 8e-6,
+        "packet_cost": 4e-6,
+        "read_cost": 5e-6,
+        "truesize": 0,
+        "rx_fifo": 49152,
+        "rx_ring": 256,
+        "itr": 0,
+        "backlog": 1000,
+        "rcvbuf": 54784,
+        "stall_period": 0.0,
+        "stall_length": 0.0,
+        "rps": "off",
+    },
+    "modern": {
+        "cores": 4,
+        "irq_cost": 1e-6,
+        "packet_cost": 0.6e-6,
+        "read_cost": 1.27e-6,
+        "truesize": 0,
+        "rx_fifo": 65536,
+        "rx_ring": 4096,
+        "itr": 20000,
+        "backlog": 1000,
+        "rcvbuf": 106496,
+        "stall_period": 0.0,
+        "stall_length": 0.0,
+        "rps": "off",
+    },
+}
+
+# packet_cost = DriverCost + StackCost; the scenario splits it in these ratios
+# (ns3-scratch/scenario-hosts.cc, FAMILIES).
+DRIVER_SHARE: dict[str, float] = {"e1000-2008": 0.5, "modern": 0.25 / 0.6}
+
+IDEAL = "ideal"
+
+
+def _read_mapping(path: str) -> dict[str, Any]:
+    if not os.path.isfile(path):
+        raise OptionError(f"host file {path!r} does not exist")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise OptionError(f"host file {path!r}: {exc.strerror}") from None
+    import yaml
+
+    try:
+        data = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:  # json.JSONDecodeError is a ValueError
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise OptionError(f"host file {path!r} is not valid YAML/JSON: {first}") from None
+    if not isinstance(data, dict):
+        raise OptionError(f"host file {path!r} must be a mapping of host options")
+    return data
+
+
+def _check_base(base: Any, where: str) -> str:
+    if base not in PRESETS:
+        raise OptionError(
+            f"{where}: base {base!r} is not a host preset (known: {', '.join(PRESETS)})"
+        )
+    return str(base)
+
+
+def load_host_file(path: str, base: str | None = None) -> dict[str, Any]:
+    """Read and validate a host file -> {name, base, every HOST_OPTIONS value} (canonical).
+
+    ``base`` is used when the file names none (``--host``); a file's own base must
+    agree with it when both are given. Raises OptionError naming a bad key or value.
+    """
+    data = _read_mapping(path)
+    unknown = sorted(str(k) for k in data if k not in HOST_OPTIONS and k not in ("name", "base"))
+    if unknown:
+        raise OptionError(
+            f"host file {path!r}: unknown key(s) {', '.join(unknown)} "
+            f"(known: name, base, {', '.join(HOST_OPTIONS)})"
+        )
+    file_base = data.get("base")
+    if file_base is not None:
+        file_base = _check_base(file_base, f"host file {path!r}")
+        if base not in (None, IDEAL) and base != file_base:
+            raise OptionError(
+                f"host: {base!r} disagrees with base {file_base!r} of host file {path!r}"
+            )
+    elif base in (None, IDEAL):
+        raise OptionError(f"host file {path!r}: no base preset (add base: e1000-2008 or modern)")
+    chosen = file_base or _check_base(base, "host")
+    values = dict(PRESETS[chosen])
+    for key in HOST_OPTIONS:
+        if key in data:
+            try:
+                value = parse_value(BY_NAME[key], data[key])
+            except OptionError as exc:
+                raise OptionError(f"host file {path!r}: {exc}") from None
+            if value is None:
+                raise OptionError(f"host file {path!r}: {key}: no value")
+            values[key] = value
+    name = data.get("name", os.path.splitext(os.path.basename(path))[0])
+    return {"name": str(name), "base": chosen, **values}
+
+
+def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = None) -> None:
+    """Fill params' host values (sim): preset < host file < explicit options.
+
+    With the ideal host, host values are refused by name: there is nothing they set.
+    """
+    host = params.get("host") or IDEAL
+    if host_file is not None:
+        loaded = load_host_file(host_file, host if "host" in explicit else None)
+        params["host"] = loaded["base"]
+        for key in HOST_OPTIONS:
+            if key not in explicit:
+                params[key] = loaded[key]
+        return
+    if host == IDEAL:
+        for key in (*HOST_OPTIONS, "readers"):
+            value = params.get(key)
+            if key in explicit and value is not None and not (key == "readers" and value == 1):
+                raise OptionError(
+                    f"{key}: {value!r} needs a host model (--host {' or '.join(PRESETS)})"
+                )
+        return
+    if host not in PRESETS:
+        raise OptionError(f"host: unknown preset {host!r} (known: {IDEAL}, {', '.join(PRESETS)})")
+    for key in HOST_OPTIONS:
+        if key not in explicit or params.get(key) is None:
+            params[key] = PRESETS[host][key]

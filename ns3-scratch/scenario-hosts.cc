@@ -1,0 +1,173 @@
+#include "scenario-hosts.h"
+
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+using namespace ns3;
+
+namespace lanloss
+{
+
+namespace
+{
+
+/**
+ * What a preset's NIC and driver family fix, beyond the host values a user sets
+ * (lanloss/hosts.py holds those). models/doc/host-model.rst gives the sources.
+ */
+struct NicFamily
+{
+    const char* preset;
+    DataRate dma;         //!< host bus: the DMA rate from FIFO to memory
+    double driverShare;   //!< DriverCost / (DriverCost + StackCost) of packet_cost
+    uint16_t pauseTime;   //!< quanta of a host XOFF
+    uint16_t refresh;     //!< XOFF refresh while the FIFO stays high
+    bool dropWhenNoRing;  //!< SRRCTL.DROP_EN when receive flow control is off
+};
+
+const NicFamily FAMILIES[] = {
+    // 82540/82545 on 32-bit 33 MHz PCI (133 MB/s); e1000: E1000_FC_PAUSE_TIME 0x0680,
+    // refresh at half; no DROP_EN. Driver 2 us + stack 2 us of the preset's 4 us.
+    {"e1000-2008", DataRate("1064Mbps"), 0.5, 0x0680, 0x0340, false},
+    // 82576 (igb) on PCIe 2.0 x4 (16 Gbit/s after 8b/10b); igb_reset: pause_time 0xFFFF
+    // with XON; igb_setup_srrctl sets DROP_EN with several queues and rx pause off.
+    // Driver 0.25 us + stack 0.35 us of the preset's 0.6 us.
+    {"modern", DataRate("16Gbps"), 0.25 / 0.6, 0xFFFF, 0x7FFF, true},
+};
+
+const NicFamily&
+Family(const std::string& preset)
+{
+    for (const NicFamily& f : FAMILIES)
+    {
+        if (preset == f.preset)
+        {
+            return f;
+        }
+    }
+    NS_ABORT_MSG("no NIC family for host preset " << preset);
+}
+
+/** e1000's receive buffer for an MTU (2048, 4096, 8192 or 16384 bytes, e1000_change_mtu)
+ *  plus the sk_buff, as the model's 2304 for MTU 1500. */
+uint32_t
+RxBufferTruesize(uint32_t mtu)
+{
+    uint32_t buffer = 2048;
+    while (buffer < mtu + 22 && buffer < 16384) // + MAC header, FCS, VLAN tag
+    {
+        buffer *= 2;
+    }
+    return buffer + 256;
+}
+
+} // namespace
+
+std::vector<ReceiverHost>
+InstallReceiverHosts(const ScenarioOptions& o,
+                     const LanBuilder& lan,
+                     const std::vector<std::string>& names,
+                     uint16_t port,
+                     Time trafficStart,
+                     Ptr<LossAccountant> global,
+                     const std::vector<Ptr<LossAccountant>>& own)
+{
+    const HostValues& v = o.hostValues;
+    const NicFamily& family = Family(o.host);
+    HostReceiverHelper helper;
+    helper.SetCpuAttribute("Cores", UintegerValue(v.cores));
+    helper.SetRxPathAttribute("RxFifoBytes", UintegerValue(v.rxFifo));
+    helper.SetRxPathAttribute("RxRingSize", UintegerValue(v.rxRing));
+    helper.SetRxPathAttribute("DmaRate", DataRateValue(family.dma));
+    helper.SetRxPathAttribute("DropWhenNoDescriptor",
+                              BooleanValue(family.dropWhenNoRing && !o.pause));
+    helper.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(v.itr));
+    // A host sends PAUSE only from its FIFO's high-water mark (anchors_ns3.md A5).
+    helper.SetRxPathAttribute("FlowControl", BooleanValue(o.pause));
+    helper.SetRxPathAttribute("PauseTime", UintegerValue(family.pauseTime));
+    helper.SetRxPathAttribute("PauseRefreshQuanta", UintegerValue(family.refresh));
+    helper.SetRxPathAttribute("SendXon", BooleanValue(true));
+    helper.SetRxPathAttribute("IrqCost", TimeValue(v.irqCost));
+    const int64_t driverSteps =
+        int64_t(double(v.packetCost.GetTimeStep()) * family.driverShare + 0.5);
+    helper.SetRxPathAttribute("DriverCost", TimeValue(TimeStep(driverSteps)));
+    helper.SetRxPathAttribute("StackCost",
+                              TimeValue(TimeStep(v.packetCost.GetTimeStep() - driverSteps)));
+    helper.SetRxPathAttribute("RpsCpus",
+                              UintegerValue(v.rps ? (v.cores >= 64 ? ~uint64_t(0)
+                                                                   : (uint64_t(1) << v.cores) - 1)
+                                                  : 0));
+    helper.SetRxPathAttribute("BacklogSize", UintegerValue(v.backlog));
+    helper.SetRxPathAttribute("Truesize", UintegerValue(v.truesize));
+    helper.SetRxPathAttribute("RxBufferTruesize", UintegerValue(RxBufferTruesize(o.mtu)));
+    // rcvbuf as passed to setsockopt; the testbed raises rmem_max to it (settings.py), so
+    // no clamp: sk_rcvbuf = max(2 * rcvbuf, SOCK_MIN_RCVBUF).
+    helper.SetSocketAttribute("RcvBuf", UintegerValue(v.rcvbuf));
+    helper.SetSocketAttribute("Force", BooleanValue(true));
+    helper.SetReaderAttribute("ReadCost", TimeValue(v.readCost));
+    helper.SetReaderAttribute("StallPeriod", TimeValue(v.stallPeriod));
+    helper.SetReaderAttribute("StallLength", TimeValue(v.stallLength));
+    helper.SetReaderAttribute("StallStart", TimeValue(trafficStart));
+
+    std::vector<ReceiverHost> hosts;
+    for (size_t i = 0; i < names.size(); ++i)
+    {
+        ReceiverHost r;
+        r.name = names[i];
+        r.host = helper.Install(lan.GetHostDevice(names[i]), {port}, o.readers);
+        HostReceiverHelper::ConnectAccountant(r.host, global);
+        if (!own.empty())
+        {
+            HostReceiverHelper::ConnectAccountant(r.host, own[i]);
+        }
+        hosts.push_back(std::move(r));
+    }
+    return hosts;
+}
+
+bool
+ReceiverHostsDrained(const std::vector<ReceiverHost>& hosts)
+{
+    for (const ReceiverHost& r : hosts)
+    {
+        const Ptr<HostRxPath>& path = r.host.path;
+        if (path->GetFramesInFlight() != path->GetFramesReassembling())
+        {
+            return false;
+        }
+        for (const auto& socket : r.host.sockets)
+        {
+            if (socket->GetQueueLength() > 0)
+            {
+                return false;
+            }
+        }
+        for (const auto& reader : r.host.readers)
+        {
+            if (reader->IsReading())
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void
+SnapshotCpu(std::vector<ReceiverHost>* hosts, bool end)
+{
+    for (ReceiverHost& r : *hosts)
+    {
+        auto& busy = end ? r.busyEnd : r.busyStart;
+        for (int w = 0; w < HostCpu::N_WORK; ++w)
+        {
+            busy[w] = r.host.cpu->GetBusyTime(HostCpu::Work(w));
+        }
+        (end ? r.idleEnd : r.idleStart) = r.host.cpu->GetIdleTime();
+    }
+}
+
+} // namespace lanloss
