@@ -12,7 +12,7 @@ Host file (YAML or JSON)::
     base: e1000-2008           # the preset the file starts from (default: --host)
     irq_cost: 6.5us            # any key of HOST_OPTIONS; text with units as on the
     packet_cost: 3.8e-06       # command line, or numbers in canonical units
-    rcvbuf: 212992             # (seconds, bytes)
+    rcvbuf: 212992             # (seconds, bytes); null = the base preset's value
 
 The values and their sources (models/doc/host-model.rst, "Presets"):
 
@@ -163,14 +163,15 @@ def load_host_file(path: str, base: str | None = None) -> dict[str, Any]:
     chosen = file_base or _check_base(base, "host")
     values = dict(PRESETS[chosen])
     for key in HOST_OPTIONS:
-        if key in data:
-            try:
-                value = parse_value(BY_NAME[key], data[key])
-            except OptionError as exc:
-                raise OptionError(f"host file {path!r}: {exc}") from None
-            if value is None:
-                raise OptionError(f"host file {path!r}: {key}: no value")
-            values[key] = value
+        text = data.get(key)
+        if text is None:
+            continue  # absent or null: the base preset's value
+        if BY_NAME[key].kind == "int" and isinstance(text, float) and text.is_integer():
+            text = int(text)  # a fit may write counts as floats (4.0)
+        try:
+            values[key] = parse_value(BY_NAME[key], text)
+        except OptionError as exc:
+            raise OptionError(f"host file {path!r}: {exc}") from None
     name = data.get("name", os.path.splitext(os.path.basename(path))[0])
     return {"name": str(name), "base": chosen, **values}
 

@@ -168,9 +168,10 @@ main(int argc, char* argv[])
         lan.SetSwitchAttribute("PauseStyle", StringValue(o.pauseStyle == "xon" ? "Xon" : "Timed"));
         lan.SetSwitchAttribute("PauseQuanta", UintegerValue(o.pauseQuanta));
         lan.Build(spec);
-        if (o.multicast && spec.HostsWithRole("sender").empty())
+        if (o.multicast &&
+            (spec.HostsWithRole("sender").empty() || spec.HostsWithRole("receiver").empty()))
         {
-            throw LanSpecError("multicast needs a host with role sender");
+            throw LanSpecError("multicast needs hosts with role sender and receiver");
         }
     }
     catch (const LanSpecError& e)

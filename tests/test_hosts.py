@@ -97,3 +97,24 @@ def test_host_file_not_yaml(tmp_path: Path):
     f.write_text("base: [modern\n")
     with pytest.raises(OptionError, match="h.yaml"):
         hosts.load_host_file(str(f))
+
+
+def test_host_file_as_a_fit_writes_it(tmp_path: Path):
+    """Numbers in canonical units, counts as floats, null for a value the fit left alone."""
+    f = write(
+        tmp_path / "fit-host.json",
+        {
+            "name": "fit",
+            "base": "e1000-2008",
+            "irq_cost": 6.5e-06,
+            "read_cost": "5e-06s",
+            "cores": 2.0,
+            "truesize": None,
+            "rcvbuf": 212992.0,
+        },
+    )
+    loaded = hosts.load_host_file(f)
+    assert loaded["irq_cost"] == 6.5e-6 and loaded["read_cost"] == 5e-6
+    assert loaded["cores"] == 2 and isinstance(loaded["cores"], int)
+    assert loaded["truesize"] == 0  # the base's
+    assert loaded["rcvbuf"] == 212992
