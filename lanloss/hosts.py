@@ -183,6 +183,8 @@ def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = No
     """
     host = params.get("host") or IDEAL
     if host_file is not None:
+        if "host" in explicit and host == IDEAL:
+            raise OptionError(f"host: ideal has no values to take from host file {host_file!r}")
         loaded = load_host_file(host_file, host if "host" in explicit else None)
         params["host"] = loaded["base"]
         for key in HOST_OPTIONS:

@@ -268,7 +268,8 @@ main(int argc, char* argv[])
             continue; // TCP sinks are per flow, below
         }
         Ptr<UdpFlowSink> sink = CreateObject<UdpFlowSink>();
-        sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), SINK_PORT)));
+        sink->SetAttribute("Local",
+                           AddressValue(InetSocketAddress(Ipv4Address::GetAny(), SINK_PORT)));
         if (o.multicast)
         {
             sink->SetAttribute("Group", Ipv4AddressValue(GROUP));
@@ -320,7 +321,8 @@ main(int argc, char* argv[])
             const std::string& to = send.to.front();
             Ptr<PacketSink> sink = CreateObject<PacketSink>();
             const uint16_t port = SINK_PORT + k; // one listening socket per connection
-            sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
+            sink->SetAttribute("Local",
+                               AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
             sink->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
             lan.GetHost(to)->AddApplication(sink);
             sink->SetStartTime(Seconds(0));
@@ -329,7 +331,8 @@ main(int argc, char* argv[])
             window->end = stop;
             sink->TraceConnectWithoutContext("Rx", MakeBoundCallback(&TcpRx, window.get()));
             Ptr<TcpFlowSource> src = CreateObject<TcpFlowSource>();
-            src->SetAttribute("Remote", AddressValue(InetSocketAddress(lan.GetHostAddress(to), port)));
+            src->SetAttribute("Remote",
+                              AddressValue(InetSocketAddress(lan.GetHostAddress(to), port)));
             src->SetAttribute("MessageSize", UintegerValue(o.payload));
             src->SetAttribute("MaxRate", BooleanValue(maxRate));
             src->SetAttribute("NoDelay", BooleanValue(!maxRate));

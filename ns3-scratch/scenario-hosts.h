@@ -33,13 +33,14 @@ struct ReceiverHost
  * @p trafficStart. The drops go to @p global and, if @p own is not empty, to
  * @p own[i] for host i (multicast: each receiver's own attribution).
  */
-std::vector<ReceiverHost> InstallReceiverHosts(const ScenarioOptions& o,
-                                               const ns3::LanBuilder& lan,
-                                               const std::vector<std::string>& names,
-                                               uint16_t port,
-                                               ns3::Time trafficStart,
-                                               ns3::Ptr<ns3::LossAccountant> global,
-                                               const std::vector<ns3::Ptr<ns3::LossAccountant>>& own);
+std::vector<ReceiverHost> InstallReceiverHosts(
+    const ScenarioOptions& o,
+    const ns3::LanBuilder& lan,
+    const std::vector<std::string>& names,
+    uint16_t port,
+    ns3::Time trafficStart,
+    ns3::Ptr<ns3::LossAccountant> global,
+    const std::vector<ns3::Ptr<ns3::LossAccountant>>& own);
 
 /** Nothing left inside any host but fragments waiting for reassembly (a datagram that
  *  lost a fragment is already accounted; its other fragments time out later). */

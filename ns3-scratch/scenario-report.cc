@@ -173,7 +173,11 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
         j.Field("duplicated", duplicated);
         j.Field("reordered", reordered);
         j.Field("goodput_bps", goodput);
-        j.BeginObject("latency_us").Field("p50", p50).Field("p99", p99).Field("max", maxLatency).EndObject();
+        j.BeginObject("latency_us")
+            .Field("p50", p50)
+            .Field("p99", p99)
+            .Field("max", maxLatency)
+            .EndObject();
         j.BeginObject("loss_runs")
             .Field("count", runCount)
             .Field("mean", runMean)

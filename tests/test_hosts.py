@@ -92,6 +92,12 @@ def test_host_file_base_must_agree_with_host(tmp_path: Path):
         options.resolve({"host": "e1000-2008"}, "sim", host_file=f)
 
 
+def test_host_file_with_ideal_host(tmp_path: Path):
+    f = write(tmp_path / "h.yaml", {"base": "modern"})
+    with pytest.raises(OptionError, match="ideal"):
+        options.resolve({"host": "ideal"}, "sim", host_file=f)
+
+
 def test_host_file_not_yaml(tmp_path: Path):
     f = tmp_path / "h.yaml"
     f.write_text("base: [modern\n")

@@ -83,7 +83,8 @@ EthernetSwitchNetDevice::GetTypeId()
                             "IngressDrop with the egress port the copy was for (packet, ingress "
                             "port, egress port): a flooded frame is admitted per copy, so this "
                             "says which branch of the flood lost it.",
-                            MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_ingressCopyDropTrace),
+                            MakeTraceSourceAccessor(
+                                &EthernetSwitchNetDevice::m_ingressCopyDropTrace),
                             "ns3::EthernetSwitchNetDevice::CopyDropTracedCallback")
             .AddTraceSource("PauseSent",
                             "The switch sent PAUSE out of a port (port index, pause_time).",
