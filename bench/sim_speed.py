@@ -43,17 +43,19 @@ def child_cpu_seconds() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run(cmd: list[str]) -> tuple[str, float]:
-    """Run cmd; return its stdout and the CPU seconds (user + sys) the process used."""
+def run(cmd: list[str], wrap: list[str] | None = None) -> tuple[str, float]:
+    """Run cmd (under `wrap`, e.g. valgrind); return its stdout and CPU seconds used."""
     cpu0 = child_cpu_seconds()
-    proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    proc = subprocess.run([*(wrap or []), *cmd], check=False, capture_output=True, text=True)
     cpu = child_cpu_seconds() - cpu0
     if proc.returncode != 0:
         sys.exit(f"sim_speed: {cmd[0]} failed ({proc.returncode}):\n{proc.stderr}")
     return proc.stdout, cpu
 
 
-def run_lanloss(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int) -> dict:
+def run_lanloss(
+    bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int, wrap=None
+) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
         cmd = [
@@ -70,7 +72,7 @@ def run_lanloss(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: in
             f"--warmup={min(0.1, a.duration / 10)}s",
             f"--out={out}",
         ]
-        _, cpu = run(cmd)
+        _, cpu = run(cmd, wrap)
         rec = json.loads(out.read_text())
     t = rec["timing"]
     packets = rec["totals"]["received"]
@@ -85,7 +87,7 @@ def run_lanloss(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: in
     }
 
 
-def run_csma(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int) -> dict:
+def run_csma(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int, wrap=None) -> dict:
     cmd = [
         str(bin_dir / "csma-bridge-star"),
         f"--senders={a.senders}",
@@ -93,11 +95,34 @@ def run_csma(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int) 
         f"--rate={rate_bps}bps",
         f"--duration={a.duration}s",
     ]
-    stdout, cpu = run(cmd)
+    stdout, cpu = run(cmd, wrap)
     line = [s for s in stdout.splitlines() if s.startswith("{")][-1]
     rec = json.loads(line)
     keys = ("sent", "packets", "events", "sim_s", "wall_s", "pps_wall")
     return {**{k: rec[k] for k in keys}, "cpu_s": cpu}
+
+
+def run_instructions(fn, bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int):
+    """Instructions of Simulator::Run() per datagram, counted by callgrind: the same
+    number on a busy machine as on an idle one (it does not count time)."""
+    short = argparse.Namespace(**{**vars(a), "duration": a.instructions})
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        r = fn(
+            bin_dir,
+            short,
+            payload,
+            rate_bps,
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"],
+        )
+        text = subprocess.run(
+            ["callgrind_annotate", "--inclusive=yes", str(out)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    line = next(ln for ln in text.splitlines() if "ns3::Simulator::Run()" in ln)
+    return int(line.split()[0].replace(",", "")) / max(r["packets"], 1)
 
 
 def summarize(runs: list[dict]) -> dict:
@@ -124,6 +149,14 @@ def main() -> int:
     p.add_argument("--senders", type=int, default=8)
     p.add_argument("--load", type=float, default=0.9, help="fraction of 100M goodput per sender")
     p.add_argument("--bin", type=Path, default=ROOT / "build" / "bin", help="built programs")
+    p.add_argument(
+        "--instructions",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="also count instructions per datagram under callgrind for this many simulated "
+        "seconds (e.g. 0.05; noise-free, about a minute per run)",
+    )
     a = p.parse_args()
     if a.reps < 3:
         p.error("--reps must be at least 3")
@@ -160,9 +193,15 @@ def main() -> int:
                 f"csma-bridge {csma['packets']} datagrams",
                 file=sys.stderr,
             )
+        instr = {}
+        if a.instructions > 0:
+            for name, fn in (("lanloss", run_lanloss), ("csma-bridge", run_csma)):
+                instr[name] = run_instructions(fn, a.bin, a, payload, rate_bps)
         results.append(
             {
                 "payload": payload,
+                "instructions_per_packet": instr,
+                "ratio_instructions": (instr["csma-bridge"] / instr["lanloss"] if instr else None),
                 "rate_per_sender_bps": rate_bps,
                 "ratio": lan["pps_wall"] / csma["pps_wall"],
                 # the fastest run of each is the one least slowed by other processes
@@ -192,6 +231,14 @@ def main() -> int:
             f"{csma['events_per_packet']:>11.2f}  {r['ratio_best']:>12.2f}  "
             f"{r['ratio_cpu']:>11.2f}"
         )
+    for r in results:
+        if r["ratio_instructions"]:
+            i = r["instructions_per_packet"]
+            print(
+                f"payload {r['payload']}: instructions per datagram in Run(): lanloss "
+                f"{i['lanloss']:.0f}, csma-bridge {i['csma-bridge']:.0f}, "
+                f"ratio {r['ratio_instructions']:.2f} (callgrind, {a.instructions:g} s)"
+            )
     summary = {
         "benchmark": "sim_speed",
         "senders": a.senders,

@@ -47,12 +47,15 @@ EthernetChannel::TransmitStart(Ptr<const Packet> frame, Ptr<EthernetNetDevice> s
     Ptr<EthernetNetDevice> dst = GetPeer(src);
     NS_ASSERT_MSG(dst, "transmit on a link with one end unattached");
     ++m_inFlight;
+    // A host's receive path strips headers from what it gets, so it gets its own copy; a
+    // switch relays frames unchanged (it copies only to flood), so it gets this one.
+    Ptr<Packet> delivered = dst->IsSwitchPort() ? ConstCast<Packet>(frame) : frame->Copy();
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
                                    &EthernetChannel::Deliver,
                                    this,
                                    dst,
-                                   frame->Copy());
+                                   delivered);
 }
 
 void

@@ -2,6 +2,7 @@
 
 #include "ethernet-channel.h"
 #include "ethernet-rx-path.h"
+#include "ethernet-switch-net-device.h"
 #include "ethernet-wire.h"
 #include "mac-control-header.h"
 
@@ -153,12 +154,12 @@ EthernetNetDevice::GetTypeId()
 }
 
 EthernetNetDevice::EthernetNetDevice()
-    : m_bps(DataRate("100Mbps")),
+    : m_switchPort(0),
+      m_bps(DataRate("100Mbps")),
       m_mtu(1500),
       m_ifIndex(0),
       m_flowControl(false),
       m_pauseTimerStart(PAUSE_ON_RECEIPT),
-      m_txState(READY),
       m_pauseEnd(Seconds(0)),
       m_pauseStart(Seconds(0)),
       m_pausedTotal(Seconds(0)),
@@ -180,10 +181,12 @@ EthernetNetDevice::DoDispose()
     m_node = nullptr;
     m_channel = nullptr;
     m_rxPath = nullptr;
+    m_switch = nullptr;
     m_queue = nullptr;
     m_receiveErrorModel = nullptr;
     m_pendingPause = nullptr;
     m_currentFrame = nullptr;
+    m_readyEvent.Cancel();
     m_pauseEvent.Cancel();
     m_rxCallback = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
     NetDevice::DoDispose();
@@ -239,7 +242,7 @@ EthernetNetDevice::GetFlowControl() const
 bool
 EthernetNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
 {
-    return SendFrom(packet, m_address, dest, protocolNumber);
+    return SendFrame(packet, m_address, Mac48Address::ConvertFrom(dest), protocolNumber);
 }
 
 bool
@@ -248,24 +251,70 @@ EthernetNetDevice::SendFrom(Ptr<Packet> packet,
                             const Address& dest,
                             uint16_t protocolNumber)
 {
+    return SendFrame(packet,
+                     Mac48Address::ConvertFrom(source),
+                     Mac48Address::ConvertFrom(dest),
+                     protocolNumber);
+}
+
+bool
+EthernetNetDevice::SendFrame(Ptr<Packet> packet,
+                             Mac48Address source,
+                             Mac48Address dest,
+                             uint16_t protocolNumber)
+{
     NS_LOG_FUNCTION(this << packet << source << dest << protocolNumber);
     m_macTxTrace(packet);
     EthernetHeader header(false);
-    header.SetSource(Mac48Address::ConvertFrom(source));
-    header.SetDestination(Mac48Address::ConvertFrom(dest));
+    header.SetSource(source);
+    header.SetDestination(dest);
     header.SetLengthType(protocolNumber);
     packet->AddHeader(header);
     if (packet->GetSize() < ethernet::MIN_FRAME_NO_FCS)
     {
         packet->AddPaddingAtEnd(ethernet::MIN_FRAME_NO_FCS - packet->GetSize());
     }
-    if (!m_queue->Enqueue(packet))
+    return Offer(packet);
+}
+
+bool
+EthernetNetDevice::EnqueueFrame(Ptr<Packet> frame)
+{
+    m_macTxTrace(frame);
+    return Offer(frame);
+}
+
+bool
+EthernetNetDevice::Offer(Ptr<Packet> frame)
+{
+    // A frame that finds the transmitter free and nothing waiting starts at once (as
+    // a qdisc bypasses an empty queue): the queue and its traces see the frames that wait.
+    if (m_channel && m_queue->IsEmpty() && !m_pendingPause && !IsPaused() &&
+        Simulator::Now() >= m_gapEnd)
     {
-        m_macTxDropTrace(packet);
+        StartData(frame);
+        return true;
+    }
+    if (!m_queue->Enqueue(frame))
+    {
+        m_macTxDropTrace(frame);
         return false;
     }
     TryTransmit();
     return true;
+}
+
+void
+EthernetNetDevice::SetSwitchPort(Ptr<EthernetSwitchNetDevice> sw, uint32_t index)
+{
+    m_switch = sw;
+    m_switchPort = index;
+}
+
+bool
+EthernetNetDevice::IsSwitchPort() const
+{
+    return m_switch != nullptr;
 }
 
 void
@@ -290,8 +339,18 @@ EthernetNetDevice::SendPause(uint16_t quanta)
 void
 EthernetNetDevice::TryTransmit()
 {
-    if (m_txState != READY || !m_channel)
+    if (!m_channel)
     {
+        return;
+    }
+    Time now = Simulator::Now();
+    if (now < m_gapEnd)
+    {
+        // Busy (frame or IFG): wake up when the IFG ends, if anything is waiting.
+        if ((m_pendingPause || !m_queue->IsEmpty()) && !m_readyEvent.IsPending())
+        {
+            m_readyEvent = Simulator::Schedule(m_gapEnd - now, &EthernetNetDevice::TryTransmit, this);
+        }
         return;
     }
     if (m_pendingPause)
@@ -307,20 +366,42 @@ EthernetNetDevice::TryTransmit()
     {
         return;
     }
-    StartTransmission(m_queue->Dequeue());
+    StartData(m_queue->Dequeue());
+}
+
+void
+EthernetNetDevice::StartData(Ptr<Packet> frame)
+{
+    if (m_switch)
+    {
+        m_switch->FrameDeparted(m_switchPort); // its egress buffer is free again
+    }
+    StartTransmission(frame);
 }
 
 void
 EthernetNetDevice::StartTransmission(Ptr<Packet> frame)
 {
     NS_LOG_FUNCTION(this << frame);
-    m_txState = TRANSMITTING;
-    m_currentFrame = frame;
     m_phyTxBeginTrace(frame);
     m_promiscSnifferTrace(frame);
     Time txTime = TxTime(m_bps, ethernet::FrameWireBytes(frame->GetSize()));
+    Time now = Simulator::Now();
+    m_txEnd = now + txTime;
+    m_gapEnd = m_txEnd + TxTime(m_bps, ethernet::INTERFRAME_GAP_BITS / 8);
     m_channel->TransmitStart(frame, this, txTime);
-    Simulator::Schedule(txTime, &EthernetNetDevice::TransmitComplete, this);
+    // No event marks the end of a frame or of its IFG unless something needs it: the
+    // state is derived from m_txEnd and m_gapEnd (GetTxState), and the transmitter is
+    // woken at m_gapEnd only if a frame is waiting then (TryTransmit).
+    if (!m_phyTxEndTrace.IsEmpty())
+    {
+        m_currentFrame = frame;
+        Simulator::Schedule(txTime, &EthernetNetDevice::TransmitComplete, this);
+    }
+    if (m_pendingPause || !m_queue->IsEmpty())
+    {
+        m_readyEvent = Simulator::Schedule(m_gapEnd - now, &EthernetNetDevice::TryTransmit, this);
+    }
 }
 
 void
@@ -328,22 +409,6 @@ EthernetNetDevice::TransmitComplete()
 {
     m_phyTxEndTrace(m_currentFrame);
     m_currentFrame = nullptr;
-    m_txState = GAP;
-    if (m_deferredQuanta >= 0)
-    {
-        ApplyPause(static_cast<uint16_t>(m_deferredQuanta));
-        m_deferredQuanta = -1;
-    }
-    Simulator::Schedule(TxTime(m_bps, ethernet::INTERFRAME_GAP_BITS / 8),
-                        &EthernetNetDevice::GapComplete,
-                        this);
-}
-
-void
-EthernetNetDevice::GapComplete()
-{
-    m_txState = READY;
-    TryTransmit();
 }
 
 // ---------------------------------------------------------------- PAUSE
@@ -363,11 +428,24 @@ EthernetNetDevice::HandlePause(uint16_t quanta)
     {
         return; // receive flow control off: MAC Control frames are discarded
     }
-    if (m_pauseTimerStart == PAUSE_AFTER_FRAME && m_txState == TRANSMITTING)
+    if (m_pauseTimerStart == PAUSE_AFTER_FRAME && GetTxState() == TRANSMITTING)
     {
+        // The timer starts when the frame in flight ends; the newest PAUSE wins.
+        if (m_deferredQuanta < 0)
+        {
+            Simulator::Schedule(m_txEnd - Simulator::Now(), &EthernetNetDevice::ApplyDeferredPause, this);
+        }
         m_deferredQuanta = quanta;
         return;
     }
+    ApplyPause(quanta);
+}
+
+void
+EthernetNetDevice::ApplyDeferredPause()
+{
+    uint16_t quanta = static_cast<uint16_t>(m_deferredQuanta);
+    m_deferredQuanta = -1;
     ApplyPause(quanta);
 }
 
@@ -440,13 +518,19 @@ EthernetNetDevice::GetPauseFramesReceived() const
 EthernetNetDevice::TxState
 EthernetNetDevice::GetTxState() const
 {
-    return m_txState;
+    // No event marks these instants: derive the state from the times.
+    Time now = Simulator::Now();
+    if (now < m_txEnd)
+    {
+        return TRANSMITTING;
+    }
+    return now < m_gapEnd ? GAP : READY;
 }
 
 bool
 EthernetNetDevice::IsIdle() const
 {
-    return m_txState == READY && m_queue->IsEmpty() && !m_pendingPause;
+    return GetTxState() == READY && m_queue->IsEmpty() && !m_pendingPause;
 }
 
 bool
@@ -473,10 +557,21 @@ EthernetNetDevice::Receive(Ptr<Packet> frame)
         return;
     }
     m_promiscSnifferTrace(frame);
-    EthernetHeader header(false);
-    frame->RemoveHeader(header);
-    if (header.GetLengthType() == ethernet::ETHERTYPE_MAC_CONTROL)
+    // The MAC header is read as bytes (cheaper than deserialising an EthernetHeader).
+    uint8_t mac[ethernet::MAC_HEADER_BYTES];
+    frame->CopyData(mac, ethernet::MAC_HEADER_BYTES);
+    const uint16_t protocol = (mac[12] << 8) | mac[13];
+    Mac48Address dst;
+    Mac48Address src;
+    dst.CopyFrom(mac);
+    src.CopyFrom(mac + 6);
+    if (protocol == ethernet::ETHERTYPE_MAC_CONTROL)
     {
+        if (m_switch)
+        {
+            frame = frame->Copy(); // the channel does not copy frames for a switch port
+        }
+        frame->RemoveAtStart(ethernet::MAC_HEADER_BYTES);
         MacControlHeader control;
         frame->RemoveHeader(control);
         if (control.IsPause())
@@ -485,7 +580,15 @@ EthernetNetDevice::Receive(Ptr<Packet> frame)
         }
         return; // MAC Control frames end in the MAC; bridges never forward them
     }
-    Mac48Address dst = header.GetDestination();
+    if (m_switch)
+    {
+        // A switch port relays the frame as it is.
+        m_macRxTrace(frame);
+        m_switch->ReceiveFrame(m_switchPort, frame, src, dst);
+        return;
+    }
+    frame->RemoveAtStart(ethernet::MAC_HEADER_BYTES);
+
     PacketType type;
     if (dst.IsBroadcast())
     {
@@ -503,13 +606,12 @@ EthernetNetDevice::Receive(Ptr<Packet> frame)
     {
         type = PACKET_OTHERHOST;
     }
-    uint16_t protocol = header.GetLengthType();
     if (m_rxPath && type != PACKET_OTHERHOST)
     {
-        m_rxPath->Receive(frame, protocol, header.GetSource(), dst, type);
+        m_rxPath->Receive(frame, protocol, src, dst, type);
         return;
     }
-    DeliverUp(frame, protocol, header.GetSource(), dst, type);
+    DeliverUp(frame, protocol, src, dst, type);
 }
 
 void

@@ -19,6 +19,7 @@ namespace ns3
 
 class EthernetChannel;
 class EthernetRxPath;
+class EthernetSwitchNetDevice;
 class ErrorModel;
 class Node;
 
@@ -102,6 +103,19 @@ class EthernetNetDevice : public NetDevice
     /** Whether @p bytes more frame bytes fit in the transmit queue now. */
     bool HasRoomFor(uint32_t bytes) const;
 
+    /**
+     * Make this device port @p index of @p sw (EthernetSwitchNetDevice::AddPort does it).
+     * A switch relays frames, not packets: received data frames go to the switch whole
+     * (MAC header on, padding kept) without a trip through the node's protocol handlers,
+     * and the switch hands them back to an egress port with EnqueueFrame. MacRx and MacTx
+     * of a switch port therefore carry whole frames.
+     */
+    void SetSwitchPort(Ptr<EthernetSwitchNetDevice> sw, uint32_t index);
+    /** Queue a whole frame (MAC header on, padded) for transmission. @return false if dropped */
+    bool EnqueueFrame(Ptr<Packet> frame);
+    /** Whether this device is a switch port (SetSwitchPort). */
+    bool IsSwitchPort() const;
+
     /** Put a host receive model between the MAC and the stack (null = ideal host). */
     void SetRxPath(Ptr<EthernetRxPath> path);
     Ptr<EthernetRxPath> GetRxPath() const;
@@ -148,7 +162,10 @@ class EthernetNetDevice : public NetDevice
     void TryTransmit();
     void StartTransmission(Ptr<Packet> frame);
     void TransmitComplete();
-    void GapComplete();
+    bool SendFrame(Ptr<Packet> packet, Mac48Address source, Mac48Address dest, uint16_t protocol);
+    bool Offer(Ptr<Packet> frame);
+    void StartData(Ptr<Packet> frame);
+    void ApplyDeferredPause();
     void HandlePause(uint16_t quanta);
     void ApplyPause(uint16_t quanta);
     void PauseExpired();
@@ -157,6 +174,8 @@ class EthernetNetDevice : public NetDevice
     Ptr<Node> m_node;
     Ptr<EthernetChannel> m_channel;
     Ptr<EthernetRxPath> m_rxPath;
+    Ptr<EthernetSwitchNetDevice> m_switch; //!< set on switch ports
+    uint32_t m_switchPort;
     Ptr<Queue<Packet>> m_queue;
     Ptr<ErrorModel> m_receiveErrorModel;
     Mac48Address m_address;
@@ -166,8 +185,10 @@ class EthernetNetDevice : public NetDevice
     bool m_flowControl;
     PauseTimerStart m_pauseTimerStart;
 
-    TxState m_txState;
-    Ptr<Packet> m_currentFrame;
+    Ptr<Packet> m_currentFrame; //!< the frame in flight (kept only for PhyTxEnd)
+    Time m_txEnd;               //!< end of the last frame started
+    Time m_gapEnd;              //!< end of its IFG: the transmitter is free from then on
+    EventId m_readyEvent;       //!< wakes the transmitter at m_gapEnd for a waiting frame
 
     Time m_pauseEnd;     //!< no data frame may start before this
     Time m_pauseStart;   //!< start of the current pause interval

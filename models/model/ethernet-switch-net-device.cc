@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
+#include "ns3/ethernet-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
@@ -119,7 +120,6 @@ EthernetSwitchNetDevice::DoDispose()
         port.device = nullptr;
     }
     m_ports.clear();
-    m_portIndex.clear();
     m_node = nullptr;
     NetDevice::DoDispose();
 }
@@ -154,15 +154,9 @@ EthernetSwitchNetDevice::AddPort(Ptr<EthernetNetDevice> device)
     device->GetQueue()->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, 0xFFFFFFFF));
     device->SetFlowControl(m_pauseEnabled);
     m_ports.push_back(port);
-    m_portIndex[PeekPointer(device)] = index;
     ComputeThresholds(m_ports.back());
-    m_node->RegisterProtocolHandler(MakeCallback(&EthernetSwitchNetDevice::ReceiveFromPort, this),
-                                    0,
-                                    device,
-                                    true);
-    device->GetQueue()->TraceConnectWithoutContext(
-        "Dequeue",
-        MakeBoundCallback(&EthernetSwitchNetDevice::FrameDequeued, this, index));
+    // Frames come straight from the port, not through the node's protocol handlers.
+    device->SetSwitchPort(this, index);
 }
 
 void
@@ -209,56 +203,50 @@ EthernetSwitchNetDevice::LookupPort(Mac48Address dst) const
 }
 
 void
-EthernetSwitchNetDevice::ReceiveFromPort(Ptr<NetDevice> incoming,
-                                         Ptr<const Packet> packet,
-                                         uint16_t protocol,
-                                         const Address& src,
-                                         const Address& dst,
-                                         PacketType packetType)
+EthernetSwitchNetDevice::ReceiveFrame(uint32_t in,
+                                      Ptr<Packet> frame,
+                                      Mac48Address src,
+                                      Mac48Address dst)
 {
-    auto it = m_portIndex.find(PeekPointer(incoming));
-    NS_ASSERT(it != m_portIndex.end());
-    uint32_t in = it->second;
-    Mac48Address src48 = Mac48Address::ConvertFrom(src);
-    Mac48Address dst48 = Mac48Address::ConvertFrom(dst);
-    m_learned[src48] = Learned{in, Simulator::Now() + m_ageing};
-    Distribute(in, packet, protocol, src48, dst48);
+    m_learned[src] = Learned{in, Simulator::Now() + m_ageing};
+    Distribute(in, frame, dst);
 }
 
 void
-EthernetSwitchNetDevice::Distribute(uint32_t in,
-                                    Ptr<const Packet> packet,
-                                    uint16_t protocol,
-                                    Mac48Address src,
-                                    Mac48Address dst)
+EthernetSwitchNetDevice::Distribute(uint32_t in, Ptr<Packet> frame, Mac48Address dst)
 {
     uint32_t out = dst.IsGroup() ? NO_PORT : LookupPort(dst);
     if (out != NO_PORT)
     {
         if (out != in) // a frame for the port it came from is filtered (802.1D)
         {
-            Forward(in, out, packet, protocol, src, dst);
+            Forward(in, out, frame);
         }
         return;
     }
-    for (uint32_t p = 0; p < m_ports.size(); ++p) // flood
+    // Flood: every port but the ingress gets its own copy; the last one takes the frame.
+    uint32_t last = NO_PORT;
+    for (uint32_t p = 0; p < m_ports.size(); ++p)
     {
         if (p != in)
         {
-            Forward(in, p, packet, protocol, src, dst);
+            if (last != NO_PORT)
+            {
+                Forward(in, last, frame->Copy());
+            }
+            last = p;
         }
+    }
+    if (last != NO_PORT)
+    {
+        Forward(in, last, frame);
     }
 }
 
 void
-EthernetSwitchNetDevice::Forward(uint32_t in,
-                                 uint32_t out,
-                                 Ptr<const Packet> packet,
-                                 uint16_t protocol,
-                                 Mac48Address src,
-                                 Mac48Address dst)
+EthernetSwitchNetDevice::Forward(uint32_t in, uint32_t out, Ptr<Packet> frame)
 {
-    const uint32_t bytes = BufferBytes(packet->GetSize());
+    const uint32_t bytes = frame->GetSize() + ethernet::FCS_BYTES; // header..FCS, padded
     const bool chargeIngress = m_pauseEnabled && in != NO_PORT;
     if (chargeIngress)
     {
@@ -266,8 +254,8 @@ EthernetSwitchNetDevice::Forward(uint32_t in,
         if (ingress.ingressBytes + bytes > ingress.xoff + ingress.headroom)
         {
             ++ingress.ingressDrops;
-            m_ingressDropTrace(packet, in);
-            m_ingressCopyDropTrace(packet, in, out);
+            m_ingressDropTrace(frame, in);
+            m_ingressCopyDropTrace(frame, in, out);
             return;
         }
     }
@@ -276,7 +264,7 @@ EthernetSwitchNetDevice::Forward(uint32_t in,
         (m_sharedPool > 0 && m_poolBytes + bytes > m_sharedPool))
     {
         ++egress.egressDrops;
-        m_egressDropTrace(packet, out);
+        m_egressDropTrace(frame, out);
         return;
     }
     egress.egressBytes += bytes;
@@ -286,7 +274,7 @@ EthernetSwitchNetDevice::Forward(uint32_t in,
     {
         m_ports[in].ingressBytes += bytes;
     }
-    bool sent = egress.device->SendFrom(packet->Copy(), src, dst, protocol);
+    bool sent = egress.device->EnqueueFrame(frame);
     NS_ASSERT_MSG(sent, "switch port queue refused a frame the switch admitted");
     if (chargeIngress)
     {
@@ -295,15 +283,7 @@ EthernetSwitchNetDevice::Forward(uint32_t in,
 }
 
 void
-EthernetSwitchNetDevice::FrameDequeued(EthernetSwitchNetDevice* sw,
-                                       uint32_t out,
-                                       Ptr<const Packet> frame)
-{
-    sw->Release(out);
-}
-
-void
-EthernetSwitchNetDevice::Release(uint32_t out)
+EthernetSwitchNetDevice::FrameDeparted(uint32_t out)
 {
     Port& egress = m_ports[out];
     NS_ASSERT(!egress.queued.empty());
@@ -554,11 +534,17 @@ EthernetSwitchNetDevice::SendFrom(Ptr<Packet> packet,
 {
     // Frames the switch itself originates (management traffic) use the same
     // egress admission but are charged to no ingress port.
-    Distribute(NO_PORT,
-               packet,
-               protocolNumber,
-               Mac48Address::ConvertFrom(source),
-               Mac48Address::ConvertFrom(dest));
+    Mac48Address dst = Mac48Address::ConvertFrom(dest);
+    EthernetHeader header(false);
+    header.SetSource(Mac48Address::ConvertFrom(source));
+    header.SetDestination(dst);
+    header.SetLengthType(protocolNumber);
+    packet->AddHeader(header);
+    if (packet->GetSize() < ethernet::MIN_FRAME_NO_FCS)
+    {
+        packet->AddPaddingAtEnd(ethernet::MIN_FRAME_NO_FCS - packet->GetSize());
+    }
+    Distribute(NO_PORT, packet, dst);
     return true;
 }
 

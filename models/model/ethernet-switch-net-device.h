@@ -66,6 +66,13 @@ class EthernetSwitchNetDevice : public NetDevice
 
     /** Add a port; the switch must already be on a node (Node::AddDevice). */
     void AddPort(Ptr<EthernetNetDevice> port);
+    /**
+     * A data frame (MAC header on, padded) received on port @p in: learn its source,
+     * forward or flood it. Called by the port device (EthernetNetDevice::SetSwitchPort).
+     */
+    void ReceiveFrame(uint32_t in, Ptr<Packet> frame, Mac48Address src, Mac48Address dst);
+    /** The oldest frame admitted to egress port @p out has started to leave: free its bytes. */
+    void FrameDeparted(uint32_t out);
     uint32_t GetNPorts() const;
     Ptr<EthernetNetDevice> GetPort(uint32_t index) const;
 
@@ -142,25 +149,8 @@ class EthernetSwitchNetDevice : public NetDevice
         Time expires;
     };
 
-    void ReceiveFromPort(Ptr<NetDevice> incoming,
-                         Ptr<const Packet> packet,
-                         uint16_t protocol,
-                         const Address& src,
-                         const Address& dst,
-                         PacketType packetType);
-    void Forward(uint32_t in,
-                 uint32_t out,
-                 Ptr<const Packet> packet,
-                 uint16_t protocol,
-                 Mac48Address src,
-                 Mac48Address dst);
-    void Distribute(uint32_t in,
-                    Ptr<const Packet> packet,
-                    uint16_t protocol,
-                    Mac48Address src,
-                    Mac48Address dst);
-    static void FrameDequeued(EthernetSwitchNetDevice* sw, uint32_t out, Ptr<const Packet> frame);
-    void Release(uint32_t out);
+    void Forward(uint32_t in, uint32_t out, Ptr<Packet> frame);
+    void Distribute(uint32_t in, Ptr<Packet> frame, Mac48Address dst);
     void ComputeThresholds(Port& port);
     void CheckXoff(uint32_t in);
     void CheckXon(uint32_t in);
@@ -172,7 +162,6 @@ class EthernetSwitchNetDevice : public NetDevice
     uint32_t m_ifIndex;
     uint16_t m_mtu;
     std::vector<Port> m_ports;
-    std::unordered_map<const NetDevice*, uint32_t> m_portIndex;
     std::map<Mac48Address, Learned> m_learned;
 
     uint32_t m_egressBuffer;
