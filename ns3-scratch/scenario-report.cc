@@ -270,7 +270,11 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
                 .Field("send_failures", f.source->GetSendFailures())
                 .Field("blocked_s", f.source->GetBlockedTime().GetSeconds());
         }
-        j.Field("frames_on_link", run.senderFrames.count(f.from) ? run.senderFrames.at(f.from) : 0);
+        j.Field("frames_on_link",
+                run.senderFrames.count(f.from)
+                    ? run.lan->GetHostDevice(f.from)->GetDataFramesSent() -
+                          run.senderFrames.at(f.from)
+                    : 0);
         j.EndObject();
     }
     j.EndObject();

@@ -53,7 +53,7 @@ struct ScenarioRun
     std::map<std::string, ns3::Ptr<ns3::UdpFlowSink>> sinks;
     std::vector<ScenarioFlow> flows;
     std::vector<ReceiverHost> hosts; //!< receiving hosts with the host model (none: ideal)
-    std::map<std::string, uint64_t> senderFrames; //!< flow frames each sender put on its link
+    std::map<std::string, uint64_t> senderFrames; //!< data frames each sender had sent at start
     ns3::Time trafficStart;
     double wallSeconds = 0;
     double simulatedSeconds = 0;

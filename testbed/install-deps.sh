@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # System packages lanloss needs, installed once (Debian; needs root to install).
 # tshark reads the sim's pcaps; iproute2/ethtool/iperf3/openssh-server are the
-# testbed's tools; iputils-ping for connectivity checks.
+# testbed's tools; iputils-ping for connectivity checks; tcpdump for bench/bed_tools.py.
 set -euo pipefail
 need=()
 for pair in tshark:tshark ip:iproute2 ethtool:ethtool iperf3:iperf3 sshd:openssh-server \
-            ping:iputils-ping tc:iproute2 cmake:cmake g++:g++ make:make; do
+            ping:iputils-ping tcpdump:tcpdump tc:iproute2 cmake:cmake g++:g++ make:make; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ]; then need+=("$pkg"); fi
 done

@@ -165,6 +165,7 @@ EthernetNetDevice::EthernetNetDevice()
       m_pausedTotal(Seconds(0)),
       m_deferredQuanta(-1),
       m_pauseSent(0),
+      m_dataFramesSent(0),
       m_pauseReceived(0),
       m_pendingPauseQuanta(0)
 {
@@ -372,6 +373,7 @@ EthernetNetDevice::TryTransmit()
 void
 EthernetNetDevice::StartData(Ptr<Packet> frame)
 {
+    ++m_dataFramesSent;
     if (m_switch)
     {
         m_switch->FrameDeparted(m_switchPort); // its egress buffer is free again
@@ -507,6 +509,12 @@ uint64_t
 EthernetNetDevice::GetPauseFramesSent() const
 {
     return m_pauseSent;
+}
+
+uint64_t
+EthernetNetDevice::GetDataFramesSent() const
+{
+    return m_dataFramesSent;
 }
 
 uint64_t

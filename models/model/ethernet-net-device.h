@@ -95,6 +95,8 @@ class EthernetNetDevice : public NetDevice
     /** Total time this transmitter has been held by PAUSE (up to now). */
     Time GetPausedTime() const;
     uint64_t GetPauseFramesSent() const;
+    /** Data frames (not MAC Control) this device has put on its link. */
+    uint64_t GetDataFramesSent() const;
     uint64_t GetPauseFramesReceived() const;
 
     TxState GetTxState() const;
@@ -196,6 +198,7 @@ class EthernetNetDevice : public NetDevice
     EventId m_pauseEvent;
     int32_t m_deferredQuanta; //!< PAUSE_AFTER_FRAME: quanta waiting for the frame to end
     uint64_t m_pauseSent;
+    uint64_t m_dataFramesSent;
     uint64_t m_pauseReceived;
     Ptr<Packet> m_pendingPause; //!< MAC Control frame to send before any data
     uint16_t m_pendingPauseQuanta;
