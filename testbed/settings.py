@@ -187,24 +187,26 @@ def plan_changes(
         if (host.name, setting) not in {(u.host, u.setting) for u in unsupported}:
             unsupported.append(Unsupported(host.name, setting, reason, option, option in given))
 
-    def sysctl_floor(host: Host, key: str, need: int, option: str) -> None:
-        target = host.sysctl_host
+    def sysctl_now(target: Host, key: str, option: str) -> int | None:
+        """The captured value of a kernel-wide sysctl, or None (recorded as unsupported)."""
         text = captured[target.name].values.get(f"sysctl {key}")
         if text is None:
             reason = captured[target.name].unreadable.get(f"sysctl {key}", "not readable")
             cannot(target, f"sysctl {key}", reason, option)
-            return
-        current = int(text.split()[0])
-        add(target, "sysctl", key, current, max(current, need), option)
+            return None
+        return int(text.split()[0])
+
+    def sysctl_floor(host: Host, key: str, need: int, option: str) -> None:
+        target = host.sysctl_host
+        current = sysctl_now(target, key, option)
+        if current is not None:
+            add(target, "sysctl", key, current, max(current, need), option)
 
     def sysctl_set(host: Host, key: str, value: int, option: str) -> None:
         target = host.sysctl_host
-        text = captured[target.name].values.get(f"sysctl {key}")
-        if text is None:
-            reason = captured[target.name].unreadable.get(f"sysctl {key}", "not readable")
-            cannot(target, f"sysctl {key}", reason, option)
-            return
-        add(target, "sysctl", key, int(text.split()[0]), value, option)
+        current = sysctl_now(target, key, option)
+        if current is not None:
+            add(target, "sysctl", key, current, value, option)
 
     for h in receivers:
         if params.get("rcvbuf") is not None:

@@ -168,15 +168,6 @@ class SshProc(Proc):
         self.popen = popen
         self.pidfile = pidfile
 
-    def poll(self) -> int | None:
-        return self.popen.poll()
-
-    def wait(self, timeout: float) -> int | None:
-        try:
-            return self.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
     def send_signal(self, sig: int) -> None:
         if self.popen.poll() is not None:
             return

@@ -80,14 +80,20 @@ def parse_batch(argvs: list[list[str]], nonce: str, text: str) -> list[Result]:
 
 
 class Proc(ABC):
-    """A long-running process started on a host (a traffic tool)."""
+    """A long-running process started on a host (a traffic tool), seen through the local
+    Popen that runs it (the tool itself, or the ssh client that runs it remotely)."""
 
-    @abstractmethod
-    def poll(self) -> int | None: ...
+    popen: subprocess.Popen[bytes]
 
-    @abstractmethod
+    def poll(self) -> int | None:
+        return self.popen.poll()
+
     def wait(self, timeout: float) -> int | None:
         """Exit status, or None if still running after timeout seconds."""
+        try:
+            return self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
 
     @abstractmethod
     def send_signal(self, sig: int) -> None: ...
@@ -134,15 +140,6 @@ class LocalProc(Proc):
         self.popen = popen
         self.label = label
         self.start_time = proc_start_time(popen.pid)
-
-    def poll(self) -> int | None:
-        return self.popen.poll()
-
-    def wait(self, timeout: float) -> int | None:
-        try:
-            return self.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
 
     def send_signal(self, sig: int) -> None:
         if self.popen.poll() is None:
