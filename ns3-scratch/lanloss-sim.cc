@@ -145,6 +145,12 @@ main(int argc, char* argv[])
     {
         // ns-3 TCP sends timestamps by default (12 option bytes): MSS = MTU - 20 - 20 - 12.
         Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(o.mtu - 52));
+        // The receiver ACKs every segment. ns-3's classic Nagle holds a partial segment
+        // while data is unacknowledged, and its delayed ACK waits for a second segment,
+        // so a window of less than two segments (16 KiB at MTU 9000) would wait 200 ms
+        // per window; Linux does not (Minshall's Nagle; it ACKs once more than one MSS
+        // is pending: __tcp_ack_snd_check). ACKs travel the idle direction of the link.
+        Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
         if (o.tcpWindow > 0)
         {
             // The window is the receiver's (ns-3 advertises its free RcvBufSize); the send

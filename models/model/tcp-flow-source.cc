@@ -9,6 +9,8 @@
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -59,7 +61,9 @@ TcpFlowSource::TcpFlowSource()
       m_connected(false),
       m_waiting(false),
       m_anchorSeq(0),
-      m_sent(0)
+      m_sent(0),
+      m_pending(0),
+      m_bytes(0)
 {
 }
 
@@ -82,7 +86,7 @@ TcpFlowSource::GetSent() const
 uint64_t
 TcpFlowSource::GetBytes() const
 {
-    return m_sent * m_messageSize;
+    return m_bytes;
 }
 
 Time
@@ -144,13 +148,13 @@ TcpFlowSource::ConnectFailed(Ptr<Socket> socket)
 void
 TcpFlowSource::SpaceAvailable(Ptr<Socket> socket, uint32_t available)
 {
-    if (!m_running || !m_waiting || available < m_messageSize)
+    if (!m_running || !m_waiting || available == 0)
     {
         return;
     }
     m_blocked += Simulator::Now() - m_waitStart;
     m_waiting = false;
-    if (!m_maxRate)
+    if (!m_maxRate && m_pending == 0)
     {
         // A blocking write returned late: the schedule goes on from now (no catching up).
         m_anchor = Simulator::Now();
@@ -170,12 +174,25 @@ TcpFlowSource::Due() const
 bool
 TcpFlowSource::WriteOne()
 {
-    if (m_socket->GetTxAvailable() < m_messageSize)
+    // Like a blocking send() on Linux: what fits goes in now, the rest when space frees;
+    // the message counts once its last byte is in (a message may exceed the buffer).
+    if (m_pending == 0)
+    {
+        m_pending = m_messageSize;
+    }
+    const uint32_t n = std::min(m_socket->GetTxAvailable(), m_pending);
+    if (n == 0)
     {
         return false;
     }
-    int n = m_socket->Send(Create<Packet>(m_messageSize));
-    NS_ABORT_MSG_IF(n != int(m_messageSize), "TcpFlowSource: Send accepted " << n << " bytes");
+    int accepted = m_socket->Send(Create<Packet>(n));
+    NS_ABORT_MSG_IF(accepted != int(n), "TcpFlowSource: Send accepted " << accepted << " bytes");
+    m_pending -= n;
+    m_bytes += n;
+    if (m_pending > 0)
+    {
+        return false;
+    }
     ++m_sent;
     return true;
 }

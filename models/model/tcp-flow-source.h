@@ -28,12 +28,14 @@ class Socket;
  * sender held up by a full send buffer does not catch up afterwards (the
  * schedule restarts from the moment the message could be written).
  *
- * A message is counted when the socket accepts all of it (ns-3's TcpSocket
- * accepts a Send only if the whole packet fits: ERROR_MSGSIZE otherwise), so
- * GetSent() whole messages are in the byte stream. At StopTime no further
- * message is written and the socket is closed; data already accepted is
- * still delivered (TcpSocketBase closes on an empty buffer), so once the
- * connection has drained the receiver has read GetSent() * MessageSize bytes.
+ * A message is written as a blocking send() on Linux writes it: what fits in the
+ * send buffer goes in at once, the rest as space frees, so a message may be larger
+ * than the buffer (netperf's 64 KiB messages into 16 KiB buffers). It counts as
+ * sent once its last byte is in (GetSent); GetBytes counts every byte accepted. At
+ * StopTime no further byte is written and the socket is closed; data already
+ * accepted is still delivered (TcpSocketBase closes on an empty buffer), so once the
+ * connection has drained the receiver has read GetBytes() bytes, of which
+ * GetSent() whole messages.
  *
  * NoDelay sets TCP_NODELAY: off (Nagle) for a bulk transfer, so that segments are
  * full-size whatever the message size, as netperf TCP_STREAM and iperf3 leave it;
@@ -51,7 +53,7 @@ class TcpFlowSource : public Application
 
     /** Whole messages the socket accepted. */
     uint64_t GetSent() const;
-    /** Bytes the socket accepted (GetSent() * MessageSize). */
+    /** Bytes the socket accepted (whole messages and the start of an unfinished one). */
     uint64_t GetBytes() const;
     /** Time spent waiting for room in the send buffer while messages were due. */
     Time GetBlockedTime() const;
@@ -90,6 +92,8 @@ class TcpFlowSource : public Application
     Time m_waitStart;
     Time m_blocked;
     uint64_t m_sent;
+    uint32_t m_pending; //!< bytes of the current message not yet accepted (0 = none)
+    uint64_t m_bytes;
 };
 
 } // namespace ns3

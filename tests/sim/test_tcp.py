@@ -22,7 +22,8 @@ def test_tcp_at_saturation_reaches_the_closed_form(simulate):
     f = rec.flows[0]
     assert f.sent == f.received > 0 and f.lost == 0
     assert sum(rec.drops.values()) == 0
-    assert rec.extra["senders"]["flow0"]["bytes"] == f.sent * 1472
+    # bytes accepted: the whole messages, and the start of one unfinished at the stop
+    assert f.sent * 1472 <= rec.extra["senders"]["flow0"]["bytes"] < (f.sent + 1) * 1472
 
 
 def frame_time(ip_bytes: int, rate_bps: float) -> float:
@@ -41,14 +42,13 @@ def test_window_below_the_bdp_gives_window_over_rtt(simulate):
     )
     # Nagle sends full segments only: the window holds 22 of them.
     in_flight = (window // MSS) * MSS
-    assert (window // MSS) % 2 == 0  # delayed ACKs pair segments; an odd window waits
     # RTT of a full segment and its ACK: propagation (1.6 ms + 2 x 1 us each way), the
-    # segment stored and forwarded over 100M, 1G, 100M, its ACK back, and one more
-    # segment time: the receiver acknowledges every second segment (delayed ACK).
+    # segment stored and forwarded over 100M, 1G, 100M, and its ACK back (the receiver
+    # acknowledges every segment: lanloss-sim sets DelAckCount 1).
     prop = 2 * (1.6e-3 + 2e-6)
     seg = 2 * frame_time(1500, 100e6) + frame_time(1500, 1e9)
     ack = 2 * frame_time(52, 100e6) + frame_time(52, 1e9)
-    rtt = prop + seg + ack + frame_time(1500, 100e6)
+    rtt = prop + seg + ack
     assert 100e6 * rtt / 8 > window  # the bandwidth-delay product is larger
     assert rec.totals["goodput_bps"] == pytest.approx(8 * in_flight / rtt, rel=0.01)
     assert rec.totals["goodput_bps"] < 0.8 * wire.tcp_goodput_bps(100e6)
