@@ -117,7 +117,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 @_guard
 def _cmd_restore(args: argparse.Namespace) -> int:
     state = args.state_dir or jr.default_state_dir()
-    lock = jr.lock(state, args.prefix)
+    lock = jr.lock(state, args.prefix, _say)
     try:
         if args.discard:
             j = jr.Journal.find(state, args.prefix)

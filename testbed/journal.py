@@ -64,20 +64,41 @@ class Lock:
             os.close(self.fd)
 
 
-def lock(state_dir: str, prefix: str) -> Lock:
-    """One harness per prefix at a time; the kernel drops the lock if its holder dies."""
-    os.makedirs(state_dir, exist_ok=True)
-    path = os.path.join(state_dir, f"{prefix}lock")
+def _acquire(path: str, what: str, say: Callable[[str], None], timeout: float) -> Lock:
+    """flock `path`, waiting up to `timeout` s for the run that holds it (saying so once);
+    the kernel drops a lock whose holder dies, so a crashed run never blocks the next."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-        os.close(fd)
-        raise BedError(f"another lanloss bed run (pid {holder}) holds {path}") from None
+    deadline = time.monotonic() + timeout
+    told = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise BedError(f"another lanloss bed run (pid {holder}) holds {path}") from None
+            if not told:
+                say(f"waiting for another lanloss bed run {what} (pid {holder})")
+                told = True
+            time.sleep(0.2)
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return Lock(path, fd)
+
+
+def _quiet(text: str) -> None:
+    pass
+
+
+def lock(
+    state_dir: str, prefix: str, say: Callable[[str], None] = _quiet, timeout: float = 900.0
+) -> Lock:
+    """One harness per prefix at a time (its journal and namespaces are by prefix)."""
+    os.makedirs(state_dir, exist_ok=True)
+    path = os.path.join(state_dir, f"{prefix}lock")
+    return _acquire(path, f"with prefix {prefix!r}", say, timeout)
 
 
 MACHINE_LOCK = "/run/lock/lanloss-bed-machine.lock"
@@ -89,25 +110,7 @@ def lock_machine(say: Callable[[str], None], timeout: float = 900.0) -> Lock:
     values as its 'before'. Waits for a running one (it is measuring: sharing the CPUs
     would spoil both)."""
     os.makedirs(os.path.dirname(MACHINE_LOCK), exist_ok=True)
-    fd = os.open(MACHINE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    deadline = time.monotonic() + timeout
-    told = False
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except BlockingIOError:
-            if not told:
-                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-                say(f"waiting for another lanloss bed run on this machine (pid {holder})")
-                told = True
-            if time.monotonic() > deadline:
-                os.close(fd)
-                raise BedError(f"another lanloss bed run holds {MACHINE_LOCK}") from None
-            time.sleep(0.2)
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return Lock(MACHINE_LOCK, fd)
+    return _acquire(MACHINE_LOCK, "on this machine", say, timeout)
 
 
 def journal_path(state_dir: str, prefix: str) -> str:

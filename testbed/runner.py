@@ -227,7 +227,7 @@ def recover_pending(state_dir: str, prefix: str, say: Any) -> bool:
 def cleanup(prefix: str, state_dir: str, say: Any) -> list[str]:
     """`lanloss bed cleanup`: journal replay, then anything left by name (netns, cgroups)."""
     _check_prefix(prefix)
-    lock = jr.lock(state_dir, prefix)
+    lock = jr.lock(state_dir, prefix, say)
     try:
         recover_pending(state_dir, prefix, say)
         names = netns.list_netns(prefix)
@@ -287,7 +287,7 @@ def execute(req: Request, reporter: Reporter) -> RunRecord:
     """Touch the hosts: the run proper. Restores and tears down whatever happens."""
     t_wall = time.monotonic()
     timing: dict[str, float] = {}
-    lock = jr.lock(req.state_dir, req.prefix)
+    lock = jr.lock(req.state_dir, req.prefix, reporter.say)
     machine_lock = jr.lock_machine(reporter.say) if req.backend == "netns" else None
     run_id = uuid.uuid4().hex[:10]
     run_dir = tempfile.mkdtemp(prefix=f"{req.prefix}run-")

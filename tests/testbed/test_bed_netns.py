@@ -50,6 +50,16 @@ def test_150m_offered_saturates_at_the_closed_form_goodput(bed, tmp_path):
     assert abs(rec.drops["unexplained"]) <= 0.001 * rec.totals["sent"]
 
 
+def test_tcp_bulk_stays_under_the_wire_limit(bed, tmp_path):
+    # Offloads are off on the veths: a TSO super-packet paying one frame's overhead
+    # would let TCP exceed what 100 Mbit/s can carry (it measured 98 Mbit/s).
+    rec = run_point(bed, tmp_path, "--protocol", "tcp", "--rate", "max", "--duration", "1s")
+    limit = wire.tcp_goodput_bps(100e6)  # 94.15 Mbit/s: 1448-byte segments
+    assert rec.totals["goodput_bps"] <= limit * 1.002
+    assert rec.totals["goodput_bps"] == pytest.approx(limit, rel=0.02)
+    assert rec.totals["received"] == rec.totals["sent"]
+
+
 def test_fast_sender_into_slow_port_drops_at_the_switch_egress(bed, tmp_path):
     rec = run_point(
         bed, tmp_path, "--sender-rate", "1Gbps", "--rate", "150Mbps", "--duration", "1s"

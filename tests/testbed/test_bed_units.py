@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from lanloss.testbed import attribution, counters, settings, transport
 from lanloss.testbed.attribution import FlowPath, Source
 
@@ -150,3 +154,19 @@ def test_ssh_commands_are_one_quoted_argument():
     assert argv[0] == "ssh" and argv[-2:] == ["--", "cat '/proc/net/snmp; reboot'"]
     assert "BatchMode=yes" in argv and "ConnectTimeout=5" in argv
     t.close()  # the ControlMaster socket folder
+
+
+def test_a_second_run_waits_for_the_lock_then_gives_up_naming_the_holder(tmp_path):
+    import threading
+
+    from lanloss.testbed import journal as jr
+    from lanloss.testbed.errors import BedError
+
+    held = jr.lock(str(tmp_path), "t-")
+    said: list[str] = []
+    threading.Timer(0.5, held.release).start()
+    second = jr.lock(str(tmp_path), "t-", said.append, timeout=10)  # waits, then gets it
+    assert len(said) == 1 and f"pid {os.getpid()}" in said[0]
+    with pytest.raises(BedError, match=rf"pid {os.getpid()}\) holds .*t-lock"):
+        jr.lock(str(tmp_path), "t-", timeout=0.3)
+    second.release()
