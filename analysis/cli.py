@@ -1,0 +1,177 @@
+"""Subcommands `table`, `fit` and `plan` (registered in lanloss.cli.SUBCOMMAND_MODULES).
+
+    lanloss table --study NAME --out results/tables/NAME.parquet RUN.json|DIR ...
+    lanloss table --columns
+    lanloss fit TABLE.parquet --out results/fits/NAME.json [--bootstrap N] [--seed S]
+                [--level 0.95] [--host-out FILE.yaml]
+    lanloss plan --fit FIT.json [what-if options] --loss-target 1e-4 [--verify] [--json]
+
+Bad input (a missing file, a record of an unknown schema, a what-if value that does not
+parse) is one line naming it, exit code 2, before anything is written; outputs are written
+atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from typing import Any
+
+from lanloss import options as vocab
+from lanloss.record import dump_json, write_atomic
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    from lanloss.analysis import tables
+
+    if args.columns:
+        print("\n".join(tables.columns()))
+        return 0
+    if not args.out or not args.inputs or not args.study:
+        raise vocab.OptionError("table: needs --study NAME, --out FILE and run records")
+    if os.path.isdir(args.out):
+        raise vocab.OptionError(f"--out: {args.out!r} is a directory, not a file")
+    df = tables.build(tables.record_files(args.inputs), args.study)
+    tables.write_parquet_atomic(df, args.out)
+    print(f"{args.out}: {len(df)} rows from {df['run_file'].nunique()} runs", file=sys.stderr)
+    return 0
+
+
+def _read_table(path: str):
+    import pandas as pd
+
+    if not os.path.isfile(path):
+        raise vocab.OptionError(f"table {path!r} does not exist")
+    try:
+        df = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several kinds for a file that is not Parquet
+        raise vocab.OptionError(f"table {path!r} is not a Parquet table: {exc}") from None
+    missing = {"source", "sent", "lost", "payload", "rate", "run_file"} - set(df.columns)
+    if missing:
+        raise vocab.OptionError(f"table {path!r} lacks columns {sorted(missing)}")
+    return df
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
+    import yaml
+
+    from lanloss.analysis import fit
+
+    if args.bootstrap < 0:
+        raise vocab.OptionError(f"--bootstrap: {args.bootstrap} must not be negative")
+    if not 0.5 <= args.level < 1:
+        raise vocab.OptionError(f"--level: {args.level} is not in [0.5, 1)")
+    for out in (args.out, args.host_out):
+        if out and os.path.isdir(out):
+            raise vocab.OptionError(f"{out!r} is a directory, not a file")
+    df = _read_table(args.table)
+    study = args.study
+    if study is None:
+        names = df["study"].dropna().unique() if "study" in df else []
+        study = (
+            str(names[0]) if len(names) == 1 else os.path.splitext(os.path.basename(args.table))[0]
+        )
+    doc = fit.fit_table(
+        df, bootstrap_n=args.bootstrap, seed=args.seed, level=args.level, study=study
+    )
+    doc["table"] = os.path.abspath(args.table)
+    problems = fit.validate(doc)
+    if problems:  # pragma: no cover - a bug, not bad input
+        raise RuntimeError(f"fit produced an invalid document: {problems}")
+    if args.host_out:
+        write_atomic(args.host_out, yaml.safe_dump(doc["host_preset"], sort_keys=False))
+    write_atomic(args.out, dump_json(doc))
+    for line in doc["discrepancy"]["summary"]:
+        print(line, file=sys.stderr)
+    return 0
+
+
+def _what_if(args: argparse.Namespace) -> dict[str, Any]:
+    from lanloss.analysis import what_if
+
+    names = [o.name for o in vocab.OPTIONS] + list(what_if.extra_options())
+    given = {
+        n: getattr(args, f"wi_{n}") for n in names if getattr(args, f"wi_{n}", None) is not None
+    }
+    return what_if.parse_what_if(given)
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from lanloss.analysis import plan
+
+    target = args.loss_target
+    if not (0 < target < 1) or math.isnan(target):
+        raise vocab.OptionError(f"--loss-target: {target!r} is not between 0 and 1")
+    if args.verify_duration <= 0:
+        raise vocab.OptionError(f"--verify-duration: {args.verify_duration!r} must be positive")
+    what_if = _what_if(args)
+    doc = plan.load_fit(args.fit)
+    host = what_if.pop("host", None)
+    if host is not None and host != "ideal" and host not in ("fit", "calibrated"):
+        if host not in plan.lm.presets():
+            known = ", ".join(["ideal", "fit", *plan.lm.presets()])
+            raise vocab.OptionError(f"host: unknown host {host!r} (known: {known})")
+    result, sc = plan.plan(doc, what_if, target, host=host, changes=not args.no_changes)
+    if args.verify:
+        if host is not None:
+            what_if["host"] = host
+        result["verify"] = plan.verify(sc, result, what_if, args.verify_duration)
+    if args.json:
+        sys.stdout.write(json.dumps(result, indent=2, default=float) + "\n")
+    else:
+        print(plan.render(result))
+    if args.verify and not result["verify"].get("ok", True):
+        return 1
+    return 0
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("table", help="run records -> one Parquet table (a row per run and flow)")
+    p.add_argument("inputs", nargs="*", metavar="RUN.json|DIR", help="records, or folders of them")
+    p.add_argument("--study", help="study name written to every row")
+    p.add_argument("--out", help="the Parquet file to write (atomically)")
+    p.add_argument("--columns", action="store_true", help="print the table's columns and exit")
+    p.set_defaults(func=_cmd_table)
+
+    p = sub.add_parser("fit", help="fit the loss model to a table (sim and testbed jointly)")
+    p.add_argument("table", metavar="TABLE.parquet")
+    p.add_argument("--out", required=True, help="the fit (JSON) to write")
+    p.add_argument("--bootstrap", type=int, default=200, help="replicates over runs [200]")
+    p.add_argument("--seed", type=int, default=1, help="bootstrap RNG seed [1]")
+    p.add_argument("--level", type=_float, default=0.95, help="confidence level [0.95]")
+    p.add_argument("--study", help="study name (default: the table's)")
+    p.add_argument("--host-out", metavar="FILE.yaml", help="also write the host preset here")
+    p.set_defaults(func=_cmd_fit)
+
+    from lanloss.analysis import what_if
+
+    p = sub.add_parser("plan", help="highest rate under a loss target, bottleneck, what moves it")
+    p.add_argument("--fit", required=True, metavar="FIT.json", help="a `lanloss fit` result")
+    p.add_argument("--loss-target", type=_float, default=1e-4, help="loss target [1e-4]")
+    p.add_argument("--verify", action="store_true", help="simulate the answer and +10%%")
+    p.add_argument("--verify-duration", type=_float, default=0.5, help="seconds [0.5]")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--no-changes", action="store_true", help="skip 'what moves it'")
+    g = p.add_argument_group("what-if (shared vocabulary; --rate asks whether that rate fits)")
+    for o in vocab.OPTIONS:
+        text = (
+            "host: ideal, fit (the fit's host preset, default) or a preset"
+            if o.name == "host"
+            else o.help
+        )
+        g.add_argument(o.flag, dest=f"wi_{o.name}", metavar=o.kind.upper(), help=text)
+    for name, (kind, text) in what_if.extra_options().items():
+        g.add_argument(
+            "--" + name.replace("_", "-"), dest=f"wi_{name}", metavar=kind.upper(), help=text
+        )
+    p.set_defaults(func=_cmd_plan)

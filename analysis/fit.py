@@ -1,0 +1,975 @@
+"""Joint fit of the loss model to simulator and testbed runs (science.md §3.7-3.8).
+
+Likelihood: losses are counts, k lost of N sent per flow, binomial in the model's loss
+(``lanloss.analysis.loss_model``). Simulator and testbed are fitted together,
+Kennedy & O'Hagan (JRSS-B 63(3), 2001) style::
+
+    sim:  L = eta(x; theta_sim)
+    bed:  logit L = logit eta(x; theta_host) + d0 + d1 * lambda/C_wire
+
+theta_host (the testbed host's CPU costs, truesize, arrival variability) and theta_sim (how
+far the simulator's effective costs are from its configured ones) are separate; the
+discrepancy delta has a ridge penalty (d/tau)^2, tau = 2 logit units, so that delta does not
+absorb the physics. The fit minimises the binomial deviance plus the ridge, over log
+parameters (Levenberg-Marquardt on deviance residuals, several starts at once).
+
+Identification: a parameter the data cannot pin down (its column of the Jacobian is ~0, its
+standard error is more than a factor e, or it runs to a bound) is fixed at its prior and
+reported ``identified: false``; the rest are refitted. Confidence intervals: percentile
+bootstrap over whole runs (a multicast run's flows stay together), resampled within each
+source, refitted from the estimate by a Levenberg-Marquardt solver that fits all replicates
+at once (``batch_fit``). Overdispersion (bursty loss) shows as dispersion phi = Pearson
+chi^2 / dof per source; the run bootstrap carries it into the intervals.
+
+Output (``lanloss fit``, schema ``lanloss.fit/1``), see ``validate`` for the exact shape::
+
+    schema, model {name, version}, table, created_by
+    data        {runs {sim, bed}, rows {sim, bed}, excluded {reason: rows}, notes [...]}
+    parameters  {name: {source, estimate, ci [lo, hi], se_log, identified, prior, unit,
+                 meaning, note}}
+    fit_quality {sim|bed: {rows, runs, deviance, dispersion, loss_max_abs_error,
+                 loss_rms_error, goodput_max_rel_error, goodput_rms_rel_error}}
+    discrepancy {form, tau, d0 {estimate, ci}, d1 {estimate, ci}, aic_with, aic_without,
+                 preferred, summary [plain-language lines], matched_points [...]}
+    host_preset {name, base, cores, irq_cost, packet_cost, read_cost, truesize}
+    host_preset_calibrated  true when the costs come from testbed runs
+    bootstrap   {replicates, failed, seed, level, method}
+
+``host_preset`` is a host file for ``lanloss sim run --host-file`` (lanloss/hosts.py): times
+as plain numbers in seconds, sizes in bytes, ``truesize`` 0 = the driver's rule.
+AIC here is deviance + 2 x (free parameters): it differs from -2 log L + 2k by a constant
+that is the same with and without the discrepancy, so the difference is the AIC difference.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, logit
+
+from lanloss.analysis import loss_model as lm
+from lanloss.analysis import network
+from lanloss.analysis.wire import wire
+
+SCHEMA = "lanloss.fit/1"
+EPS = 1e-9  # the model's "no loss": logit(EPS) is where the discrepancy starts
+TAU = 2.0  # ridge scale of the discrepancy, logit units
+SD_MAX = 1.0  # a log-parameter with a larger standard error is not identified
+X_COV_CAP = 20.0  # lambda/C_wire beyond this adds nothing to the discrepancy
+TESTBED_BASE = "modern"  # a testbed host's priors, and the base of its calibrated preset
+DELTA_BOUND = 25.0
+PILOT = 40  # bootstrap replicates that first look for unidentified parameters
+
+
+# ----------------------------------------------------------------------------------------
+# Data
+
+
+def usable(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
+    """The rows the UDP model describes, and why the others were left out."""
+    excluded: dict[str, int] = {}
+    notes: list[str] = []
+    keep = pd.Series(True, index=df.index)
+    if "protocol" in df:
+        tcp = df["protocol"].astype(str) == "tcp"
+        if tcp.any():
+            excluded["tcp (the model is for UDP)"] = int(tcp.sum())
+        keep &= ~tcp
+    empty = df["sent"].fillna(0) <= 0
+    if (empty & keep).any():
+        excluded["nothing sent"] = int((empty & keep).sum())
+    keep &= ~empty
+    out = df[keep].reset_index(drop=True)
+    # only a topology file can fail to build (a table read where the file is not)
+    bad_topology = {}
+    for i, topo in out.drop_duplicates("topology")["topology"].items():
+        try:
+            network.build_lan(lm.row_params(out.loc[i]))
+        except network.ModelError as exc:
+            bad_topology[topo] = str(exc)
+    if bad_topology:
+        drop = out["topology"].isin(list(bad_topology))
+        excluded["configuration the model cannot describe"] = int(drop.sum())
+        notes += list(bad_topology.values())
+        out = out[~drop].reset_index(drop=True)
+    return out, excluded, sorted(set(notes))[:10]
+
+
+def take(prep: lm.Prepared, idx: np.ndarray) -> lm.Prepared:
+    """Rows idx of prep (repeats allowed): what a bootstrap replicate sees."""
+    changes = {}
+    for f in dataclasses.fields(prep):
+        v = getattr(prep, f.name)
+        if isinstance(v, np.ndarray) and v.shape[:1] == (prep.n,):
+            changes[f.name] = v[idx]
+        elif isinstance(v, list) and len(v) == prep.n:
+            changes[f.name] = [v[i] for i in idx]
+    return dataclasses.replace(prep, n=len(idx), **changes)
+
+
+# ----------------------------------------------------------------------------------------
+# Likelihood
+
+
+@dataclasses.dataclass
+class Spec:
+    """What is fitted: the free parameters (log), the fixed values, and the discrepancy."""
+
+    params: tuple[lm.Param, ...]
+    free: list[str]
+    fixed: dict[str, float]
+    delta: bool
+
+    @property
+    def width(self) -> int:
+        return len(self.free) + (2 if self.delta else 0)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        by = {p.name: p for p in self.params}
+        lo = [math.log(by[n].lower) for n in self.free] + [-DELTA_BOUND] * (2 * self.delta)
+        hi = [math.log(by[n].upper) for n in self.free] + [DELTA_BOUND] * (2 * self.delta)
+        return np.array(lo), np.array(hi)
+
+    def x0(self, theta: dict[str, float], d: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+        x = [math.log(theta[n]) for n in self.free]
+        return np.array(x + (list(d) if self.delta else []))
+
+    def unpack(self, X: np.ndarray, rep: np.ndarray | None = None):
+        """X (m,) or (R, m) -> theta (values or per-row arrays), d0, d1."""
+        X2 = np.atleast_2d(X)
+        pick = (lambda col: X2[rep, col]) if rep is not None else (lambda col: X2[0, col])
+        theta = dict(self.fixed)
+        for j, n in enumerate(self.free):
+            theta[n] = np.exp(pick(j))
+        if self.delta:
+            return theta, pick(len(self.free)), pick(len(self.free) + 1)
+        return theta, 0.0, 0.0
+
+
+def covariate(prep: lm.Prepared) -> np.ndarray:
+    """lambda / C_wire: the discrepancy's load axis (capped)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.where(np.isfinite(prep.capacity), prep.lam / prep.capacity, 0.0)
+    return np.clip(np.nan_to_num(x), 0.0, X_COV_CAP)
+
+
+def probabilities(prep: lm.Prepared, theta, d0=0.0, d1=0.0) -> np.ndarray:
+    """Per-row loss probability: eta, and for testbed rows eta shifted by delta on logit."""
+    eta = np.clip(lm.predict(prep, theta).loss, EPS, 1 - EPS)
+    shifted = expit(logit(eta) + d0 + d1 * covariate(prep))
+    return np.clip(np.where(prep.bed, shifted, eta), EPS, 1 - EPS)
+
+
+def deviance_terms(k: np.ndarray, N: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Binomial deviance per row: 2 [k log(k/Np) + (N-k) log((N-k)/(N(1-p)))]."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(k > 0, k * np.log(k / (N * p)), 0.0)
+        b = np.where(N - k > 0, (N - k) * np.log((N - k) / (N * (1 - p))), 0.0)
+    return np.maximum(2 * (a + b), 0.0)
+
+
+def residuals(prep: lm.Prepared, p: np.ndarray) -> np.ndarray:
+    """Deviance residuals: their squares sum to the deviance."""
+    return np.sign(prep.lost - prep.sent * p) * np.sqrt(deviance_terms(prep.lost, prep.sent, p))
+
+
+def pearson(prep: lm.Prepared, p: np.ndarray) -> np.ndarray:
+    return (prep.lost - prep.sent * p) ** 2 / (prep.sent * p * (1 - p))
+
+
+# ----------------------------------------------------------------------------------------
+# Fitting one data set (least squares on deviance residuals)
+
+
+def fit_once(prep: lm.Prepared, spec: Spec, starts: list[np.ndarray]) -> dict[str, Any]:
+    """Best of several starts (fitted together by ``batch_fit``) -> {x, theta, d0, d1, cost,
+    jac (data rows, at x), ok}. cost = deviance + ridge."""
+    lo, hi = spec.bounds()
+
+    def data_residuals(x):
+        theta, d0, d1 = spec.unpack(x)
+        return residuals(prep, probabilities(prep, theta, d0, d1))
+
+    ridge = np.zeros(spec.width)
+    if spec.delta:
+        ridge[-2:] = 1.0 / TAU**2
+    if spec.width == 0:
+        theta, _, _ = spec.unpack(np.zeros(0))
+        r = data_residuals(np.zeros(0))
+        return {"x": np.zeros(0), "theta": theta, "d0": 0.0, "d1": 0.0, "cost": float(r @ r),
+                "jac": np.zeros((prep.n, 0)), "ok": True}  # fmt: skip
+    X0 = np.clip(np.array(starts, dtype=float), lo, hi)
+    S = len(X0)
+    stack = take(prep, np.tile(np.arange(prep.n), S))
+    rep = np.repeat(np.arange(S), prep.n)
+    # every start a few steps, then the best one to convergence (the others only cost)
+    X, ok = batch_fit(stack, rep, S, spec, X0, iterations=25)
+    costs = []
+    for k in range(S):
+        r = data_residuals(X[k])
+        costs.append(float(r @ r + (X[k] ** 2) @ ridge) if np.isfinite(r).all() else np.inf)
+    best = int(np.argmin(costs))
+    if not np.isfinite(costs[best]):
+        raise RuntimeError("the fit failed from every start")
+    Xp, okp = batch_fit(prep, np.zeros(prep.n, int), 1, spec, X[best], iterations=300)
+    x = Xp[0]
+    r = data_residuals(x)
+    costs[best] = float(r @ r + (x**2) @ ridge)
+    ok[best] = okp[0]
+    r0 = data_residuals(x)
+    jac = np.empty((prep.n, spec.width))
+    h = 1e-6
+    for j in range(spec.width):
+        xh = x.copy()
+        step = -h if xh[j] + h > hi[j] else h
+        xh[j] += step
+        jac[:, j] = (data_residuals(xh) - r0) / step
+    theta, d0, d1 = spec.unpack(x)
+    return {"x": x, "theta": theta, "d0": float(d0), "d1": float(d1), "cost": costs[best],
+            "jac": jac, "ok": bool(ok[best])}  # fmt: skip
+
+
+def _starts(spec: Spec, theta: dict[str, float], extra: int = 8) -> list[np.ndarray]:
+    """The given values, every cost x0.1 and x10, and `extra` seeded random points within a
+    factor e^2 of the given values (the likelihood has local optima where one mechanism
+    mimics another)."""
+    x = spec.x0(theta)
+    k = len(spec.free)
+    out = [x]
+    for f in (math.log(0.1), math.log(10.0)):
+        y = x.copy()
+        y[:k] += f
+        out.append(y)
+    rng = np.random.default_rng(12345)
+    for _ in range(extra):
+        y = x.copy()
+        y[:k] += rng.uniform(-2.0, 2.0, size=k)
+        out.append(y)
+    return out
+
+
+def _weak_in_bootstrap(spec: Spec, Xb: np.ndarray) -> tuple[str, str] | None:
+    """The free parameter the bootstrap shows unidentified (most spread), with why; or None."""
+    if len(Xb) < 10:
+        return None
+    lo, hi = spec.bounds()
+    worst, score = None, 0.0
+    for j, name in enumerate(spec.free):
+        x = Xb[:, j]
+        at_bound = np.mean((x <= lo[j] + 1e-3) | (x >= hi[j] - 1e-3))
+        width = float(np.quantile(x, 0.975) - np.quantile(x, 0.025))
+        if at_bound > 0.025:
+            why = f"{100 * at_bound:.0f}% of bootstrap replicates run to a bound"
+            s = 1e3 + at_bound
+        elif width > math.log(100):
+            why = f"its bootstrap interval spans a factor {math.exp(width):.3g}"
+            s = width
+        else:
+            continue
+        if s > score:
+            worst, score = (name, why), s
+    return worst
+
+
+def _moment_start(prep: lm.Prepared, prior: dict[str, float]) -> dict[str, float]:
+    """Start values from the data: testbed runs that lost > 1 % delivered what their readers
+    could read, so c_a ~ CPU share / delivered rate - recv_work (science.md 1.2)."""
+    start = dict(prior)
+    obs = np.where(prep.sent > 0, prep.lost / np.maximum(prep.sent, 1), 0.0)
+    lossy = prep.bed & (obs > 0.01) & prep.host_on
+    if lossy.any():
+        delivered = prep.lam[lossy] * prep.host_mult[lossy] * (1 - obs[lossy])
+        share = np.minimum(
+            prep.readers[lossy], np.where(np.isfinite(prep.share[lossy]), prep.share[lossy], np.inf)
+        )
+        c_a = share / np.maximum(delivered, 1e-9) - prep.work[lossy]
+        c_a = c_a[c_a > 0]
+        if len(c_a):
+            start["read_cost"] = float(np.median(c_a))
+    return start
+
+
+def identify(prep: lm.Prepared, spec: Spec, prior: dict[str, float]) -> tuple[Spec, dict, dict]:
+    """Fit, fix what the data cannot identify at its prior, refit, until all free ones are.
+
+    The data not depending on a parameter at the optimum drops it at once; otherwise the
+    least identified one (at a bound, or the largest standard error) goes, one at a time,
+    and the rest is refitted from where it was. Returns (final spec, final fit,
+    {name: reason}) for the parameters fixed at their priors.
+    """
+    dropped: dict[str, str] = {}
+    fit = fit_once(prep, spec, _starts(spec, prior))
+    while spec.free:
+        J = fit["jac"]
+        lo, hi = spec.bounds()
+        k = len(spec.free)
+        x = fit["x"][:k]
+        norms = np.sqrt((J[:, :k] ** 2).sum(axis=0))
+        F = J.T @ J
+        if spec.delta:  # the ridge is prior information on d0, d1
+            F[k:, k:] += np.eye(2) / TAU**2
+        sd = np.sqrt(np.maximum(np.diag(np.linalg.pinv(F)), 0.0))[:k]
+        out: dict[str, str] = {}
+        for j, name in enumerate(spec.free):
+            if norms[j] < 1e-6:
+                out[name] = "the data do not depend on it"
+        if not out:
+            score = -1.0
+            for j, name in enumerate(spec.free):
+                why, sc = "", 0.0
+                if x[j] <= lo[j] + 1e-3 or x[j] >= hi[j] - 1e-3:
+                    why, sc = "the data push it to a bound (they only bound it)", 1e6
+                elif sd[j] > SD_MAX:
+                    why, sc = f"standard error of its log is {sd[j]:.2g} (> {SD_MAX})", sd[j]
+                if why and sc > score:
+                    score, out = sc, {name: why}
+        if not out:
+            break
+        dropped.update(out)
+        keep = [j for j, n in enumerate(spec.free) if n not in out]
+        x_prev = np.concatenate([fit["x"][keep], fit["x"][k:]])
+        spec = Spec(spec.params, [spec.free[j] for j in keep], spec.fixed, spec.delta)
+        starts = [x_prev]
+        for f in (-0.5, 0.5):
+            y = x_prev.copy()
+            y[: len(keep)] += f
+            starts.append(y)
+        fit = fit_once(prep, spec, starts)
+    return spec, fit, dropped
+
+
+# ----------------------------------------------------------------------------------------
+# Many data sets at once: bootstrap replicates (and simulation studies of the CIs)
+
+
+def batch_fit(
+    prep: lm.Prepared,
+    rep: np.ndarray,
+    n_rep: int,
+    spec: Spec,
+    X0: np.ndarray,
+    iterations: int = 60,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fit n_rep independent data sets stacked in prep (row i belongs to data set rep[i]).
+
+    Levenberg-Marquardt on the deviance residuals, vectorised over data sets: forward
+    differences in the log parameters, one batched m x m solve per iteration, steps clipped
+    to the bounds. Returns (X (n_rep, m), converged (n_rep,)).
+    """
+    m = spec.width
+    X = np.array(np.broadcast_to(X0, (n_rep, m)), dtype=float)
+    if m == 0:
+        return X, np.ones(n_rep, bool)
+    lo, hi = spec.bounds()
+    X = np.clip(X, lo, hi)
+    ridge = np.zeros(m)
+    if spec.delta:
+        ridge[-2:] = 1.0 / TAU**2
+
+    def resid(Xc, sub, sub_rep):
+        theta, d0, d1 = spec.unpack(Xc, sub_rep)
+        return residuals(sub, probabilities(sub, theta, d0, d1))
+
+    def cost(Xc, r, sub_rep):
+        return np.bincount(sub_rep, weights=r * r, minlength=n_rep) + (Xc * Xc) @ ridge
+
+    sub, sub_rep, n_active = prep, rep, n_rep
+    r = resid(X, sub, sub_rep)
+    c = cost(X, r, sub_rep)
+    mu = np.full(n_rep, 1e-3)
+    done = np.zeros(n_rep, bool)
+    h = 1e-6
+    for _ in range(iterations):
+        if (~done).sum() < 0.7 * n_active:  # evaluate only the data sets still moving
+            keep = ~done[sub_rep]
+            sub, sub_rep, r = take(sub, np.flatnonzero(keep)), sub_rep[keep], r[keep]
+            n_active = int((~done).sum())
+        J = np.empty((len(r), m))
+        for j in range(m):
+            Xh = X.copy()
+            step = np.where(Xh[:, j] + h > hi[j], -h, h)
+            Xh[:, j] += step
+            J[:, j] = (resid(Xh, sub, sub_rep) - r) / step[sub_rep]
+        A = np.empty((n_rep, m, m))
+        g = np.empty((n_rep, m))
+        for a in range(m):
+            g[:, a] = np.bincount(sub_rep, weights=J[:, a] * r, minlength=n_rep)
+            g[:, a] += ridge[a] * X[:, a]
+            for b in range(a, m):
+                v = np.bincount(sub_rep, weights=J[:, a] * J[:, b], minlength=n_rep)
+                A[:, a, b] = A[:, b, a] = v
+        A += np.eye(m) * ridge
+        diag = np.einsum("rii->ri", A)
+        damp = A + (mu[:, None] * np.maximum(diag, 1e-9))[:, :, None] * np.eye(m)
+        damp += np.eye(m) * 1e-12
+        try:
+            dx = -np.linalg.solve(damp, g[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:
+            dx = -g / np.maximum(np.einsum("rii->ri", damp), 1e-12)
+        dx = np.where(done[:, None], 0.0, np.nan_to_num(dx))
+        Xn = np.clip(X + dx, lo, hi)
+        rn = resid(Xn, sub, sub_rep)
+        cn = cost(Xn, rn, sub_rep)
+        better = np.isfinite(cn) & (cn <= c) & ~done
+        X = np.where(better[:, None], Xn, X)
+        r = np.where(better[sub_rep], rn, r)
+        gain = c - cn
+        step_max = np.abs(dx).max(axis=1)
+        # converged: the deviance no longer moves, or the step is far below any sd
+        newly = better & ((gain <= 1e-8 * (1 + c)) | (step_max < 1e-5))
+        c = np.where(better, cn, c)
+        mu = np.where(better, mu / 3, np.where(done, mu, mu * 8))
+        done |= newly | (mu > 1e10)
+        if done.all():
+            break
+    return X, done
+
+
+def bootstrap(
+    prep: lm.Prepared,
+    spec: Spec,
+    x_hat: np.ndarray,
+    B: int,
+    rng: np.random.Generator,
+    group: np.ndarray | None = None,
+    iterations: int = 60,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap replicates resampling whole runs within each source, refitted from x_hat.
+
+    group: which data set each row belongs to (several independent data sets at once, e.g.
+    a study of the intervals' coverage); x_hat then has one row per data set.
+    Returns (X (G, B, m), ok (G, B)).
+    """
+    groups = np.zeros(prep.n, int) if group is None else np.asarray(group)
+    G = int(groups.max()) + 1 if prep.n else 0
+    x_hat = np.atleast_2d(x_hat)
+    if B <= 0 or spec.width == 0 or G == 0:
+        return np.zeros((G, 0, spec.width)), np.zeros((G, 0), bool)
+    # Simulator parameters see only simulator rows, testbed ones and delta only testbed
+    # rows, and runs are resampled within each source: the two blocks are independent
+    # problems, fitted apart (the same replicates, far fewer evaluations).
+    by = {p.name: p.source for p in spec.params}
+    sim_cols = [j for j, n in enumerate(spec.free) if by[n] == "sim"]
+    bed_cols = [j for j in range(spec.width) if j not in sim_cols]
+    if sim_cols and bed_cols and (~prep.bed).any() and prep.bed.any():
+        X = np.empty((G, B, spec.width))
+        ok = np.ones((G, B), bool)
+        for cols, rows, delta in ((sim_cols, ~prep.bed, False), (bed_cols, prep.bed, spec.delta)):
+            names = [spec.free[j] for j in cols if j < len(spec.free)]
+            sub_spec = Spec(spec.params, names, spec.fixed, delta)
+            idx = np.flatnonzero(rows)
+            Xs, oks = bootstrap(take(prep, idx), sub_spec, x_hat[:, cols], B, rng,
+                                groups[idx] if group is not None else None, iterations)  # fmt: skip
+            X[:, :, cols] = Xs
+            ok &= oks
+        return X, ok
+    # strata: (data set, source); units: runs
+    runs = np.asarray(prep.run)
+    strata: dict[tuple[int, bool], dict[int, list[int]]] = {}
+    for i in range(prep.n):
+        strata.setdefault((int(groups[i]), bool(prep.bed[i])), {}).setdefault(
+            int(runs[i]), []
+        ).append(i)
+    idx, rep = [], []
+    for (g, _), units in strata.items():
+        rows_of = [np.array(v) for v in units.values()]
+        sizes = np.array([len(r) for r in rows_of])
+        picks = rng.integers(0, len(rows_of), size=(B, len(rows_of)))
+        for b in range(B):
+            chosen = picks[b]
+            idx.append(np.concatenate([rows_of[u] for u in chosen]))
+            rep.append(np.full(int(sizes[chosen].sum()), g * B + b))
+    idx_a = np.concatenate(idx)
+    rep_a = np.concatenate(rep)
+    big = take(prep, idx_a)
+    X0 = np.repeat(x_hat, B, axis=0)
+    X, ok = batch_fit(big, rep_a, G * B, spec, X0, iterations=iterations)
+    ok &= np.isfinite(X).all(axis=1)
+    return X.reshape(G, B, spec.width), ok.reshape(G, B)
+
+
+# ----------------------------------------------------------------------------------------
+# The whole fit
+
+
+def _quality(
+    prep: lm.Prepared, p: np.ndarray, goodput: np.ndarray, mask: np.ndarray, k_free: int
+) -> dict:
+    """Fit quality of one source's rows: deviance, dispersion, loss and goodput errors."""
+    if not mask.any():
+        return {}
+    sub = take(prep, np.flatnonzero(mask))
+    pp = p[mask]
+    gp = goodput[mask]
+    dev = float(deviance_terms(sub.lost, sub.sent, pp).sum())
+    dof = max(int(mask.sum()) - k_free, 1)
+    phi = float(pearson(sub, pp).sum() / dof)
+    obs = sub.lost / sub.sent
+    err = obs - pp
+    out = {
+        "rows": int(mask.sum()),
+        "runs": int(len(np.unique(sub.run))),
+        "deviance": dev,
+        "dispersion": phi,
+        "loss_max_abs_error": float(np.abs(err).max()),
+        "loss_rms_error": float(np.sqrt((err**2).mean())),
+    }
+    if sub.goodput is not None:
+        pred = gp
+        ok = np.isfinite(sub.goodput) & (pred > 0)
+        if ok.any():
+            rel = (sub.goodput[ok] - pred[ok]) / pred[ok]
+            out["goodput_max_rel_error"] = float(np.abs(rel).max())
+            out["goodput_rms_rel_error"] = float(np.sqrt((rel**2).mean()))
+    return out
+
+
+def _host_base(df: pd.DataFrame) -> str:
+    """The simulator preset the testbed is compared with: the sim runs' commonest non-ideal
+    host, else 'modern'."""
+    known = lm.presets()
+    if "host" in df:
+        hosts = df.loc[df["source"].astype(str) == "sim", "host"].astype(str)
+        hosts = hosts[hosts.isin(list(known))]
+        if len(hosts):
+            return str(hosts.mode().iloc[0])
+    return "modern" if "modern" in known else next(iter(known))
+
+
+def fit_table(
+    df: pd.DataFrame,
+    bootstrap_n: int = 200,
+    seed: int = 1,
+    level: float = 0.95,
+    study: str | None = None,
+) -> dict[str, Any]:
+    """The whole fit of a table -> the ``lanloss.fit/1`` document."""
+    data, excluded, notes = usable(df)
+    base = _host_base(data)  # what the testbed is compared with
+    params = lm.parameters(lm.presets()[TESTBED_BASE])
+    prior = lm.default_theta(params)
+    bed_rows = (data["source"].astype(str) == "bed").to_numpy() if len(data) else np.zeros(0, bool)
+    if bed_rows.any():  # the truesize prior: the rule's value for the testbed's frames
+        sizes = data.loc[bed_rows, ["payload", "mtu"]].astype(int).value_counts().idxmax()
+        P, mtu = int(sizes[0]), int(sizes[1])
+        n_f = wire(P, mtu).fragments
+        prior["truesize"] = lm.datagram_truesize(P, mtu) / n_f
+        params = tuple(
+            dataclasses.replace(p, prior=prior["truesize"]) if p.name == "truesize" else p
+            for p in params
+        )
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "model": {"name": lm.MODEL, "version": lm.MODEL_VERSION},
+        "study": study,
+        "data": {
+            "runs": {
+                s: int(data.loc[data["source"].astype(str) == s, "run_file"].nunique())
+                for s in ("sim", "bed")
+            },
+            "rows": {s: int((data["source"].astype(str) == s).sum()) for s in ("sim", "bed")},
+            "excluded": excluded,
+            "notes": list(notes),
+        },
+    }
+    if len(data) == 0:
+        doc["data"]["notes"].append("no usable rows: nothing was fitted")
+        return _finish(doc, params, prior, {}, {}, None, None, base, data, level, seed, 0)
+
+    prep = lm.prepare(data)
+    host_sim = prep.host_on & ~prep.bed
+    relevant = []
+    for p in params:
+        if p.source == "bed" and bed_rows.any():
+            relevant.append(p.name)
+        elif p.source == "sim" and host_sim.any():
+            relevant.append(p.name)
+    irrelevant = {
+        p.name: "no runs of its source with a host model" for p in params if p.name not in relevant
+    }
+    delta = bool(bed_rows.any())
+    # Physics first (Kennedy & O'Hagan): identify and calibrate theta without the
+    # discrepancy, then add delta, starting from the calibrated theta, so that delta holds
+    # only what the physics cannot explain.
+    start = _moment_start(prep, prior)
+    spec0, fit0, dropped = identify(prep, Spec(params, relevant, dict(prior), False), start)
+    dropped = {**irrelevant, **dropped}
+    rng = np.random.default_rng(seed)
+    while True:
+        aic = {}
+        if delta:
+            spec = Spec(params, list(spec0.free), dict(prior), True)
+            x_start = np.concatenate([fit0["x"], [0.0, 0.0]])
+            fit = fit_once(prep, spec, [x_start, *_starts(spec, start)])
+            aic = {
+                "with": fit["cost"] - (fit["x"][-2:] ** 2).sum() / TAU**2 + 2 * spec.width,
+                "without": fit0["cost"] + 2 * spec0.width,
+            }
+        else:
+            spec, fit = spec0, fit0
+        # The optimum's curvature can miss a long flat ridge (two mechanisms trading off):
+        # replicates that run to a bound, or spread over more than x100, mean the data do
+        # not identify the parameter after all. A short pilot bootstrap looks for that; the
+        # worst such parameter is fixed at its prior and the fit redone.
+        pilot = min(bootstrap_n, PILOT)
+        weak = None
+        if pilot >= 10:
+            Xg, okg = bootstrap(prep, spec, fit["x"], pilot, rng, iterations=25)
+            weak = _weak_in_bootstrap(spec, Xg[0][okg[0]])
+        if not weak:
+            Xg, okg = bootstrap(prep, spec, fit["x"], bootstrap_n, rng)
+            Xb, failed = Xg[0][okg[0]], int((~okg[0]).sum())
+            weak = _weak_in_bootstrap(spec, Xb)
+        if not weak:
+            break
+        name, why = weak
+        dropped[name] = why
+        keep = [j for j, n in enumerate(spec0.free) if n != name]
+        spec0 = Spec(params, [spec0.free[j] for j in keep], dict(prior), False)
+        fit0 = fit_once(prep, spec0, [fit0["x"][keep], *_starts(spec0, start)])
+    J = fit["jac"]
+    se = np.sqrt(np.maximum(np.diag(np.linalg.pinv(J.T @ J)), 0.0)) if J.size else np.zeros(0)
+    p_hat = probabilities(prep, fit["theta"], fit["d0"], fit["d1"])
+    pred = lm.predict(prep, fit["theta"])
+    # the model's goodput, with the testbed's discrepancy applied to its loss
+    g_hat = pred.goodput_bps * (1 - p_hat) / np.maximum(1 - pred.loss, 1e-12)
+    k_sim = sum(1 for n in spec.free if n.startswith("sim"))
+    quality = {
+        "sim": _quality(prep, p_hat, g_hat, ~prep.bed, k_sim),
+        "bed": _quality(prep, p_hat, g_hat, prep.bed, spec.width - k_sim),
+    }
+    quality = {k: v for k, v in quality.items() if v}
+    return _finish(
+        doc,
+        params,
+        prior,
+        fit,
+        dropped,
+        spec,
+        (Xb, failed, se),
+        base,
+        data,
+        level,
+        seed,
+        bootstrap_n,
+        aic,
+        quality,
+        prep,
+    )
+
+
+def _ci(values: np.ndarray, level: float) -> list[float] | None:
+    values = values[np.isfinite(values)]
+    if len(values) < 2:
+        return None
+    a = (1 - level) / 2
+    return [float(np.quantile(values, a)), float(np.quantile(values, 1 - a))]
+
+
+def _finish(
+    doc,
+    params,
+    prior,
+    fit,
+    dropped,
+    spec,
+    boot,
+    base,
+    data,
+    level,
+    seed,
+    B,
+    aic=None,
+    quality=None,
+    prep=None,
+):
+    Xb, failed, se = boot if boot else (np.zeros((0, 0)), 0, np.zeros(0))
+    estimates = dict(prior)
+    if fit:
+        estimates.update({k: float(np.asarray(v)) for k, v in fit["theta"].items()})
+    lossy_runs = {"sim": 0, "bed": 0}
+    if len(data):
+        g = data[data["lost"] > 0].groupby(data["source"].astype(str))["run_file"].nunique()
+        lossy_runs.update({str(k): int(v) for k, v in g.items()})
+    out_params = {}
+    for p in params:
+        free = spec is not None and p.name in spec.free
+        j = spec.free.index(p.name) if free else None
+        ci = _ci(np.exp(Xb[:, j]), level) if free and len(Xb) else None
+        out_params[p.name] = {
+            "source": p.source,
+            "estimate": float(estimates[p.name]),
+            "ci": ci,
+            "se_log": float(se[j]) if free and j < len(se) else None,
+            "identified": bool(free),
+            "prior": float(prior[p.name]),
+            "unit": p.unit,
+            "meaning": p.help,
+            "note": "" if free else dropped.get(p.name, "not fitted") + "; fixed at its prior",
+        }
+        k_lossy = lossy_runs["bed" if p.source == "bed" else "sim"]
+        if free and k_lossy < 5:
+            out_params[p.name]["note"] = (
+                f"only {k_lossy} run(s) of its source lost anything: the interval over runs"
+                " is not reliable"
+            )
+    doc["parameters"] = out_params
+    doc["fit_quality"] = quality or {}
+    disc: dict[str, Any] = {
+        "form": "logit L_bed = logit eta(x; theta_host) + d0 + d1 * lambda/C_wire",
+        "tau": TAU,
+        "d0": None,
+        "d1": None,
+        "aic_with": None,
+        "aic_without": None,
+        "preferred": None,
+        "summary": [],
+        "matched_points": [],
+    }
+    if spec is not None and spec.delta and fit:
+        k = len(spec.free)
+        for i, name in enumerate(("d0", "d1")):
+            disc[name] = {
+                "estimate": float(fit["x"][k + i]),
+                "ci": _ci(Xb[:, k + i], level) if len(Xb) else None,
+            }
+        disc["aic_with"], disc["aic_without"] = float(aic["with"]), float(aic["without"])
+        disc["preferred"] = "with" if aic["with"] < aic["without"] else "without"
+    disc["matched_points"] = matched_points(data) if len(data) else []
+    disc["summary"] = summary(doc, disc, out_params, base, data)
+    doc["discrepancy"] = disc
+    preset, calibrated = host_preset(out_params, base, data, doc.get("study"))
+    doc["host_preset"] = preset
+    doc["host_preset_calibrated"] = calibrated
+    doc["bootstrap"] = {
+        "replicates": int(len(Xb)) if len(Xb) else 0,
+        "requested": int(B),
+        "failed": int(failed),
+        "seed": int(seed),
+        "level": float(level),
+        "method": "percentile bootstrap over whole runs, resampled within each source",
+    }
+    return doc
+
+
+def host_preset(out_params: dict, base: str, data: pd.DataFrame, study: str | None):
+    """The host file for the simulator: testbed-calibrated costs over the modern preset, or
+    (no testbed runs) the simulator's own preset as the fit sees it."""
+    has_bed = len(data) and (data["source"].astype(str) == "bed").any()
+    est = {n: v["estimate"] for n, v in out_params.items()}
+    ident = {n: v["identified"] for n, v in out_params.items()}
+    preset = lm.presets()[base]
+    if has_bed:
+        name = f"calibrated-{study}" if study else "calibrated"
+        out = {
+            "name": name,
+            "base": TESTBED_BASE,
+            "cores": lm.BED_CORES,
+            "irq_cost": est["irq_cost"],
+            "packet_cost": est["packet_cost"],
+            "read_cost": est["read_cost"],
+            "truesize": round(est["truesize"]) if ident["truesize"] else 0,
+        }
+        return out, True
+    # no testbed: the simulator's preset as this model sees it (its scales)
+    out = {
+        "name": f"{base}-as-fitted" if study is None else f"{base}-{study}",
+        "base": base,
+        "cores": int(preset.get("cores", 1)),
+        "irq_cost": float(preset["irq_cost"]) * est["sim_irq_scale"],
+        "packet_cost": float(preset["packet_cost"]) * est["sim_packet_scale"],
+        "read_cost": float(preset["read_cost"]) * est["sim_read_scale"],
+        "truesize": int(preset.get("truesize", 0) or 0),
+    }
+    return out, False
+
+
+# ----------------------------------------------------------------------------------------
+# Where the simulator differs
+
+
+_NOT_MATCHED = {"seed", "source", "host", "recv_cpu", "recv_work", "link_delay", "wan_delay"}
+
+
+def matched_points(data: pd.DataFrame, top: int = 5) -> list[dict[str, Any]]:
+    """Configurations run by both sources: loss and main drop point each, largest gaps first."""
+    from lanloss import options as vocab
+    from lanloss.record import DROP_POINTS
+
+    keys = [o.name for o in vocab.OPTIONS if o.name in data.columns and o.name not in _NOT_MATCHED]
+    keys += ["rate_max"] if "rate_max" in data else []
+    d = data.copy()
+    for k in keys:
+        d[k] = d[k].astype(str)
+    out = []
+    for cfg, g in d.groupby(keys, dropna=False):
+        srcs = set(g["source"].astype(str))
+        if not {"sim", "bed"} <= srcs:
+            continue
+        entry: dict[str, Any] = {}
+        cfg_d = dict(zip(keys, cfg if isinstance(cfg, tuple) else (cfg,), strict=True))
+        varied = {k: cfg_d[k] for k in keys if d[k].nunique() > 1}
+        entry["point"] = varied
+        for s in ("sim", "bed"):
+            gs = g[g["source"].astype(str) == s]
+            sent, lost = gs["sent"].sum(), gs["lost"].sum()
+            drops = {p: int(gs[f"drop_{p}"].sum()) for p in DROP_POINTS if f"drop_{p}" in gs}
+            main = max(drops, key=drops.get) if drops and max(drops.values()) > 0 else None
+            entry[s] = {
+                "loss": float(lost / sent) if sent else None,
+                "drop_point": main,
+                "runs": int(gs["run_file"].nunique()),
+            }
+        ls, lb = entry["sim"]["loss"] or 0.0, entry["bed"]["loss"] or 0.0
+        entry["gap_logit"] = float(
+            logit(np.clip(lb, 1e-6, 1 - 1e-6)) - logit(np.clip(ls, 1e-6, 1 - 1e-6))
+        )
+        out.append(entry)
+    out.sort(key=lambda e: -abs(e["gap_logit"]))
+    return out[:top]
+
+
+def _fmt(v: float, unit: str) -> str:
+    if unit == "s":
+        return f"{v * 1e6:.3g} us"
+    if unit == "B":
+        return f"{v:.0f} B"
+    return f"{v:.3g}"
+
+
+def summary(doc, disc, out_params, base, data) -> list[str]:
+    """Plain-language lines: where the simulator differs from the testbed, and how sure."""
+    lines: list[str] = []
+    runs = doc["data"]["runs"]
+    if not runs.get("bed") and not runs.get("sim"):
+        return ["No usable runs: nothing was fitted; the host preset is the prior's."]
+    if not runs.get("bed"):
+        lines.append("Only simulator runs: there is no testbed to compare with.")
+    if not runs.get("sim"):
+        lines.append("Only testbed runs: the discrepancy is between the testbed and the model.")
+    if disc.get("d0"):
+        d0, d1 = disc["d0"], disc["d1"]
+        e0, e1 = d0["estimate"], d1["estimate"]
+        ci0 = d0["ci"]
+        ci_txt = f", CI [{ci0[0]:+.2f}, {ci0[1]:+.2f}]" if ci0 else ""
+        if abs(e0) < 0.05 and abs(e1) < 0.05:
+            lines.append(
+                f"The testbed matches the calibrated model: no discrepancy (d0 {e0:+.2f}{ci_txt},"
+                f" d1 {e1:+.2f})."
+            )
+        else:
+            sure = ci0 is not None and (ci0[0] > 0 or ci0[1] < 0)
+            lines.append(
+                f"The testbed loses {'more' if e0 > 0 else 'less'} than the calibrated model at"
+                f" low load: odds x{math.exp(e0):.3g} (d0 {e0:+.2f}{ci_txt})"
+                + ("" if sure else "; the interval includes no difference")
+                + "."
+            )
+            lines.append(
+                f"Toward saturation the gap {'grows' if e1 > 0 else 'shrinks'}: odds"
+                f" x{math.exp(e1):.3g} per unit of lambda/C_wire (d1 {e1:+.2f})."
+            )
+        lines.append(
+            f"AIC {'prefers' if disc['preferred'] == 'with' else 'does not need'} the discrepancy"
+            f" (with {disc['aic_with']:.1f}, without {disc['aic_without']:.1f})."
+        )
+    preset = lm.presets().get(base, {})
+    for name, key in (
+        ("irq_cost", "irq_cost"),
+        ("packet_cost", "packet_cost"),
+        ("read_cost", "read_cost"),
+    ):
+        p = out_params[name]
+        if p["identified"] and key in preset:
+            ratio = p["estimate"] / float(preset[key])
+            ci = p["ci"]
+            ci_s = f" [{_fmt(ci[0], 's')}, {_fmt(ci[1], 's')}]" if ci else ""
+            lines.append(
+                f"Testbed {p['meaning'].replace('testbed ', '')}: {_fmt(p['estimate'], 's')}{ci_s},"
+                f" x{ratio:.3g} the simulator's {base} preset ({_fmt(float(preset[key]), 's')})."
+            )
+    for name in ("sim_irq_scale", "sim_packet_scale", "sim_read_scale"):
+        p = out_params[name]
+        if p["identified"]:
+            lines.append(
+                f"The simulator behaves as if its {name[4:-6]} cost were x{p['estimate']:.3g}"
+                " its configured value (1 = this model matches the simulator)."
+            )
+    for m in disc.get("matched_points", [])[:3]:
+        s, b = m["sim"], m["bed"]
+        pt = ", ".join(f"{k}={v}" for k, v in m["point"].items()) or "the one configuration"
+        lines.append(
+            f"At {pt}: simulator {100 * (s['loss'] or 0):.3g}% lost"
+            + (f" (mostly {s['drop_point']})" if s["drop_point"] else "")
+            + f", testbed {100 * (b['loss'] or 0):.3g}%"
+            + (f" (mostly {b['drop_point']})" if b["drop_point"] else "")
+            + "."
+        )
+    return lines
+
+
+# ----------------------------------------------------------------------------------------
+# The document's shape
+
+
+def validate(doc: Any) -> list[str]:
+    """Problems with a fit document's shape (empty when it is a valid lanloss.fit/1)."""
+    errs: list[str] = []
+
+    def need(obj, key, kinds, where):
+        if not isinstance(obj, dict) or key not in obj:
+            errs.append(f"{where}: missing {key!r}")
+            return None
+        if kinds is not None and not isinstance(obj[key], kinds):
+            errs.append(f"{where}.{key}: expected {kinds}, got {type(obj[key]).__name__}")
+            return None
+        return obj[key]
+
+    if not isinstance(doc, dict):
+        return ["not a JSON object"]
+    if doc.get("schema") != SCHEMA:
+        errs.append(f"schema: expected {SCHEMA!r}, got {doc.get('schema')!r}")
+    model = need(doc, "model", dict, "fit")
+    if model is not None:
+        need(model, "name", str, "model")
+        need(model, "version", int, "model")
+    data = need(doc, "data", dict, "fit")
+    if data is not None:
+        for k in ("runs", "rows", "excluded"):
+            need(data, k, dict, "data")
+        need(data, "notes", list, "data")
+    ps = need(doc, "parameters", dict, "fit")
+    for name, p in (ps or {}).items():
+        w = f"parameters.{name}"
+        need(p, "source", str, w)
+        need(p, "estimate", (int, float), w)
+        need(p, "identified", bool, w)
+        need(p, "prior", (int, float), w)
+        need(p, "unit", str, w)
+        ci = need(p, "ci", (list, type(None)), w)
+        if isinstance(ci, list) and (len(ci) != 2 or not ci[0] <= ci[1]):
+            errs.append(f"{w}.ci: expected [low, high], got {ci}")
+    q = need(doc, "fit_quality", dict, "fit")
+    for s, v in (q or {}).items():
+        for k in ("rows", "runs", "deviance", "dispersion", "loss_max_abs_error", "loss_rms_error"):
+            need(v, k, (int, float), f"fit_quality.{s}")
+    disc = need(doc, "discrepancy", dict, "fit")
+    if disc is not None:
+        for k in ("form", "tau", "d0", "d1", "aic_with", "aic_without", "preferred"):
+            need(disc, k, None, "discrepancy")
+        need(disc, "summary", list, "discrepancy")
+        need(disc, "matched_points", list, "discrepancy")
+    hp = need(doc, "host_preset", dict, "fit")
+    if hp is not None:
+        for k in ("name", "base", "cores", "irq_cost", "packet_cost", "read_cost", "truesize"):
+            need(hp, k, None, "host_preset")
+    need(doc, "host_preset_calibrated", bool, "fit")
+    b = need(doc, "bootstrap", dict, "fit")
+    if b is not None:
+        for k in ("replicates", "failed", "seed", "level"):
+            need(b, k, (int, float), "bootstrap")
+    return errs

@@ -1,0 +1,668 @@
+"""The combined loss-versus-rate model: a UDP flow through wire, switch and receiving host.
+
+A physical model (science.md §1.2, §2, §3, §5), not a free curve. Per flow, in series
+(lambda_(i+1) = lambda_i (1 - L_i); L = 1 - prod(1 - L_i), science.md §3.6):
+
+1. **network** (``lanloss.analysis.network``): wire capacity from the closed form on every
+   link of the path, multicast flooding, switch buffers (speed-mismatch bursts, Poisson
+   queueing), PAUSE moving the loss to the sender; no free parameters.
+2. **frame loss**: a datagram of n_f fragments survives a frame loss p with (1-p)^n_f.
+3. **host kernel** (costs c_i per interrupt, c_d per frame): interrupts n_int = frames
+   (``itr`` 0) or min(frames, itr); U_k = n_int c_i + phi c_d on the kernel's core.
+   U_k >= 1: the softirq never finishes; NAPI polls with interrupts masked and the work
+   moves to ksoftirqd, which shares the core with the reader by time slices (max-min fair);
+   the frames it cannot take are dropped at the ring. With ``itr`` > 0 the frames of one
+   interrupt interval, phi/itr, must fit in the RX ring (rx_ring - 1) and FIFO.
+4. **application and socket buffer**: readers take datagrams at mu_a = (1 - U_k)/c_a on the
+   kernel's core (one core: receive livelock, slope -(c_i + c_d)/c_a past the knee), or
+   min(readers, cores - 1)/c_a on their own cores. The socket holds K = floor(sk_rcvbuf /
+   truesize) + 1 datagrams (net/ipv4/udp.c __udp_enqueue_schedule_skb; truesize: the e1000
+   copybreak rule of host-model.rst, summed over fragments). Loss: M/D/1/K below the knee
+   (Poisson arrivals; CBR into the simulator: none), fluid above, over a run of finite
+   length (``mdk.run_loss``); datagrams arriving in batches of b per interrupt need K > b;
+   stalls of T_off every period lose max(0, lambda T_off - K) each (science.md §1.2).
+
+Stage losses are reported by bottleneck: ``wire`` (link capacity, sender queue), ``switch``
+(buffering below capacity), ``interrupts`` (livelock or ring overflow where interrupt work
+dominates the CPU), ``cpu`` (livelock otherwise), ``socket_buffer`` (queueing below the
+knee, batches, stalls).
+
+Host costs: a simulator run carries its host's values in its parameters (times the fit's
+``theta_sim`` scales, which test how well this mean-value model matches the simulator);
+testbed runs use ``theta_host``, fitted. The testbed (netns) has its kernel work on another
+CPU than the reader (veth: the sender's), so its host has two cores; ``recv_cpu`` caps the
+readers' CPU share (a cgroup quota) and ``recv_work`` adds to c_a.
+
+Validated against the simulator (tests/analysis/test_model_vs_sim.py, test_loss_model.py):
+host-model.rst's livelock table to 0.1 %, its stall runs, PAUSE moving the loss, fragment
+loss, the wire's closed forms. Not modelled: RPS (``rps on``), the backlog (only used with
+RPS), a switch's shared pool, TCP; flows competing for one link share its loss in
+proportion to their load (CBR sources in the simulator can split it unevenly by phase, the
+total is right); the NAPI/ksoftirqd switch at U_k = 1 is a jump, not a curve.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lanloss.analysis import mdk, network
+from lanloss.analysis.wire import fragment_sizes, wire
+
+MODEL = "lanloss.loss"
+MODEL_VERSION = 1
+RMEM_DEFAULT = 212992  # 256 x SKB_TRUESIZE(256): sk_rcvbuf without setsockopt
+SOCK_MIN_RCVBUF = 4608
+BED_CORES = 2  # netns: reader(s) on their own CPU, kernel work on the sender's
+STAGES = ("wire", "switch", "interrupts", "cpu", "socket_buffer")
+
+# Fallback while lanloss/hosts.py (the simulator's presets) has not landed: mirrors the
+# defaults table and the "modern" suggestion of models/doc/host-model.rst.
+FALLBACK_PRESETS: dict[str, dict[str, Any]] = {
+    "e1000-2008": {
+        "cores": 1,
+        "irq_cost": 8e-6,
+        "packet_cost": 4e-6,  # DriverCost 2 us + StackCost 2 us
+        "read_cost": 5e-6,
+        "truesize": 0,  # the copybreak rule
+        "rx_fifo": 49152,
+        "rx_ring": 256,
+        "itr": 2500,
+        "backlog": 1000,
+        "rcvbuf": RMEM_DEFAULT / 2,  # sk_rcvbuf = rmem_default
+        "stall_period": 0.0,
+        "stall_length": 0.0,
+    },
+    "modern": {
+        "cores": 4,
+        "irq_cost": 1e-6,
+        "packet_cost": 0.6e-6,
+        "read_cost": 0.7e-6,
+        "truesize": 0,
+        "rx_fifo": 65536,
+        "rx_ring": 4096,
+        "itr": 20000,
+        "backlog": 1000,
+        "rcvbuf": RMEM_DEFAULT / 2,
+        "stall_period": 0.0,
+        "stall_length": 0.0,
+    },
+}
+HOST_KEYS = (
+    "cores",
+    "irq_cost",
+    "packet_cost",
+    "read_cost",
+    "truesize",
+    "rx_fifo",
+    "rx_ring",
+    "itr",
+    "rcvbuf",
+    "stall_period",
+    "stall_length",
+)
+
+
+def presets() -> dict[str, dict[str, Any]]:
+    """The simulator's host presets: lanloss.hosts.PRESETS once it exists, else the fallback."""
+    try:
+        from lanloss.hosts import PRESETS  # type: ignore[import-not-found]
+
+        return {k: dict(v) for k, v in PRESETS.items()}
+    except ImportError:
+        return {k: dict(v) for k, v in FALLBACK_PRESETS.items()}
+
+
+COPYBREAK = 256  # e1000 copybreak: frames up to this many bytes (no FCS) are copied
+RX_BUFFER_TRUESIZE = 2304  # a 2 KiB receive buffer's skb (host-model.rst)
+
+
+def frame_truesize(frame_len: int) -> int:
+    """skb truesize of one received frame by the e1000 copybreak rule (host-model.rst)."""
+    if frame_len <= COPYBREAK:
+        return 64 * math.ceil((frame_len + 64) / 64) + 576  # SKB_TRUESIZE(align64(len+64))
+    return RX_BUFFER_TRUESIZE
+
+
+def datagram_truesize(payload: int, mtu: int, per_frame: float = 0) -> float:
+    """A reassembled datagram is charged the sum of its fragments' truesizes (ip_frag_reasm)."""
+    frames = [ip + 14 for ip in fragment_sizes(payload, mtu)]  # MAC header, no FCS
+    if per_frame and per_frame > 0:
+        return per_frame * len(frames)
+    return float(sum(frame_truesize(max(60, f)) for f in frames))
+
+
+def socket_capacity(sk_rcvbuf: float, truesize: float) -> float:
+    """Datagrams a UDP socket queues: floor(sk_rcvbuf / truesize) + 1."""
+    return np.floor(np.asarray(sk_rcvbuf) / np.asarray(truesize)) + 1
+
+
+def sk_rcvbuf(rcvbuf: float | None) -> float:
+    """setsockopt(SO_RCVBUF, v) -> sk_rcvbuf = max(2 v, SOCK_MIN_RCVBUF); unset: rmem_default.
+
+    No rmem_max clamp: the testbed raises rmem_max (or uses SO_RCVBUFFORCE), and the
+    simulator's presets follow the same rule (lanloss/hosts.py).
+    """
+    if rcvbuf is None or (isinstance(rcvbuf, float) and math.isnan(rcvbuf)):
+        return float(RMEM_DEFAULT)
+    return max(2.0 * float(rcvbuf), float(SOCK_MIN_RCVBUF))
+
+
+# ----------------------------------------------------------------------------------------
+# Parameters
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    source: str  # "bed" (theta_host), "sim" (theta_sim) or "both" (shared)
+    prior: float
+    lower: float
+    upper: float
+    log: bool  # fitted as log(value)
+    unit: str
+    help: str
+
+
+def parameters(prior_host: dict[str, Any] | None = None) -> tuple[Param, ...]:
+    """The model's free parameters; testbed host priors from a preset (default: modern)."""
+    h = prior_host or presets().get("modern") or FALLBACK_PRESETS["modern"]
+    table = [
+        # name, source, prior, lower, upper, unit, meaning
+        ("irq_cost", "bed", h["irq_cost"], 1e-9, 1e-3, "s", "testbed CPU per interrupt (c_i)"),
+        ("packet_cost", "bed", h["packet_cost"], 1e-9, 1e-3, "s", "testbed kernel CPU per frame"),
+        ("read_cost", "bed", h["read_cost"], 1e-9, 1e-2, "s", "testbed CPU per datagram read"),
+        ("truesize", "bed", RX_BUFFER_TRUESIZE, 256, 65536, "B", "testbed skb truesize per frame"),
+        ("arrival_scv", "bed", 1.0, 1e-3, 100.0, "", "testbed arrival variability (1: Poisson)"),
+        ("sim_irq_scale", "sim", 1.0, 0.02, 50.0, "", "simulator's effective / configured c_i"),
+        ("sim_packet_scale", "sim", 1.0, 0.02, 50.0, "", "simulator's effective / configured c_d"),
+        ("sim_read_scale", "sim", 1.0, 0.02, 50.0, "", "simulator's effective / configured c_a"),
+    ]
+    return tuple(
+        Param(n, src, float(pr), float(lo), float(hi), True, u, text)
+        for n, src, pr, lo, hi, u, text in table
+    )
+
+
+def default_theta(params: tuple[Param, ...] | None = None) -> dict[str, float]:
+    return {p.name: p.prior for p in (params or parameters())}
+
+
+# ----------------------------------------------------------------------------------------
+# Preparing rows: everything that does not depend on the parameters, computed once
+
+
+@dataclass
+class Prepared:
+    n: int
+    bed: np.ndarray  # bool
+    host_on: np.ndarray  # bool: a CPU host (testbed, or a simulator preset)
+    sent: np.ndarray  # datagrams sent (N)
+    lost: np.ndarray  # datagrams lost (k)
+    lam: np.ndarray  # datagrams/s sent by this flow
+    T: np.ndarray
+    payload: np.ndarray
+    n_f: np.ndarray
+    net_keep: np.ndarray  # fraction delivered by the network
+    net_thru: np.ndarray  # fraction arriving during the run (the rest drains after it)
+    loss_wire: np.ndarray
+    loss_switch: np.ndarray
+    capacity: np.ndarray  # flow's path capacity (datagrams/s)
+    host_mult: np.ndarray  # host's total arrivals / this flow's
+    p_frame: np.ndarray
+    cores: np.ndarray
+    readers: np.ndarray
+    itr: np.ndarray  # 0 = an interrupt per frame
+    ring_cap: np.ndarray  # frames the ring and FIFO hold (inf: no ring term)
+    sk_rcvbuf: np.ndarray
+    ts_rule: np.ndarray  # datagram truesize by the rule (or the preset's fixed value)
+    stall_period: np.ndarray
+    stall_length: np.ndarray
+    share: np.ndarray  # CPU share cap of the readers (testbed recv_cpu), inf = none
+    work: np.ndarray  # extra seconds per read (recv_work)
+    c_i0: np.ndarray  # simulator's configured costs (NaN for the testbed)
+    c_d0: np.ndarray
+    c_a0: np.ndarray
+    poisson: np.ndarray  # bool
+    burst: np.ndarray  # datagrams per burst (pattern burst:N), else 1
+    drop_point: list[str] = field(default_factory=list)
+    bottleneck_link: list[str] = field(default_factory=list)
+    run: np.ndarray | None = None  # run id per row (bootstrap unit)
+    goodput: np.ndarray | None = None  # measured goodput bit/s
+    rate_bps: np.ndarray | None = None  # offered payload bit/s of the flow
+
+
+def _f(v: Any, default: float = math.nan) -> float:
+    if v is None:
+        return default
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return default
+    return default if math.isnan(x) else x
+
+
+def _hashable(v: Any) -> Any:
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return str(v)
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+
+
+def row_params(row: Any) -> dict[str, Any]:
+    """A table row (mapping or Series) -> canonical vocabulary parameters."""
+    from lanloss import options as vocab
+
+    get = row.get
+    p: dict[str, Any] = {}
+    for opt in vocab.OPTIONS:
+        v = get(opt.name)
+        p[opt.name] = None if _missing(v) else v
+    for k in ("senders", "receivers", "payload", "mtu", "edge_switches"):
+        if p.get(k) is not None:
+            p[k] = int(p[k])
+    if bool(get("rate_max", False)):
+        p["rate"] = "max"
+    for k in ("cast", "pause", "blocking", "pattern", "topology", "host"):
+        if p.get(k) is not None:
+            p[k] = str(p[k])
+    if p.get("sender_rate") is None:
+        p["sender_rate"] = p.get("edge_rate")
+    return p
+
+
+_NET_KEYS = (
+    "topology",
+    "edge_rate",
+    "backbone_rate",
+    "sender_rate",
+    "edge_switches",
+    "senders",
+    "receivers",
+    "cast",
+    "payload",
+    "rate",
+    "pattern",
+    "duration",
+    "mtu",
+    "pause",
+    "switch_buffer",
+    "tx_queue",
+    "blocking",
+)
+
+
+def _configuration(
+    row: dict[str, Any],
+    lam_of: dict | None,
+    duration: float | None,
+    host_presets: dict[str, dict[str, Any]],
+    net_cache: dict[tuple, dict],
+) -> tuple[dict, dict[str, float]]:
+    """One configuration's network solution and host values (shared by its flows' rows)."""
+    p = row_params(row)
+    if duration is not None:
+        p["duration"] = duration
+    key = tuple(str(p.get(k)) for k in _NET_KEYS) + (
+        tuple(sorted(lam_of.items())) if lam_of else (),
+    )
+    if key not in net_cache:
+        net_cache[key] = network.solve(p, lam_of)
+    source = str(row.get("source") or "sim")
+    host = str(p.get("host") or "ideal")
+    bed = source == "bed"
+    P, mtu = int(p["payload"]), int(p.get("mtu") or 1500)
+    w = wire(P, mtu)
+    pat = str(p.get("pattern") or "cbr")
+    preset = host_presets.get(host, {})
+
+    def hv(k: str, default: float = math.nan) -> float:
+        """A host value: the row's (resolved) option, else its preset's."""
+        v = _f(row.get(k))
+        return v if not math.isnan(v) else _f(preset.get(k), default)
+
+    if bed:
+        cores = float(BED_CORES)
+        itr = _f(row.get("itr"), 0.0)
+        ring = math.inf  # veth: no ring or FIFO
+        ts_fixed = 0.0
+        recv_cpu = _f(row.get("recv_cpu"))
+        enforced = _f(row.get("recv_cpu_enforced"), 1.0)
+        share = recv_cpu / 100.0 if (not math.isnan(recv_cpu) and enforced) else math.inf
+        work = _f(row.get("recv_work"), 0.0)
+        c = (math.nan, math.nan, math.nan)
+        stall = (0.0, 0.0)
+    else:
+        cores = hv("cores", 1.0)
+        itr = hv("itr", 0.0)
+        rx_ring, rx_fifo = hv("rx_ring"), hv("rx_fifo", 0.0)
+        frame_held = network.buffered_bytes(P, mtu) / w.fragments
+        ring = (rx_ring - 1) + rx_fifo // frame_held if not math.isnan(rx_ring) else math.inf
+        ts_fixed = hv("truesize", 0.0)
+        share, work = math.inf, 0.0
+        c = (hv("irq_cost"), hv("packet_cost"), hv("read_cost"))
+        stall = (hv("stall_period", 0.0), hv("stall_length", 0.0))
+    rcv = _f(row.get("rcvbuf"))
+    if math.isnan(rcv) and not bed and "rcvbuf" in preset:
+        rcv = _f(preset.get("rcvbuf"))
+    values = {
+        "host_on": float(bed or host != "ideal"),
+        "cores": cores,
+        "readers": max(1.0, _f(row.get("readers"), 1.0)),
+        "itr": itr,
+        "ring_cap": ring,
+        "sk_rcvbuf": sk_rcvbuf(None if math.isnan(rcv) else rcv),
+        "ts_rule": datagram_truesize(P, mtu, ts_fixed),
+        "stall_period": stall[0],
+        "stall_length": stall[1],
+        "share": share,
+        "work": work,
+        "c_i0": c[0],
+        "c_d0": c[1],
+        "c_a0": c[2],
+        "p_frame": _f(row.get("frame_loss"), 0.0),
+        "n_f": float(w.fragments),
+        "burst": float(int(pat.split(":")[1]) if pat.startswith("burst:") else 1),
+    }
+    return net_cache[key], values
+
+
+def prepare(df: pd.DataFrame | list[dict[str, Any]], duration: float | None = None) -> Prepared:
+    """Table rows (UDP flows; a DataFrame or a list of row mappings) -> the parameter-free
+    part of the model.
+
+    duration: override every run's T (math.inf: long-run predictions, the planner's).
+    Rows whose configuration the model cannot describe raise network.ModelError.
+    """
+    records = df.to_dict("records") if isinstance(df, pd.DataFrame) else list(df)
+    n = len(records)
+    cache: dict[tuple, dict] = {}
+    net = []
+    host_presets = presets()
+    cols: dict[str, list] = {
+        k: []
+        for k in (
+            "host_on",
+            "cores",
+            "readers",
+            "itr",
+            "ring_cap",
+            "sk_rcvbuf",
+            "ts_rule",
+            "stall_period",
+            "stall_length",
+            "share",
+            "work",
+            "c_i0",
+            "c_d0",
+            "c_a0",
+            "p_frame",
+            "n_f",
+            "burst",
+        )
+    }
+    lam_measured: dict[str, dict[tuple[str, str], float]] = {}
+    for r in records:
+        if r.get("rate_max"):
+            runs = lam_measured.setdefault(str(r.get("run_file")), {})
+            runs[(str(r.get("sender")), str(r.get("receiver")))] = float(r["sent"]) / float(
+                r["duration"]
+            )
+    per_run = {"sender", "receiver", "flow", "run_file", "sent", "lost", "received", "point"}
+    keycols = sorted({k for r in records[:1] for k in r} - per_run)
+    config_cache: dict[tuple, tuple] = {}
+    for row in records:
+        lam_of = lam_measured.get(str(row.get("run_file"))) if row.get("rate_max") else None
+        if "_config" in row:  # rows_for's rows say which configuration they share
+            ckey = ("config", row["_config"])
+        else:
+            ckey = tuple(_hashable(row.get(k)) for k in keycols) + (
+                (tuple(sorted(lam_of.items())) if lam_of else ()),
+            )
+        if ckey not in config_cache:
+            config_cache[ckey] = _configuration(row, lam_of, duration, host_presets, cache)
+        flows, values = config_cache[ckey]
+        fr = flows.get((str(row.get("sender")), str(row.get("receiver"))))
+        if fr is None:  # names from elsewhere: the model's flows are alike, take the first
+            fr = next(iter(flows.values()))
+        net.append(fr)
+        for k, v in values.items():
+            cols[k].append(v)
+
+    arr = {k: np.asarray(v, dtype=float) for k, v in cols.items()}
+    lam = np.array([fr.lam for fr in net])
+    delivered = np.array([fr.delivered for fr in net])
+
+    def col(name: str, default: Any = math.nan) -> np.ndarray:
+        return np.array([_f(r.get(name), default) for r in records], dtype=float)
+
+    T = col("duration") if duration is None else np.full(n, float(duration))
+    payload = col("payload")
+    rate_bps = lam * 8 * payload
+    runs = [str(r.get("run_file", i)) for i, r in enumerate(records)]
+    return Prepared(
+        n=n,
+        bed=np.array([str(r.get("source")) == "bed" for r in records], dtype=bool),
+        host_on=arr["host_on"].astype(bool),
+        sent=col("sent", 0.0),
+        lost=col("lost", 0.0),
+        lam=lam,
+        T=T,
+        payload=payload,
+        n_f=arr["n_f"],
+        net_keep=np.where(lam > 0, delivered / np.where(lam > 0, lam, 1), 1.0),
+        net_thru=np.array([fr.throughput for fr in net]) / np.where(lam > 0, lam, 1),
+        loss_wire=np.array([fr.loss_wire for fr in net]),
+        loss_switch=np.array([fr.loss_switch for fr in net]),
+        capacity=np.array([fr.capacity for fr in net]),
+        host_mult=np.array([fr.host_load for fr in net]),
+        p_frame=arr["p_frame"],
+        cores=arr["cores"],
+        readers=arr["readers"],
+        itr=arr["itr"],
+        ring_cap=arr["ring_cap"],
+        sk_rcvbuf=arr["sk_rcvbuf"],
+        ts_rule=arr["ts_rule"],
+        stall_period=arr["stall_period"],
+        stall_length=arr["stall_length"],
+        share=arr["share"],
+        work=arr["work"],
+        c_i0=arr["c_i0"],
+        c_d0=arr["c_d0"],
+        c_a0=arr["c_a0"],
+        poisson=np.array([str(r.get("pattern")) == "poisson" for r in records], dtype=bool),
+        burst=arr["burst"],
+        drop_point=[fr.drop_point for fr in net],
+        bottleneck_link=[fr.bottleneck for fr in net],
+        run=pd.factorize(np.array(runs, dtype=object))[0] if n else np.zeros(0, int),
+        goodput=col("goodput_bps"),
+        rate_bps=rate_bps,
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# Predicting
+
+
+@dataclass
+class Prediction:
+    loss: np.ndarray  # total datagram loss per row
+    stages: dict[str, np.ndarray]  # loss by bottleneck (STAGES)
+    mu_app: np.ndarray  # readers' capacity, datagrams/s (inf without a host)
+    kernel_cap: np.ndarray  # kernel's datagram capacity
+    K: np.ndarray  # socket capacity in datagrams
+    goodput_bps: np.ndarray
+
+
+def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
+    """Loss per row for parameters theta (names of ``parameters()``), vectorised."""
+    bed, on = prep.bed, prep.host_on
+    c_i = np.where(bed, theta["irq_cost"], prep.c_i0 * theta["sim_irq_scale"])
+    c_d = np.where(bed, theta["packet_cost"], prep.c_d0 * theta["sim_packet_scale"])
+    c_a = np.where(bed, theta["read_cost"], prep.c_a0 * theta["sim_read_scale"]) + prep.work
+    ts = np.where(bed, theta["truesize"] * prep.n_f, prep.ts_rule)
+    # CBR into the simulator is exactly periodic: no queueing below the knee
+    scv = np.where(prep.poisson, 1.0, np.where(bed, theta["arrival_scv"], 0.0))
+
+    L_frame = 1.0 - (1.0 - prep.p_frame) ** prep.n_f
+    lam_h = prep.lam * prep.net_keep * (1.0 - L_frame)
+    Lam = np.maximum(lam_h * prep.host_mult, 1e-12)  # datagrams/s into the host
+    phi = Lam * prep.n_f  # frames/s
+    offered = Lam * prep.T  # datagrams over the run
+
+    R = prep.itr
+    n_int = np.where(R > 0, np.minimum(phi, np.where(R > 0, R, 1.0)), phi)
+    U_k = n_int * c_i + phi * c_d
+    polling = U_k >= 1.0
+    u_irq = np.where(R > 0, np.minimum(phi, R) * c_i, 0.0)  # NAPI masks them otherwise
+    avail = np.clip(1.0 - u_irq, 1e-9, 1.0)
+    u_k = phi * c_d
+    u_a = Lam * c_a
+    one_core = prep.cores <= 1
+    # one core, softirq in ksoftirqd: max-min fair split with the reader
+    k_share = np.where(u_k <= avail / 2, u_k, np.where(u_a <= avail / 2, avail - u_a, avail / 2))
+    k_share = np.where(one_core, k_share, avail)
+    kernel_cap_frames = np.where(polling, k_share / np.maximum(c_d, 1e-15), np.inf)
+    rho_k = phi / kernel_cap_frames
+    ring = np.where(np.isfinite(prep.ring_cap), prep.ring_cap, 0.0)
+    L_kernel, _ = mdk.run_loss(rho_k, ring, offered * prep.n_f)
+    L_kernel = np.where(polling, np.maximum(L_kernel, 0.0), 0.0)
+
+    # ring overflow: frames of one ITR interval beyond what ring and FIFO hold
+    batch_frames = np.where(R > 0, phi / np.where(R > 0, R, 1.0), 1.0)
+    L_ring = np.where(
+        (R > 0) & (batch_frames > prep.ring_cap),
+        (batch_frames - prep.ring_cap) / np.maximum(batch_frames, 1e-12),
+        0.0,
+    )
+
+    reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
+    mu_own = np.minimum(reader_cores, prep.share) / c_a
+    a_share = np.where(polling, avail - k_share, 1.0 - U_k)
+    mu_shared = np.maximum(a_share, 0.0) / c_a
+    mu_a = np.where(one_core, mu_shared, mu_own)
+    mu_a = np.where(on, np.maximum(mu_a, 1e-12), np.inf)
+
+    Lam_s = Lam * (1.0 - L_kernel) * (1.0 - L_ring)
+    # a fitted truesize needs a K that moves with it: floor(x) + 1 is x + 1/2 on average
+    K = np.where(bed, prep.sk_rcvbuf / ts + 0.5, socket_capacity(prep.sk_rcvbuf, ts))
+    b = np.maximum(np.where(R > 0, Lam_s / np.where(R > 0, R, 1.0), 1.0), prep.burst)
+    b = np.maximum(b, 1.0)
+    L_batch = np.where(b > K, (b - K) / b, 0.0)
+    with np.errstate(divide="ignore"):
+        Kq = np.where(scv > 0, np.maximum(K - b, 1.0) / np.maximum(scv, 1e-12), np.inf)
+    # stalls: the reader reads nothing for stall_length every stall_period (no CPU used)
+    stalls = (prep.stall_period > 0) & (prep.stall_length > 0)
+    period = np.where(stalls, prep.stall_period, 1.0)
+    duty = np.where(stalls, np.minimum(prep.stall_length / period, 1.0), 0.0)
+    mu_eff = mu_a * (1.0 - duty)
+    rho = np.where(on, Lam_s / np.maximum(mu_eff, 1e-12), 0.0)
+    # datagrams arrive b at a time: the queue overflows once it holds more than K - b
+    q_total, q_fluid = mdk.run_loss(rho, np.maximum(K - b + 1, 1.0), Lam_s * prep.T, Kq)
+    q_total = np.where(on, q_total, 0.0)
+    q_fluid = np.where(on, q_fluid, 0.0)
+    # below the knee a stall loses what the socket cannot hold: lambda T_off on top of the
+    # mean backlog of an interrupt batch, (b - 1)/2, beyond K (science.md §1.2)
+    over = np.maximum(Lam_s * prep.stall_length + (b - 1) / 2 - K, 0.0)
+    L_stall = np.where(
+        stalls & (rho < 1), np.minimum(duty, over / np.maximum(Lam_s * period, 1e-12)), 0.0
+    )
+    L_queue_extra = np.where(q_fluid < 1, (q_total - q_fluid) / np.maximum(1 - q_fluid, 1e-300), 0)
+
+    # which CPU work dominates: interrupts (seed 000's first cause) or the rest
+    irq_dominant = n_int * c_i >= np.maximum(phi * c_d, Lam * c_a)
+    cpu_keep = (1.0 - L_kernel) * (1.0 - q_fluid)
+    host = {
+        "interrupts": np.where(on, 1 - np.where(irq_dominant, cpu_keep, 1.0) * (1 - L_ring), 0),
+        "cpu": np.where(on & ~irq_dominant, 1 - cpu_keep, 0.0),
+        "socket_buffer": np.where(on, 1 - (1 - L_queue_extra) * (1 - L_batch) * (1 - L_stall), 0.0),
+    }
+    stages = {
+        "wire": 1 - (1 - prep.loss_wire) * (1 - L_frame),
+        "switch": prep.loss_switch,
+        **host,
+    }
+    keep = np.ones(prep.n)
+    for s in STAGES:
+        keep = keep * (1 - np.clip(stages[s], 0.0, 1.0))
+    loss = np.clip(1 - keep, 0.0, 1.0)
+    # goodput during the run: what arrives (a full link passes its capacity, the rest of its
+    # buffer drains after the run) and what the readers take (their share of mu)
+    host_keep = np.ones(prep.n)
+    for s in ("interrupts", "cpu", "socket_buffer"):
+        host_keep = host_keep * (1 - np.clip(stages[s], 0.0, 1.0))
+    goodput_dgrams = np.minimum(prep.lam * (1 - loss), prep.lam * prep.net_thru * host_keep)
+    goodput_dgrams = np.where(
+        on, np.minimum(goodput_dgrams, mu_eff / np.maximum(prep.host_mult, 1e-12)), goodput_dgrams
+    )
+    # frames/s the kernel takes before U_k reaches 1 (or, polling, its share of the core)
+    busy_limit = np.where(R > 0, (1 - R * c_i) / np.maximum(c_d, 1e-15), 1 / (c_i + c_d))
+    kernel_cap = np.where(on, np.where(polling, kernel_cap_frames, busy_limit), np.inf)
+    return Prediction(
+        loss=loss,
+        stages=stages,
+        mu_app=mu_a,
+        kernel_cap=kernel_cap / prep.n_f,
+        K=np.where(on, K, np.inf),
+        goodput_bps=8 * prep.payload * goodput_dgrams,
+    )
+
+
+def livelock_goodput(lam, c_i, c_d, c_a, itr=0.0, n_f=1):
+    """science.md §1.2 on one core: gamma = min(lambda, (1 - U_k)/c_a), U_k < 1."""
+    lam = np.asarray(lam, dtype=float)
+    phi = lam * n_f
+    n_int = phi if not itr else np.minimum(phi, itr)
+    U = n_int * c_i + phi * c_d
+    return np.minimum(lam, np.maximum(1 - U, 0) / c_a)
+
+
+def knee(c_i: float, c_d: float, c_a: float, itr: float = 0.0, n_f: int = 1) -> float:
+    """Maximum loss-free receive rate on one core: 1/(c_i + c_d + c_a) at itr 0, else
+    (1 - itr c_i)/(n_f c_d + c_a) once frames exceed itr."""
+    if not itr:
+        return 1.0 / (n_f * (c_i + c_d) + c_a)
+    return (1 - itr * c_i) / (n_f * c_d + c_a)
+
+
+_CONFIGS = itertools.count()
+
+
+def rows_for(params: dict[str, Any], source: str = "sim", frame: bool = True):
+    """Resolved parameters (options, host values) -> one table-like row per flow.
+
+    What the planner and the tests feed to ``prepare``: the same columns as
+    ``lanloss table`` writes, with nothing measured (sent = lost = 0). frame=False: the
+    rows as a list of mappings (cheaper, for prepare).
+    """
+    lan = network.build_lan(params)
+    rate = params.get("rate")
+    config = next(_CONFIGS)
+    rows = []
+    for i, (s, r, _) in enumerate(lan.flows):
+        row = {k: v for k, v in params.items()}
+        row.update(
+            source=source,
+            sender=s,
+            receiver=r,
+            flow=i,
+            run_file="what-if",
+            rate_max=rate == "max",
+            rate=math.nan if rate in ("max", None) else float(rate),
+            sent=0,
+            lost=0,
+        )
+        if not frame:
+            row["_config"] = config
+        rows.append(row)
+    return pd.DataFrame(rows) if frame else rows

@@ -1,0 +1,391 @@
+"""The network part of the loss model: links, flows, and what each flow loses before a host.
+
+Fluid model of one run configuration (science.md §3.3, §3.6, §4). The LAN is the one the
+simulator builds (models/helper/lan-spec.cc: star, two-tier, two-site, or a topology file):
+a tree of full-duplex links. A unicast flow follows the tree path; a multicast stream is
+flooded along every link away from its sender (no IGMP snooping), so a port carries every
+group's traffic and a sender's link carries each stream once.
+
+Every directed link has a capacity in wire bits (closed form, lanloss.analysis.wire: the
+datagram's frames with preamble, padding, FCS and IFG) and an egress buffer: ``tx_queue``
+when it leaves a host, ``switch_buffer`` when it leaves a switch. Per link, in series along
+each path (a stream thinned by one link offers less to the next; solved to a fixed point):
+
+* capacity (``wire``): a link offered more than it carries drops the excess, after its
+  buffer has filled: over a run of T seconds lost = max(0, (load - C) T - B);
+* queueing (``switch``): Poisson traffic (pattern poisson) queues below capacity: M/D/1/K
+  with K the buffer in datagrams; CBR does not;
+* bursts (``switch``): n back-to-back frames arriving at R_in for an egress of R_out < R_in
+  build a queue of burst (1 - R_out/R_in); what does not fit in the buffer is lost, and a
+  datagram that loses one fragment is lost (science.md §3.3 speed-mismatch term).
+
+With ``pause on`` (802.3x) a switch egress that cannot keep up pauses the links feeding it,
+so nothing is dropped in the switch: every sender whose traffic crosses it is slowed by the
+same factor (head-of-line blocking: a slow multicast member slows the whole group), and the
+excess is dropped in the sender's own transmit queue (``blocking off``) or not sent at all
+(``blocking on``, ``rate max``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from lanloss.analysis import mdk
+from lanloss.analysis.wire import MIN_MAC_PAYLOAD, fragment_sizes, wire
+
+ETH_HEADER_FCS = 18  # MAC header + FCS: a buffer holds the frame from header to FCS
+
+
+def buffered_bytes(payload: int, mtu: int) -> int:
+    """Bytes one datagram occupies in a switch or NIC queue (its frames, padded, no IFG)."""
+    return sum(max(MIN_MAC_PAYLOAD, ip) + ETH_HEADER_FCS for ip in fragment_sizes(payload, mtu))
+
+
+class ModelError(ValueError):
+    """A configuration the model cannot describe (the message names it)."""
+
+
+@dataclass
+class Lan:
+    roles: dict[str, str]  # node -> switch | sender | receiver | host
+    links: dict[tuple[str, str], float]  # directed (a, b) -> bit/s
+    flows: list[tuple[str, str, float | None]]  # (sender, receiver, rate bit/s or None)
+
+
+@dataclass
+class FlowResult:
+    sender: str
+    receiver: str
+    lam: float  # datagrams/s the sender sends (offered, less what blocking holds back)
+    delivered: float  # of those, datagrams/s reaching the receiving host (eventually)
+    loss_wire: float  # capacity losses (sender queue, links)
+    loss_switch: float  # queueing and burst losses below capacity
+    capacity: float  # this flow's datagram rate at which its path fills (others scaled alike)
+    bottleneck: str  # the link that fills first, "a->b"
+    throughput: float = 0.0  # datagrams/s arriving during the run (links pass <= capacity)
+    host_load: float = 1.0  # datagrams/s reaching this receiver from all flows / this flow's
+    drop_point: str = "switch_egress"  # where the capacity loss is counted
+
+
+def _name(prefix: str, i: int) -> str:
+    return f"{prefix}{i + 1}"
+
+
+def build_lan(params: dict[str, Any]) -> Lan:
+    """The simulator's LAN for these parameters (mirrors LanSpec::Star/TwoTier/TwoSite)."""
+    topo = str(params.get("topology") or "star")
+    S, R = int(params.get("senders") or 1), int(params.get("receivers") or 1)
+    edge = float(params["edge_rate"])
+    srate = float(params.get("sender_rate") or edge)
+    if not math.isfinite(srate):
+        srate = edge
+    back = float(params.get("backbone_rate") or 1e9)
+    roles: dict[str, str] = {}
+    undirected: list[tuple[str, str, float]] = []
+    if topo == "star":
+        roles["sw1"] = "switch"
+        for i in range(S):
+            roles[_name("s", i)] = "sender"
+            undirected.append((_name("s", i), "sw1", srate))
+        for j in range(R):
+            roles[_name("r", j)] = "receiver"
+            undirected.append((_name("r", j), "sw1", edge))
+    elif topo == "two-tier":
+        E = int(params.get("edge_switches") or 2)
+        roles["core"] = "switch"
+        for e in range(E):
+            roles[_name("edge", e)] = "switch"
+            undirected.append((_name("edge", e), "core", back))
+        for i in range(S):
+            roles[_name("s", i)] = "sender"
+            undirected.append((_name("s", i), "edge1", srate))
+        for j in range(R):
+            e = 0 if E == 1 else 1 + j % (E - 1)
+            roles[_name("r", j)] = "receiver"
+            undirected.append((_name("r", j), _name("edge", e), edge))
+    elif topo == "two-site":
+        roles["siteA"] = roles["siteB"] = "switch"
+        undirected.append(("siteA", "siteB", back))
+        for i in range(S):
+            roles[_name("s", i)] = "sender"
+            undirected.append((_name("s", i), "siteA", srate))
+        for j in range(R):
+            roles[_name("r", j)] = "receiver"
+            undirected.append((_name("r", j), "siteB", edge))
+    else:
+        from lanloss import topology
+
+        try:
+            t = topology.load(topo, float(params.get("link_delay") or 1e-6))
+        except Exception as exc:  # a table read elsewhere may name a file not here
+            raise ModelError(f"topology {topo!r}: {exc}") from None
+        roles.update({s: "switch" for s in t["switches"]})
+        roles.update(t["hosts"])
+        undirected = [(a, b, float(r)) for a, b, r, _ in t["links"]]
+        if t["flows"]:
+            flows = [(a, b, None if r is None else float(r)) for a, b, r in t["flows"]]
+            return Lan(roles, _directed(undirected), flows)
+    senders = [n for n, r in roles.items() if r == "sender"]
+    receivers = [n for n, r in roles.items() if r == "receiver"]
+    n = max(len(senders), len(receivers))
+    flows = [(senders[k % len(senders)], receivers[k % len(receivers)], None) for k in range(n)]
+    return Lan(roles, _directed(undirected), flows)
+
+
+def _directed(undirected: list[tuple[str, str, float]]) -> dict[tuple[str, str], float]:
+    out: dict[tuple[str, str], float] = {}
+    for a, b, r in undirected:
+        out[(a, b)] = r
+        out[(b, a)] = r
+    return out
+
+
+def _tree_from(src: str, links: dict[tuple[str, str], float]) -> dict[str, str | None]:
+    """BFS parents from src over the (tree) LAN."""
+    adj: dict[str, list[str]] = {}
+    for a, b in links:
+        adj.setdefault(a, []).append(b)
+    parent: dict[str, str | None] = {src: None}
+    q = deque([src])
+    while q:
+        u = q.popleft()
+        for v in adj.get(u, []):
+            if v not in parent:
+                parent[v] = u
+                q.append(v)
+    return parent
+
+
+def _path(parent: dict[str, str | None], dst: str) -> list[tuple[str, str]]:
+    if dst not in parent:
+        raise ModelError(f"no path to {dst!r}")
+    edges = []
+    v = dst
+    while parent[v] is not None:
+        u = parent[v]
+        edges.append((u, v))
+        v = u
+    return edges[::-1]
+
+
+@dataclass
+class _Stream:
+    sender: str
+    lam: float  # datagrams/s offered
+    edges: list[tuple[str, str]]  # in order from the sender (tree order for multicast)
+    upstream: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+    members: list[str] = field(default_factory=list)  # receivers
+
+
+def _link_loss(rate: float, cap: float, buf: float, offered: float, queues: bool) -> tuple:
+    """(capacity loss, queueing loss) of one link offered `offered` datagrams (mdk.run_loss)."""
+    rho = rate / cap
+    if not queues:  # deterministic arrivals: mdk.run_loss's fluid part, in plain floats
+        if rho <= 1:
+            return 0.0, 0.0
+        over = 1 - 1 / rho
+        fill = buf / (offered * over) if math.isfinite(offered) else 0.0
+        return over * max(0.0, 1 - fill), 0.0
+    total, fluid = mdk.run_loss(rho, buf, offered, buf)
+    fluid, total = float(fluid), float(total)
+    return fluid, (total - fluid) / (1 - fluid) if fluid < 1 else 0.0
+
+
+def solve(
+    params: dict[str, Any],
+    lam_of: dict[tuple[str, str], float] | None = None,
+    duration: float | None = None,
+) -> dict[tuple[str, str], FlowResult]:
+    """Per (sender, receiver): offered and delivered datagram rates and what was lost where.
+
+    lam_of overrides the offered datagram rate of flows (rate max: what the run sent).
+    duration: the run's T (None = params duration; math.inf = long-run).
+    """
+    lan = build_lan(params)
+    P = int(params["payload"])
+    mtu = int(params.get("mtu") or 1500)
+    w = wire(P, mtu)
+    W = float(w.wire_bytes)
+    held = buffered_bytes(P, mtu)
+    T = float(params.get("duration") or 1.0) if duration is None else float(duration)
+    multicast = str(params.get("cast") or "unicast") == "multicast"
+    pause = str(params.get("pause") or "off") == "on"
+    blocking = str(params.get("blocking") or "off") == "on"
+    rate_param = params.get("rate")
+    rate_max = rate_param in ("max", None) or (
+        isinstance(rate_param, float) and math.isnan(rate_param)
+    )
+    pattern = str(params.get("pattern") or "cbr")
+    poisson = pattern == "poisson"
+    burst_n = int(pattern.split(":")[1]) if pattern.startswith("burst:") else 1
+    sw_buf = float(params.get("switch_buffer") or 131072)
+    tx_buf = float(params.get("tx_queue") or 1048576)
+    lam_of = lam_of or {}
+
+    def egress_buffer(a: str) -> float:
+        """A directed link's buffer in datagrams (+1: the one being transmitted)."""
+        bytes_ = sw_buf if lan.roles.get(a) == "switch" else tx_buf
+        return bytes_ / held + 1
+
+    # streams
+    streams: list[_Stream] = []
+    flow_stream: dict[tuple[str, str], int] = {}
+    trees: dict[str, dict[str, str | None]] = {}
+
+    def offered(src: str, dst: str, rate: float | None) -> float:
+        if (src, dst) in lam_of:
+            return float(lam_of[(src, dst)])
+        r = rate if rate is not None else (None if rate_max else float(rate_param))
+        if r is None:  # rate max without a measurement: what the sender's link carries
+            return lan.links[(src, next(b for a, b in lan.links if a == src))] / (8 * W)
+        return r / (8 * P)
+
+    if multicast:
+        for src in dict.fromkeys(s for s, _, _ in lan.flows):
+            parent = trees.setdefault(src, _tree_from(src, lan.links))
+            members = [d for s, d, _ in lan.flows if s == src]
+            edges = [(u, v) for v, u in parent.items() if u is not None]
+            order = {n: i for i, n in enumerate(parent)}
+            edges.sort(key=lambda e: order[e[1]])
+            st = _Stream(src, offered(src, members[0], None), edges, members=members)
+            for e in edges:
+                st.upstream[e] = _path(parent, e[0])
+            for d in members:
+                flow_stream[(src, d)] = len(streams)
+            streams.append(st)
+    else:
+        for src, dst, rate in lan.flows:
+            parent = trees.setdefault(src, _tree_from(src, lan.links))
+            edges = _path(parent, dst)
+            st = _Stream(src, offered(src, dst, rate), edges, members=[dst])
+            for k, e in enumerate(edges):
+                st.upstream[e] = edges[:k]
+            flow_stream[(src, dst)] = len(streams)
+            streams.append(st)
+
+    cap = {e: r / (8 * W) for e, r in lan.links.items()}  # datagrams/s
+    buf = {e: egress_buffer(e[0]) for e in lan.links}
+    is_host = {e: lan.roles.get(e[0]) != "switch" for e in lan.links}
+    senders = sorted({s.sender for s in streams})
+    finite = math.isfinite(T)
+    # where traffic queues: a stream's first link, and links slower than the one feeding them
+    feeds_faster = dict.fromkeys(lan.links, False)
+    for st in streams:
+        for e in st.edges:
+            up = st.upstream[e]
+            if up and lan.links[up[-1]] > lan.links[e]:
+                feeds_faster[e] = True
+    offered_load = dict.fromkeys(lan.links, 0.0)  # nothing lost anywhere: where paths fill
+    for st in streams:
+        for e in st.edges:
+            offered_load[e] += st.lam
+
+    # Fixed point over the links: rates propagate through throughput fractions (a link passes
+    # at most its capacity during the run; its buffer drains later), counts through loss
+    # fractions; senders are slowed by pause (whole ingress link) or their own full queue.
+    throttle = dict.fromkeys(senders, 1.0)
+    thru = dict.fromkeys(lan.links, 1.0)
+    loss = dict.fromkeys(lan.links, 0.0)
+    qloss = dict.fromkeys(lan.links, 0.0)
+    slowed_own = dict.fromkeys(senders, False)
+    for _ in range(500):
+        rate = dict.fromkeys(lan.links, 0.0)
+        count = dict.fromkeys(lan.links, 0.0)
+        for st in streams:
+            r0 = st.lam * throttle[st.sender]
+            n0 = st.lam * (throttle[st.sender] if (blocking or rate_max) else 1.0)
+            for e in st.edges:
+                r, n = r0, n0
+                for u in st.upstream[e]:
+                    r *= thru[u]
+                    n *= 1 - loss[u]
+                rate[e] += r
+                count[e] += n
+        changed = 0.0
+        for e in lan.links:
+            lossless = (is_host[e] and (blocking or rate_max)) or (not is_host[e] and pause)
+            new_loss = new_q = 0.0
+            new_thru = 1.0
+            if lossless:
+                if rate[e] > cap[e] * (1 + 1e-12):
+                    f = cap[e] / rate[e]  # slow every sender whose traffic crosses this link
+                    for st in streams:
+                        if e in st.upstream:
+                            throttle[st.sender] *= f
+                            slowed_own[st.sender] |= is_host[e]
+                    changed = max(changed, 1 - f)
+            elif rate[e] > 0:
+                offered_n = count[e] * T if finite else math.inf
+                queues = poisson and (is_host[e] or feeds_faster[e])
+                fl, q = _link_loss(rate[e], cap[e], buf[e], offered_n, queues)
+                new_loss, new_q = 1 - (1 - fl) * (1 - q), q
+                new_thru = min(1.0, cap[e] / rate[e]) * (1 - q)
+            changed = max(
+                changed, abs(new_loss - loss[e]), abs(new_thru - thru[e]), abs(new_q - qloss[e])
+            )
+            loss[e], thru[e], qloss[e] = new_loss, new_thru, new_q
+        if changed < 1e-12:
+            break
+
+    out: dict[tuple[str, str], FlowResult] = {}
+    for (src, dst), k in flow_stream.items():
+        st = streams[k]
+        path = _path(trees[src], dst)
+        keep_fluid, keep_queue, keep_burst = 1.0, 1.0, 1.0
+        passing = throttle[src]
+        for e in path:
+            passing *= thru[e]
+        worst = (0.0, "switch_egress")
+        prev_rate = lan.links[path[0]]
+        for e in path:
+            fl = 1 - (1 - loss[e]) / (1 - qloss[e]) if qloss[e] < 1 else 0.0
+            keep_fluid *= 1 - fl
+            keep_queue *= 1 - qloss[e]
+            if loss[e] > worst[0]:
+                worst = (loss[e], "sender_queue" if is_host[e] else "switch_egress")
+            r_out = lan.links[e]
+            if not is_host[e] and r_out < prev_rate:
+                grow = burst_n * held * (1 - r_out / prev_rate)  # bytes queued by one burst
+                excess = grow - (buf[e] - 1) * held
+                if excess > 0:
+                    lost = min(burst_n, math.ceil(excess / held))
+                    keep_burst *= 1 - lost / burst_n
+            prev_rate = r_out
+        # a sender slowed by PAUSE drops the excess in its own queue (blocking off)
+        thr = throttle[src]
+        sender_loss = 0.0
+        if thr < 1 and not (blocking or rate_max):
+            room = buf[path[0]]
+            if pause and not slowed_own[src]:  # the paused switch holds its share first
+                room += sum(buf[e] for e in path[1:])
+            if finite:
+                sender_loss = max(0.0, (1 - thr) * st.lam * T - room) / (st.lam * T)
+            else:
+                sender_loss = 1 - thr
+            if sender_loss > worst[0]:
+                worst = (sender_loss, "sender_queue")
+        sent = st.lam * (thr if (blocking or rate_max) else 1.0)
+        delivered = sent * (1 - sender_loss) * keep_fluid * keep_queue * keep_burst
+        util = {e: offered_load[e] / cap[e] for e in path}
+        b_edge = max(path, key=lambda e: util[e])
+        out[(src, dst)] = FlowResult(
+            sender=src,
+            receiver=dst,
+            lam=sent,
+            delivered=delivered,
+            loss_wire=1 - (1 - sender_loss) * keep_fluid,
+            loss_switch=1 - keep_queue * keep_burst,
+            capacity=st.lam / util[b_edge] if util[b_edge] > 0 else math.inf,
+            throughput=st.lam * passing * keep_burst,
+            bottleneck=f"{b_edge[0]}->{b_edge[1]}",
+            drop_point=worst[1],
+        )
+    per_receiver: dict[str, float] = {}
+    for r in out.values():
+        per_receiver[r.receiver] = per_receiver.get(r.receiver, 0.0) + r.delivered
+    for r in out.values():
+        r.host_load = per_receiver[r.receiver] / r.delivered if r.delivered > 0 else 1.0
+    return out

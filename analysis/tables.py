@@ -1,0 +1,252 @@
+"""Run records -> one table (Parquet): one row per run and flow (receiver).
+
+``lanloss table --study NAME --out results/tables/NAME.parquet RUN.json|DIR ...``; a folder
+stands for every ``*.json`` under it (recursively). Records are read with the project's
+record reader, so unknown schemas are refused; the table is written atomically.
+
+Columns (``lanloss table --columns`` prints this list):
+
+identity
+    ``study``, ``source`` (sim | bed), ``point`` (the record's file stem), ``run_file``,
+    ``flow`` (index of the flow in the record), ``n_flows`` (flows in the record).
+options
+    every vocabulary option (``lanloss.options.OPTIONS``) under its own name, canonical
+    units: rates, sizes, times, counts and probabilities as float (bit/s, bytes, seconds;
+    NaN when unset); choices (host, cast, pause, ...), pattern and topology as strings.
+    ``rate`` is NaN when it was ``max``, and ``rate_max`` says so. Options a record has
+    that this lanloss does not know are flattened too (numbers as float, else string).
+flow
+    ``sender``, ``receiver``, ``sent``, ``received``, ``lost``, ``loss`` (= lost/sent, NaN
+    when nothing was sent), ``duplicated``, ``reordered``, ``goodput_bps``,
+    ``latency_p50_us``, ``latency_p99_us``, ``latency_max_us``, ``loss_runs_count``,
+    ``loss_runs_mean``, ``loss_runs_max``, and ``drop_<point>`` for every drop point of
+    ``lanloss.record.DROP_POINTS`` (this flow's drops).
+run
+    ``offered_bps``, ``offered_pps``, ``achieved_send_bps`` (NaN unless the record has it),
+    ``pause_frames_sent``, ``pause_frames_received`` (NaN when the record has no count),
+    ``wall_s``.
+receiving host
+    ``cpu_irq``, ``cpu_softirq``, ``cpu_app``, ``cpu_idle``: shares of the flow's receiving
+    host from the record's ``cpu`` section (``cpu[host] = {irq, softirq, app, idle}``), NaN
+    when absent; ``recv_cpu_enforced``: whether a testbed ``recv_cpu`` quota was a real
+    quota (cgroup) rather than SCHED_IDLE (NaN when not given).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from lanloss import options as vocab
+from lanloss.record import DROP_POINTS, RecordError, RunRecord, load
+
+STRING_KINDS = ("choice", "pattern", "topology", "host")  # every other kind is a number
+
+IDENTITY = ("study", "source", "point", "run_file", "flow", "n_flows")
+FLOW = (
+    "sender",
+    "receiver",
+    "sent",
+    "received",
+    "lost",
+    "loss",
+    "duplicated",
+    "reordered",
+    "goodput_bps",
+    "latency_p50_us",
+    "latency_p99_us",
+    "latency_max_us",
+    "loss_runs_count",
+    "loss_runs_mean",
+    "loss_runs_max",
+) + tuple(f"drop_{p}" for p in DROP_POINTS)
+RUN = (
+    "offered_bps",
+    "offered_pps",
+    "achieved_send_bps",
+    "pause_frames_sent",
+    "pause_frames_received",
+    "wall_s",
+)
+HOST = ("cpu_irq", "cpu_softirq", "cpu_app", "cpu_idle", "recv_cpu_enforced")
+
+
+def columns() -> list[str]:
+    """The documented columns, in table order (unknown future options come after them)."""
+    opts = [o.name for o in vocab.OPTIONS]
+    i = opts.index("rate") + 1
+    return [*IDENTITY, *opts[:i], "rate_max", *opts[i:], *FLOW, *RUN, *HOST]
+
+
+def record_files(inputs: Iterable[str]) -> list[str]:
+    """Files and folders -> the record files (folders: every *.json below, sorted)."""
+    files: list[str] = []
+    for item in inputs:
+        if os.path.isdir(item):
+            files += sorted(str(p) for p in Path(item).rglob("*.json") if p.is_file())
+        elif os.path.isfile(item):
+            files.append(item)
+        else:
+            raise vocab.OptionError(f"run record {item!r} does not exist")
+    if not files:
+        raise vocab.OptionError("no run records given (files or folders of *.json)")
+    return files
+
+
+def _num(value: Any) -> float:
+    if value is None or isinstance(value, bool):
+        return math.nan if value is None else float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _option_value(name: str, value: Any) -> Any:
+    opt = vocab.BY_NAME.get(name)
+    if opt is None:  # a newer lanloss's option: keep it, typed by its value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return None if value is None else str(value)
+    if opt.kind not in STRING_KINDS:
+        return math.nan if value == "max" else _num(value)
+    return None if value is None else str(value)
+
+
+def _cpu_section(record: RunRecord) -> dict[str, Any]:
+    cpu = getattr(record, "cpu", None) or record.extra.get("cpu") or {}
+    return cpu if isinstance(cpu, dict) else {}
+
+
+def _pause_count(pause: dict[str, Any], key: str) -> float:
+    if key in pause:
+        return _num(pause[key])
+    return math.nan
+
+
+def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[dict[str, Any]]:
+    """One record (or its JSON) -> its rows; RecordError if it is not a lanloss.run/1 record."""
+    if not isinstance(record, RunRecord):
+        record = RunRecord.from_dict(record)
+    params = record.params
+    base: dict[str, Any] = {
+        "study": study,
+        "source": record.source,
+        "point": Path(path).stem,
+        "run_file": str(path),
+        "n_flows": len(record.flows),
+    }
+    for opt in vocab.OPTIONS:
+        base[opt.name] = _option_value(opt.name, params.get(opt.name, opt.default))
+    base["rate_max"] = params.get("rate", vocab.BY_NAME["rate"].default) == "max"
+    for name, value in params.items():
+        if name not in vocab.BY_NAME:
+            base[name] = _option_value(name, value)
+    totals = record.totals
+    base.update(
+        offered_bps=_num(totals.get("offered_bps")),
+        offered_pps=_num(totals.get("offered_pps")),
+        achieved_send_bps=_num(totals.get("achieved_send_bps")),
+        pause_frames_sent=_pause_count(record.pause, "frames_sent"),
+        pause_frames_received=_pause_count(record.pause, "frames_received"),
+        wall_s=_num(record.timing.get("wall_s")),
+    )
+    cpu = _cpu_section(record)
+    hosts_env = record.env.get("hosts") if isinstance(record.env.get("hosts"), dict) else {}
+    rows = []
+    for i, f in enumerate(record.flows):
+        row = dict(base)
+        lat = f.latency_us or {}
+        runs = f.loss_runs or {}
+        row.update(
+            flow=i,
+            sender=f.sender,
+            receiver=f.receiver,
+            sent=int(f.sent),
+            received=int(f.received),
+            lost=int(f.lost),
+            loss=(f.lost / f.sent) if f.sent else math.nan,
+            duplicated=int(f.duplicated),
+            reordered=int(f.reordered),
+            goodput_bps=_num(f.goodput_bps),
+            latency_p50_us=_num(lat.get("p50")),
+            latency_p99_us=_num(lat.get("p99")),
+            latency_max_us=_num(lat.get("max")),
+            loss_runs_count=_num(runs.get("count")),
+            loss_runs_mean=_num(runs.get("mean")),
+            loss_runs_max=_num(runs.get("max")),
+        )
+        for p in DROP_POINTS:
+            row[f"drop_{p}"] = int(f.drops.get(p, 0))
+        shares = cpu.get(f.receiver) if isinstance(cpu.get(f.receiver), dict) else {}
+        for k in ("irq", "softirq", "app", "idle"):
+            row[f"cpu_{k}"] = _num(shares.get(k))
+        limit = (hosts_env.get(f.receiver) or {}).get("cpu_limit") or {}
+        enforced = limit.get("quota_enforced")
+        row["recv_cpu_enforced"] = math.nan if enforced is None else float(bool(enforced))
+        rows.append(row)
+    return rows
+
+
+def build(files: Iterable[str], study: str) -> pd.DataFrame:
+    """Read every record (refusing unknown schemas, naming the file) -> the table."""
+    rows: list[dict[str, Any]] = []
+    for path in files:
+        try:
+            rows += rows_of(load(path), path, study)
+        except (OSError, json.JSONDecodeError, RecordError, TypeError, KeyError) as exc:
+            raise vocab.OptionError(f"run record {path}: {exc}") from None
+    cols = columns()
+    df = pd.DataFrame(rows)
+    extra = sorted(c for c in df.columns if c not in cols)
+    df = df.reindex(columns=cols + extra)
+    return _typed(df)
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    """Stable dtypes, so tables of different studies concatenate and Parquet round-trips."""
+    strings = {o.name for o in vocab.OPTIONS if o.kind in STRING_KINDS}
+    strings |= {"study", "source", "point", "run_file", "sender", "receiver"}
+    ints = {"flow", "n_flows", "sent", "received", "lost", "duplicated", "reordered"}
+    ints |= {f"drop_{p}" for p in DROP_POINTS}
+    for c in df.columns:
+        if c in strings:
+            df[c] = df[c].astype("string")
+        elif c in ints:
+            df[c] = df[c].astype("int64")
+        elif c == "rate_max":
+            df[c] = df[c].astype(bool)
+        elif c in vocab.BY_NAME or c in FLOW or c in RUN or c in HOST:
+            df[c] = df[c].astype("float64")
+        elif df[c].map(lambda v: isinstance(v, str)).any():
+            df[c] = df[c].astype("string")
+        else:
+            df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+    return df
+
+
+def write_parquet_atomic(df: pd.DataFrame, out: str) -> None:
+    """Whole or not at all: write a temp file next to `out`, then rename."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(out))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=folder)
+    os.close(fd)
+    try:
+        df.to_parquet(tmp, index=False)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, out)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

@@ -1,0 +1,79 @@
+"""The model against the simulator itself: real `lanloss sim run` records, through the table.
+
+Each point's loss must agree with the model's prediction within the binomial noise of the
+run (3 sd) plus 0.5 % for the mean-value approximations (NAPI batches, drain timing).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from lanloss import options, sim
+from lanloss.analysis import loss_model as lm
+from lanloss.analysis import tables
+
+HOST = dict(host="e1000-2008", payload="64", warmup="0.01s", rcvbuf="106496")
+POINTS = [
+    # receive livelock (ITR 0) and its cure (ITR 2500), host-model.rst's validation
+    dict(HOST, itr="0", rate=str(64_000 * 512), duration="0.15s"),
+    dict(HOST, itr="0", rate=str(72_000 * 512), duration="0.15s"),
+    dict(HOST, itr="2500", rate=str(72_000 * 512), duration="0.15s"),
+    # the ITR-2500 knee at 1 Gbit/s: the CPU, slope -c_d/c_a
+    dict(HOST, itr="2500", edge_rate="1Gbps", rate=str(120_000 * 512), duration="0.1s"),
+    # stalls and the socket buffer
+    dict(
+        HOST,
+        itr="2500",
+        rate=str(64_000 * 512),
+        duration="0.3s",
+        stall_period="50ms",
+        stall_length="5ms",
+    ),  # fmt: skip
+    # the wire: a 1 Gbit/s server into a 100 Mbit/s client, without and with PAUSE
+    dict(sender_rate="1Gbps", rate="150Mbps", duration="0.1s", warmup="0.01s"),
+    dict(sender_rate="1Gbps", rate="150Mbps", duration="0.1s", warmup="0.01s", pause="on"),
+    # fragments lost at the NIC: 1 - (1-p)^n_f
+    dict(
+        host="e1000-2008",
+        itr="2500",
+        payload="4000",
+        rate="20Mbps",
+        duration="0.3s",
+        warmup="0.01s",
+        frame_loss="0.02",
+    ),  # fmt: skip
+    # multicast: one stream, a row per member
+    dict(HOST, itr="2500", rate="30Mbps", duration="0.05s", cast="multicast", receivers="4"),
+]
+
+
+@pytest.fixture(scope="module")
+def compared(built):
+    rows = []
+    for i, given in enumerate(POINTS):
+        record = sim.run_point(options.resolve(given, "sim"))
+        rows += tables.rows_of(record.to_dict(), f"point{i}.json", "vs-sim")
+    df = tables._typed(pd.DataFrame(rows).reindex(columns=tables.columns()))
+    pred = lm.predict(lm.prepare(df), lm.default_theta())
+    df["predicted"] = pred.loss
+    return df
+
+
+def test_model_predicts_the_simulator(compared):
+    for _, r in compared.iterrows():
+        p = min(max(r["predicted"], 1e-4), 1 - 1e-4)
+        tol = 3 * math.sqrt(p * (1 - p) / r["sent"]) + 0.005
+        assert abs(r["loss"] - r["predicted"]) <= tol, (r["point"], r["loss"], r["predicted"])
+    assert (compared["loss"] > 0.1).sum() >= 4  # the comparison is not all zeros
+
+
+def test_multicast_rows_and_host_shares(compared):
+    mc = compared[compared["cast"] == "multicast"]
+    assert len(mc) == 4 and mc["receiver"].nunique() == 4
+    livelock = compared[(compared["itr"] == 0) & (compared["rate"] == 72_000 * 512)].iloc[0]
+    # U_k = 72 kpps x (8 + 4) us: IRQ 57.6 %, softirq 28.8 %, as the record's cpu section
+    assert livelock["cpu_irq"] == pytest.approx(0.576, abs=0.005)
+    assert livelock["cpu_softirq"] == pytest.approx(0.288, abs=0.005)
