@@ -1,0 +1,377 @@
+"""What every figure shares: the look, the table checks, the reference CSVs, the error table
+and saving (PNG + PDF + errors CSV, each file whole or absent).
+
+Colours and markers are fixed per source, so a reader of any figure knows them: the
+simulator blue circles, the testbed orange triangles, the seed's reference values black
+crosses (or black lines), closed forms grey dotted lines, fitted models solid lines in their
+source's colour with a shaded band.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, never a display
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+REFERENCE_DIR = Path(__file__).resolve().parent.parent / "reference"
+SOURCES = ("sim", "bed")
+SOURCE_LABEL = {"sim": "simulator (ns-3)", "bed": "testbed (netns)"}
+COLOR = {
+    "sim": "#1f77b4",
+    "bed": "#e6550d",
+    "reference": "black",
+    "closed_form": "0.45",
+}
+MARKER = {"sim": "o", "bed": "^", "reference": "X"}
+
+# The error table: one row per reference point (lanloss figures NAME -> NAME-errors.csv).
+ERROR_COLUMNS = (
+    "figure",
+    "point",  # which reference point, in words ("udp 1472 B, buffer 16384 B")
+    "quantity",
+    "unit",
+    "relation",  # equal | approx | max / min (value <= / >= reference) | below / above (< / >)
+    "reference_value",
+    "sim_value",
+    "bed_value",
+    "model_value",  # a closed form or fitted model's value for the same point, if any
+    "sim_rel_error_pct",  # 100 (value - reference) / reference
+    "bed_rel_error_pct",
+    "model_rel_error_pct",
+    "sim_meets",  # for a bound (max, min, below, above): does the value respect it
+    "bed_meets",
+    "model_meets",
+    "reference",  # where the reference value comes from
+)
+RELATIONS = ("equal", "approx", "max", "min", "below", "above")
+_BOUNDS = {
+    "max": lambda v, r: v <= r,
+    "min": lambda v, r: v >= r,
+    "below": lambda v, r: v < r,
+    "above": lambda v, r: v > r,
+}
+
+
+class FigureInputError(ValueError):
+    """A table or fit a figure cannot use: one line naming what is wrong (exit 2)."""
+
+
+# -- the look ------------------------------------------------------------------------------
+
+
+def new_figure(nrows: int = 1, ncols: int = 1, size: tuple[float, float] = (11, 6), **kw):
+    """A figure with the house style; constrained layout leaves room for legend and notes."""
+    sns.set_theme(context="paper", style="whitegrid", font_scale=1.15)
+    fig, axes = plt.subplots(nrows, ncols, figsize=size, layout="constrained", squeeze=False, **kw)
+    return fig, axes
+
+
+def handle(kind: str, label: str | None = None, **kw) -> Any:
+    """A legend entry for a source, the reference, a closed form or a fitted model."""
+    if kind in ("sim", "bed", "reference"):
+        color = kw.pop("color", COLOR[kind])
+        style = {
+            "color": color,
+            "marker": kw.pop("marker", MARKER[kind]),
+            "linestyle": kw.pop("linestyle", "none"),
+            "markersize": 8 if kind == "reference" else 7,
+            "mfc": kw.pop("mfc", "white" if kind == "bed" else color),
+        }
+        default = "seed (reference)" if kind == "reference" else SOURCE_LABEL[kind]
+        return Line2D([], [], label=label or default, **style, **kw)
+    if kind == "closed_form":
+        color = kw.pop("color", COLOR["closed_form"])
+        return Line2D([], [], color=color, linestyle=":", lw=2, label=label, **kw)
+    if kind == "band":
+        return Patch(alpha=0.2, label=label, **kw)
+    return Line2D([], [], label=label, **kw)
+
+
+def plot_source(
+    ax: Any,
+    frame: pd.DataFrame,
+    x: str,
+    source: str,
+    *,
+    y: str = "mean",
+    scale: float = 1.0,
+    connect: bool = True,
+    **kw: Any,
+) -> None:
+    """A source's points (mean over repetitions, bars from min to max), in its colour."""
+    if frame.empty:
+        return
+    f = frame.sort_values(x)
+    yy = f[y].astype(float) * scale
+    err = None
+    if "lo" in f and "hi" in f:
+        lo = (yy - f["lo"].astype(float) * scale).clip(lower=0)
+        hi = (f["hi"].astype(float) * scale - yy).clip(lower=0)
+        err = np.vstack([lo.fillna(0), hi.fillna(0)])
+    color = kw.pop("color", COLOR[source])
+    ax.errorbar(
+        f[x].astype(float),
+        yy,
+        yerr=err,
+        color=color,
+        marker=kw.pop("marker", MARKER[source]),
+        markersize=kw.pop("markersize", 6),
+        linestyle=kw.pop("ls", kw.pop("linestyle", "-" if connect else "none")),
+        lw=kw.pop("lw", 1.2),
+        capsize=2,
+        mfc=kw.pop("mfc", color if source == "sim" else "white"),
+        zorder=kw.pop("zorder", 3),
+        **kw,
+    )
+
+
+def finish(
+    fig: Figure,
+    title: str,
+    handles: Sequence[Any],
+    notes: Sequence[str],
+    legend: str = "below",
+) -> None:
+    """Title, one legend for the whole figure (below or right of the panels), the notes."""
+    fig.suptitle(title, fontsize=13, fontweight="bold")
+    if handles:
+        below = legend == "below"
+        fig.legend(
+            handles=list(handles),
+            loc="outside lower center" if below else "outside right upper",
+            ncols=min(3, len(handles)) if below else 1,
+            frameon=False,
+            fontsize=10,
+        )
+    if notes:
+        fig.supxlabel(
+            "\n".join(f"Note: {n}" for n in notes),
+            fontsize=8.5,
+            style="italic",
+            x=0.01,
+            ha="left",
+            color="0.25",
+        )
+
+
+# -- the table -----------------------------------------------------------------------------
+
+
+def require_columns(table: pd.DataFrame, columns: Iterable[str], figure: str) -> None:
+    """The table must have every column the figure reads (a missing one: one line, exit 2)."""
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise FigureInputError(f"figure {figure}: table is missing column(s) {', '.join(missing)}")
+
+
+def source_notes(table: pd.DataFrame, wanted: Sequence[str]) -> list[str]:
+    """A note for each source the figure compares that has no rows in the table."""
+    have = set(table["source"].astype(str)) if len(table) else set()
+    return [
+        f"no {SOURCE_LABEL[s]} rows in the table: {s} not drawn" for s in wanted if s not in have
+    ]
+
+
+def runs(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: the flows of a run summed (a receiving host's datagrams, goodput).
+
+    loss is pooled (lost / sent), as losses are counts.
+    """
+    if table.empty:
+        return table.assign(n_flows_summed=pd.Series(dtype=float))
+    sums = ["sent", "received", "lost", "goodput_bps"]
+    sums = [c for c in sums if c in table.columns]
+    drops = [c for c in table.columns if c.startswith("drop_")]
+    keep = [c for c in table.columns if c not in sums and c not in drops]
+    agg: dict[str, Any] = {c: "first" for c in keep if c != "run_file"}
+    agg.update({c: "sum" for c in sums + drops})
+    out = table.groupby("run_file", sort=False, dropna=False).agg(agg).reset_index()
+    out["n_flows_summed"] = table.groupby("run_file", sort=False, dropna=False).size().values
+    if "sent" in out and "lost" in out:
+        sent = out["sent"].astype(float)
+        out["loss"] = np.where(sent > 0, out["lost"].astype(float) / sent.where(sent > 0), np.nan)
+    return out
+
+
+def points(run_rows: pd.DataFrame, keys: Sequence[str], value: str) -> pd.DataFrame:
+    """Repetitions of a point pooled: mean, min and max of `value` per source and keys."""
+    keys = ["source", *[k for k in keys if k != "source"]]
+    if run_rows.empty:
+        return pd.DataFrame(columns=[*keys, "mean", "lo", "hi", "n"])
+    g = run_rows.groupby(keys, dropna=False)[value]
+    out = g.agg(["mean", "min", "max", "count"]).reset_index()
+    return out.rename(columns={"min": "lo", "max": "hi", "count": "n"})
+
+
+def pooled_loss(run_rows: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Loss per source and keys, pooled over repetitions: sum lost / sum sent (and the range)."""
+    keys = ["source", *[k for k in keys if k != "source"]]
+    if run_rows.empty:
+        return pd.DataFrame(columns=[*keys, "lost", "sent", "loss", "lo", "hi", "n"])
+    g = run_rows.groupby(keys, dropna=False)
+    out = g.agg(lost=("lost", "sum"), sent=("sent", "sum"), lo=("loss", "min"), hi=("loss", "max"))
+    out["n"] = g.size()
+    out = out.reset_index()
+    out["loss"] = np.where(
+        out["sent"] > 0, out["lost"] / out["sent"].where(out["sent"] > 0), np.nan
+    )
+    return out
+
+
+def offered_mbps(run_rows: pd.DataFrame) -> pd.Series:
+    """Offered payload rate per run in Mbit/s: the option `rate`, else what the sender sent."""
+    rate = run_rows["rate"].astype(float)
+    return (rate.where(rate.notna(), run_rows["offered_bps"].astype(float))) / 1e6
+
+
+def by_source(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    return {s: frame[frame["source"].astype(str) == s] for s in SOURCES}
+
+
+# -- reference data ------------------------------------------------------------------------
+
+
+def load_reference(name: str) -> tuple[pd.DataFrame, str]:
+    """A seed table from analysis/reference/NAME: (rows, citation from its comment header).
+
+    Every reference CSV starts with '#' lines citing the seed exactly; a file without one is
+    refused, so no number enters a figure without its source.
+    """
+    path = REFERENCE_DIR / name
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    citation = [ln.lstrip("# ").rstrip() for ln in lines if ln.startswith("#")]
+    if not citation:
+        raise FigureInputError(f"reference {path}: no citation comment (# lines) at the top")
+    body = [ln for ln in lines if not ln.startswith("#") and ln.strip()]
+    frame = pd.read_csv(StringIO("\n".join(body)))
+    return frame, " ".join(citation)
+
+
+def reference_files() -> list[str]:
+    return sorted(p.name for p in REFERENCE_DIR.glob("*.csv"))
+
+
+# -- the error table -----------------------------------------------------------------------
+
+
+def rel_error_pct(value: float, reference: float) -> float:
+    """100 (value - reference) / reference; NaN when either is missing or the reference is 0."""
+    if value is None or reference is None:
+        return math.nan
+    value, reference = float(value), float(reference)
+    if math.isnan(value) or math.isnan(reference) or reference == 0:
+        return math.nan
+    return 100.0 * (value - reference) / reference
+
+
+def _meets(value: float, reference: float, relation: str) -> Any:
+    if relation not in _BOUNDS or value is None or math.isnan(float(value)):
+        return pd.NA
+    return bool(_BOUNDS[relation](float(value), float(reference)))
+
+
+def error_row(
+    point: str,
+    quantity: str,
+    unit: str,
+    reference_value: float,
+    *,
+    sim: float = math.nan,
+    bed: float = math.nan,
+    model: float = math.nan,
+    relation: str = "approx",
+    reference: str = "",
+) -> dict[str, Any]:
+    """One reference point of the error table (relative errors computed here)."""
+    if relation not in RELATIONS:
+        raise ValueError(f"relation {relation!r} is not one of {RELATIONS}")
+    ref = float(reference_value)
+    vals = {"sim": sim, "bed": bed, "model": model}
+    row: dict[str, Any] = {
+        "point": point,
+        "quantity": quantity,
+        "unit": unit,
+        "relation": relation,
+        "reference_value": ref,
+        "reference": reference,
+    }
+    for k, v in vals.items():
+        v = math.nan if v is None else float(v)
+        row[f"{k}_value"] = v
+        row[f"{k}_rel_error_pct"] = rel_error_pct(v, ref)
+        row[f"{k}_meets"] = _meets(v, ref, relation)
+    return row
+
+
+def error_table(figure: str, rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """The error table in its documented columns (ERROR_COLUMNS), one row per reference point."""
+    frame = pd.DataFrame([{"figure": figure, **r} for r in rows], columns=list(ERROR_COLUMNS))
+    frame["figure"] = figure
+    for c in ("sim_meets", "bed_meets", "model_meets"):
+        frame[c] = frame[c].astype("boolean")
+    return frame
+
+
+# -- saving --------------------------------------------------------------------------------
+
+
+def save(fig: Figure, errors: pd.DataFrame, out_dir: str, name: str) -> list[str]:
+    """DIR/NAME.png, DIR/NAME.pdf, DIR/NAME-errors.csv: all three written to temporary files
+    first, then renamed, so a failure leaves none of them half-written."""
+    os.makedirs(out_dir, exist_ok=True)
+    targets = {
+        ext: os.path.join(out_dir, f"{name}{ext}") for ext in (".png", ".pdf", "-errors.csv")
+    }
+    temps: dict[str, str] = {}
+    try:
+        for ext in targets:
+            fd, temps[ext] = tempfile.mkstemp(prefix=".tmp-", suffix=ext, dir=out_dir)
+            os.close(fd)
+        # No creation date in the PDF: the same table draws the same file.
+        fig.savefig(temps[".png"], format="png", dpi=150)
+        fig.savefig(temps[".pdf"], format="pdf", metadata={"CreationDate": None})
+        with open(temps["-errors.csv"], "w", encoding="utf-8") as fh:
+            fh.write(errors.to_csv(index=False, float_format="%.10g"))
+        umask = os.umask(0)
+        os.umask(umask)
+        for tmp in temps.values():
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are for everyone
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+        for ext, target in targets.items():
+            os.replace(temps.pop(ext), target)
+    finally:
+        for tmp in temps.values():
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+        plt.close(fig)
+    return list(targets.values())
+
+
+def notes_of(errors: pd.DataFrame) -> list[str]:
+    """What a figure could not draw (set by draw() in errors.attrs['notes'])."""
+    return list(errors.attrs.get("notes", []))
+
+
+def with_notes(errors: pd.DataFrame, notes: Sequence[str]) -> pd.DataFrame:
+    errors.attrs["notes"] = list(notes)
+    return errors

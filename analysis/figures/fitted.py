@@ -1,0 +1,97 @@
+"""A fit (``lanloss fit``, schema lanloss.fit/1) as curves for a figure: the fitted loss at
+table-like rows, with a band.
+
+The estimate is the model at the fitted parameters, the testbed's rows shifted by the fitted
+discrepancy (``lanloss.analysis.fit.probabilities``). The fit keeps each parameter's estimate
+and percentile bootstrap interval, not the replicates, so the band draws the parameters
+independently, each from a split normal (on the log scale; the discrepancy's d0 and d1 on
+their own) whose 2.5 and 97.5 percentiles are the interval's ends, and takes the pointwise
+percentiles of the loss: it ignores the parameters' correlations and is approximate.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lanloss.analysis.figures.common import FigureInputError
+
+SCHEMA = "lanloss.fit/1"
+Z95 = 1.959964  # a 95 % interval is +-1.96 sd on its (log) scale
+DRAWS = 200
+
+
+def check(doc: dict[str, Any]) -> None:
+    """A fit document this figure can read (``fit.validate``), else one line naming the first
+    problem."""
+    from lanloss.analysis import fit as fitmod
+
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        schema = doc.get("schema") if isinstance(doc, dict) else None
+        raise FigureInputError(f"--fit: schema {schema!r} is not {SCHEMA}")
+    problems = fitmod.validate(doc)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise FigureInputError(f"--fit: {problems[0]}{more}")
+
+
+def _estimate(doc: dict[str, Any]) -> tuple[dict[str, float], float, float]:
+    theta = {n: float(p["estimate"]) for n, p in doc["parameters"].items()}
+    disc = doc.get("discrepancy") or {}
+    d = [float((disc.get(k) or {}).get("estimate") or 0.0) for k in ("d0", "d1")]
+    return theta, d[0], d[1]
+
+
+def _halves(est: float, ci: Any, log: bool) -> tuple[float, float]:
+    """sd below and above the estimate such that a split normal (on the log scale for a
+    positive parameter) puts the interval's ends at its 2.5 and 97.5 percentiles."""
+    if not ci or len(ci) != 2 or any(v is None for v in ci):
+        return 0.0, 0.0
+    lo, hi, mid = float(ci[0]), float(ci[1]), float(est)
+    if log:
+        if min(lo, hi, mid) <= 0:
+            return 0.0, 0.0
+        lo, hi, mid = math.log(lo), math.log(hi), math.log(mid)
+    return max(mid - lo, 0.0) / Z95, max(hi - mid, 0.0) / Z95
+
+
+def _split(rng: np.random.Generator, halves: tuple[float, float]) -> float:
+    u = rng.normal()
+    return u * (halves[0] if u < 0 else halves[1])
+
+
+def draws(doc: dict[str, Any], n: int, rng: np.random.Generator):
+    """n parameter sets around the estimate, each parameter from its own interval."""
+    theta, d0, d1 = _estimate(doc)
+    disc = doc.get("discrepancy") or {}
+    sd = {
+        k: _halves(theta[k], p.get("ci"), log=True) if p.get("identified", True) else (0.0, 0.0)
+        for k, p in doc["parameters"].items()
+    }
+    sd_d = [
+        _halves(d, (disc.get(k) or {}).get("ci"), log=False) for k, d in (("d0", d0), ("d1", d1))
+    ]
+    for _ in range(n):
+        t = {k: v * math.exp(_split(rng, sd[k])) if v > 0 else v for k, v in theta.items()}
+        yield t, d0 + _split(rng, sd_d[0]), d1 + _split(rng, sd_d[1])
+
+
+def curves(doc: dict[str, Any], rows: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
+    """Fitted loss at each row: columns est, lo, hi (2.5 and 97.5 percentiles), row order kept.
+
+    Raises network.ModelError (from the model) for a row it cannot describe.
+    """
+    from lanloss.analysis import fit as fitmod
+    from lanloss.analysis import loss_model as lm
+
+    check(doc)
+    prep = lm.prepare(rows.reset_index(drop=True))
+    theta, d0, d1 = _estimate(doc)
+    est = fitmod.probabilities(prep, theta, d0, d1)
+    rng = np.random.default_rng(seed)
+    sample = np.array([fitmod.probabilities(prep, t, a, b) for t, a, b in draws(doc, DRAWS, rng)])
+    lo, hi = np.percentile(sample, [2.5, 97.5], axis=0)
+    return pd.DataFrame({"est": est, "lo": np.minimum(lo, est), "hi": np.maximum(hi, est)})

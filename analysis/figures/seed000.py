@@ -1,0 +1,296 @@
+"""Seed 000, figure 6: send and receive throughput versus payload for the default receiver
+(an interrupt per packet) and the ITR-optimised one, and delivered versus offered (livelock).
+
+The seed prints figure 6 without numbers; what its text states is in
+analysis/reference/seed000_fig6_facts.csv and is drawn as black dash-dotted limits: losses at
+about 20 Mbit/s on a 100 Mbit/s LAN (section 5), ITR 2500 best (6.4.1), loss below 1e-4 once
+tuned (6.4.2), less delivered past a critical rate (7). The simulator's receiver is the
+e1000-era host (``host e1000-2008``) with ``itr`` 0 or 2500; each variant (host, itr) has its
+own colour.
+
+(a) per payload, the runs at the highest offered rate (the send rate the sender reaches);
+(b, c) the payload swept over offered rates: delivered and loss versus offered.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from lanloss.analysis import wire
+from lanloss.analysis.figures import common
+
+STUDY = "seed000"
+SHOWS = (
+    "seed 000 figure 6: send and receive throughput vs payload, default vs ITR-optimised "
+    "receiver (e1000-era host), and delivered vs offered (receive livelock)"
+)
+REFERENCE = "seed000_fig6_facts.csv"
+REQUIRED = (
+    "source",
+    "run_file",
+    "protocol",
+    "host",
+    "itr",
+    "payload",
+    "rate",
+    "edge_rate",
+    "offered_bps",
+    "sent",
+    "lost",
+    "goodput_bps",
+)
+LOSS_LIMIT_NAME = "tuned_loss"
+VARIANT_COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
+REF_STYLE = {"color": common.COLOR["reference"], "ls": "-.", "lw": 1.4}
+
+
+def _itr_text(itr: float) -> str:
+    if math.isnan(itr):
+        return "preset ITR"
+    return "ITR 0 (an interrupt per packet)" if itr == 0 else f"ITR {itr:g}/s"
+
+
+def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    notes = []
+    r = common.runs(table)
+    if r.empty:
+        return r, notes
+    bed = r["source"].astype(str) == "bed"
+    if bed.any():
+        notes.append(f"{int(bed.sum())} testbed runs not drawn (seed 000's figure is simulated)")
+    tcp = r["protocol"].astype(str) == "tcp"
+    if tcp.any():
+        notes.append(f"{int(tcp.sum())} TCP runs not drawn (seed 000 is UDP multicast)")
+    r = r[~bed & ~tcp].copy()
+    r["itr"] = r["itr"].astype(float)
+    r["host"] = r["host"].astype(str)
+    r["variant"] = [f"{h}, {_itr_text(i)}" for h, i in zip(r["host"], r["itr"], strict=True)]
+    r["offered_mbps"] = common.offered_mbps(r)
+    r["send_mbps"] = r["offered_bps"].astype(float) / 1e6
+    r["recv_mbps"] = r["goodput_bps"].astype(float) / 1e6
+    return r, notes
+
+
+def saturation_runs(r: pd.DataFrame) -> pd.DataFrame:
+    """Per variant and payload, the runs at the highest offered rate."""
+    if r.empty:
+        return r
+    top = r.groupby(["variant", "payload"])["offered_mbps"].transform("max")
+    return r[np.isclose(r["offered_mbps"], top)]
+
+
+def sweep_payload(r: pd.DataFrame) -> float:
+    """The payload swept over the most offered rates (at least 3), else NaN."""
+    if r.empty:
+        return math.nan
+    n = r.groupby("payload")["offered_mbps"].nunique()
+    return float(n.idxmax()) if n.max() >= 3 else math.nan
+
+
+def livelock_ratio(runs: pd.DataFrame) -> float:
+    """Delivered at the highest offered rate over the most delivered at any lower one: below
+    1 is the seed's livelock, "less arrives than at lower rates" (section 7). NaN with fewer
+    than two offered rates."""
+    means = runs.groupby("offered_mbps")["recv_mbps"].mean().sort_index()
+    if len(means) < 2 or means.iloc[:-1].max() <= 0:
+        return math.nan
+    return float(means.iloc[-1] / means.iloc[:-1].max())
+
+
+def onset_mbps(runs: pd.DataFrame, limit: float) -> float:
+    """The lowest offered rate whose pooled loss exceeds `limit` (NaN if none does)."""
+    if runs.empty:
+        return math.nan
+    g = runs.groupby("offered_mbps")[["lost", "sent"]].sum()
+    lossy = g[(g["lost"] / g["sent"].where(g["sent"] > 0)) > limit]
+    return float(lossy.index.min()) if len(lossy) else math.nan
+
+
+def draw(table: pd.DataFrame, fit: dict | None = None):
+    common.require_columns(table, REQUIRED, STUDY)
+    facts, _ = common.load_reference(REFERENCE)
+    fact = {row.fact: row for row in facts.itertuples()}
+    onset_ref = float(fact["loss_onset_rate"].value)
+    loss_ref = float(fact[LOSS_LIMIT_NAME].value)
+    best_itr = float(fact["best_itr"].value)
+    link_bps = float(fact["edge_rate"].value) * 1e6
+
+    r, notes = prepared(table)
+    notes = common.source_notes(table, ("sim",)) + notes
+    variants = sorted(r["variant"].unique()) if not r.empty else []
+    color = {v: VARIANT_COLORS[i % len(VARIANT_COLORS)] for i, v in enumerate(variants)}
+    fig, axes = common.new_figure(1, 3, size=(16, 5.6))
+    ax_a, ax_b, ax_c = axes[0]
+
+    # (a) throughput versus payload at the send rate the sender reaches
+    sat = saturation_runs(r)
+    payloads = np.unique(np.r_[np.geomspace(1, 1472, 80).round(), sat["payload"].astype(float)])
+    ax_a.plot(
+        payloads,
+        [wire.saturation_goodput_bps(int(p), link_bps) / 1e6 for p in payloads],
+        color=common.COLOR["closed_form"],
+        ls=":",
+        lw=2,
+    )
+    if not sat.empty:
+        send = common.points(sat, ["payload"], "send_mbps")
+        common.plot_source(ax_a, send, "payload", "sim", color="0.2", ls="--", mfc="white")
+    for v in variants:
+        pts = common.points(sat[sat["variant"] == v], ["payload"], "recv_mbps")
+        common.plot_source(ax_a, pts, "payload", "sim", color=color[v])
+    ax_a.axhline(onset_ref, **REF_STYLE)
+    ax_a.annotate(
+        f"seed: losses at ~{onset_ref:g} Mbit/s (sec. 5)",
+        (1.2, onset_ref),
+        xytext=(0, 4),
+        textcoords="offset points",
+        fontsize=9,
+    )
+    ax_a.set_xscale("log")
+    ax_a.set_xlabel("UDP payload (bytes)")
+    ax_a.set_ylabel("throughput (Mbit/s of payload)")
+    ax_a.set_title("(a) send and receive throughput vs payload", fontsize=11)
+    if sat.empty:
+        notes.append("no simulator runs: panel (a) shows the closed form only")
+
+    # (b), (c) the swept payload: delivered and loss versus offered
+    p_sweep = sweep_payload(r)
+    sweep = r[r["payload"] == p_sweep] if not math.isnan(p_sweep) else r.iloc[0:0]
+    top = sweep["offered_mbps"].max() if not sweep.empty else 2 * onset_ref
+    ax_b.plot([0, top], [0, top], color="0.75", lw=1)
+    if not math.isnan(p_sweep):
+        cap = wire.saturation_goodput_bps(int(p_sweep), link_bps) / 1e6
+        ax_b.axhline(cap, color=common.COLOR["closed_form"], ls=":", lw=2)
+    for v in variants:
+        runs_v = sweep[sweep["variant"] == v]
+        common.plot_source(
+            ax_b,
+            common.points(runs_v, ["offered_mbps"], "recv_mbps"),
+            "offered_mbps",
+            "sim",
+            color=color[v],
+        )
+        loss = common.pooled_loss(runs_v, ["offered_mbps"])
+        common.plot_source(ax_c, loss, "offered_mbps", "sim", y="loss", color=color[v])
+    for ax in (ax_b, ax_c):
+        ax.axvline(onset_ref, **REF_STYLE)
+        ax.set_xlabel("offered payload rate (Mbit/s)")
+        ax.set_xlim(left=0)
+    ax_b.annotate(
+        "seed sec. 7: past a critical rate\nless arrives than at lower rates",
+        (onset_ref, 0),
+        xytext=(6, 8),
+        textcoords="offset points",
+        fontsize=9,
+    )
+    ax_b.set_ylim(bottom=0)
+    ax_b.set_ylabel("delivered payload rate (Mbit/s)")
+    what = f"{p_sweep:g}-byte payloads" if not math.isnan(p_sweep) else "no rate sweep"
+    ax_b.set_title(f"(b) delivered vs offered, {what}", fontsize=11)
+    ax_c.axhline(loss_ref, **REF_STYLE)
+    ax_c.annotate(
+        f"seed: < {loss_ref:g} once tuned (sec. 6.4.2)",
+        (0, loss_ref),
+        xytext=(4, 4),
+        textcoords="offset points",
+        fontsize=9,
+    )
+    ax_c.set_yscale("symlog", linthresh=1e-5)
+    ax_c.set_ylim(0, 1.5)
+    ax_c.set_ylabel("datagram loss (lost / sent)")
+    ax_c.set_title(f"(c) loss vs offered, {what}", fontsize=11)
+    if math.isnan(p_sweep):
+        notes.append("no payload swept over 3 or more offered rates: panels (b) and (c) are empty")
+
+    rows = _errors(r, sat, sweep, p_sweep, onset_ref, loss_ref, best_itr)
+    handles = [
+        common.handle("closed_form", "closed-form 100 Mbit/s wire limit"),
+        common.handle(
+            "sim", "sim: send throughput (offered)", color="0.2", linestyle="--", mfc="white"
+        ),
+        *[
+            common.handle("sim", f"sim receive: {v}", color=color[v], linestyle="-")
+            for v in variants
+        ],
+        common.handle(
+            "reference", "seed 000 statements (sec. 5, 6.4.2)", linestyle="-.", marker=""
+        ),
+    ]
+    common.finish(
+        fig, "Seed 000, figure 6: UDP receive loss of an e1000-era host", handles, notes, "below"
+    )
+    return fig, common.with_notes(common.error_table(STUDY, rows), notes)
+
+
+def _errors(r, sat, sweep, p_sweep, onset_ref, loss_ref, best_itr) -> list[dict]:
+    cite = f"seed 000 ({REFERENCE})"
+    rows = []
+    default = sweep[sweep["itr"] == 0]
+    tuned = sweep[sweep["itr"] == best_itr]
+    if not default.empty:
+        rows.append(
+            common.error_row(
+                f"ITR 0, {p_sweep:g} B: lowest offered rate losing more than {loss_ref:g}",
+                "loss onset rate",
+                "Mbit/s",
+                onset_ref,
+                sim=onset_mbps(default, loss_ref),
+                relation="approx",
+                reference=f"{cite}, sec. 5",
+            )
+        )
+        rows.append(
+            common.error_row(
+                f"ITR 0, {p_sweep:g} B: delivered at the highest offered rate",
+                "fraction of the most delivered at a lower rate",
+                "",
+                1.0,
+                sim=livelock_ratio(default),
+                relation="below",
+                reference=f"{cite}, sec. 7",
+            )
+        )
+    if not tuned.empty:
+        near = tuned[np.isclose(tuned["offered_mbps"], _nearest(tuned["offered_mbps"], onset_ref))]
+        g = near[["lost", "sent"]].sum()
+        rows.append(
+            common.error_row(
+                f"ITR {best_itr:g}, {p_sweep:g} B at {near['offered_mbps'].iloc[0]:g} Mbit/s",
+                "datagram loss",
+                "",
+                loss_ref,
+                sim=g["lost"] / g["sent"] if g["sent"] else math.nan,
+                relation="max",
+                reference=f"{cite}, sec. 6.4.2",
+            )
+        )
+    itrs = sat["itr"].dropna().unique() if not sat.empty else []
+    # compare the ITRs on the payloads every one of them ran
+    common_payloads = (
+        set.intersection(*[set(sat.loc[sat["itr"] == i, "payload"]) for i in itrs])
+        if len(itrs)
+        else set()
+    )
+    if len(itrs) >= 2 and common_payloads:
+        same = sat[sat["payload"].isin(common_payloads)]
+        total = same.groupby("itr")["recv_mbps"].mean()
+        rows.append(
+            common.error_row(
+                "ITR with the most received over the payloads all ITRs ran",
+                "best ITR",
+                "interrupts/s",
+                best_itr,
+                sim=float(total.idxmax()),
+                relation="equal",
+                reference=f"{cite}, sec. 6.4.1",
+            )
+        )
+    return rows
+
+
+def _nearest(values: pd.Series, target: float) -> float:
+    v = values.astype(float).to_numpy()
+    return float(v[np.argmin(np.abs(v - target))])

@@ -1,0 +1,161 @@
+"""Seed 001: netperf UDP and TCP throughput on 100 Mbit/s by message size and socket buffer,
+the simulator and the netns testbed against the seed's Linux-Linux table (LL).
+
+Panels: protocol (rows) x the seed's message sizes (columns); x the socket buffer, y the
+throughput. The seed's values are black crosses on a line, the closed-form wire limit a
+grey dotted line (UDP: lanloss.analysis.wire; TCP: full-size segments with timestamps).
+netperf's -s/-S set both sockets' buffers: a run's buffer is `tcp_window` for TCP (else
+`rcvbuf`) and `rcvbuf` for UDP.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from lanloss.analysis import wire
+from lanloss.analysis.figures import common
+
+STUDY = "seed001"
+SHOWS = (
+    "seed 001: UDP and TCP throughput on 100 Mbit/s by message size and socket buffer, "
+    "simulator and netns testbed against the Linux-Linux netperf table"
+)
+REFERENCE = "seed001_netperf_100m.csv"
+REQUIRED = (
+    "source",
+    "run_file",
+    "protocol",
+    "payload",
+    "rcvbuf",
+    "tcp_window",
+    "edge_rate",
+    "rate_max",
+    "sent",
+    "lost",
+    "goodput_bps",
+)
+LINK_BPS = 100e6
+MESSAGES = (64, 576, 1500, 65536)
+# The seed's 65536-byte messages: UDP sent 64512 (its note); the vocabulary caps a payload at
+# 65507, so a TCP run stands for the 65536 column with any payload from 64512 up.
+LARGEST = 64512
+
+
+def message_column(payload: float) -> int:
+    return 65536 if payload >= LARGEST else int(payload)
+
+
+def buffer_of(run_rows: pd.DataFrame) -> pd.Series:
+    """netperf -s/-S: the socket buffers; TCP's is its window when the run sets one."""
+    tcp = run_rows["protocol"].astype(str) == "tcp"
+    window = run_rows["tcp_window"].astype(float)
+    rcv = run_rows["rcvbuf"].astype(float)
+    return window.where(tcp & window.notna(), rcv)
+
+
+def closed_form_mbps(protocol: str, message: int) -> float:
+    if protocol == "tcp":
+        return wire.tcp_goodput_bps(LINK_BPS) / 1e6
+    payload = LARGEST if message == 65536 else message
+    return wire.saturation_goodput_bps(payload, LINK_BPS) / 1e6
+
+
+def measured(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Mean goodput (Mbit/s) per source, protocol, message column and buffer."""
+    notes: list[str] = []
+    r = common.runs(table)
+    if r.empty:
+        return common.points(r, ["protocol", "message", "buffer"], "mbps"), notes
+    # netperf's streams send as fast as the socket takes: rate max, at 100 Mbit/s
+    keep = (r["edge_rate"].astype(float) == LINK_BPS) & r["rate_max"].astype(bool)
+    if (~keep).any():
+        notes.append(f"{int((~keep).sum())} runs not at rate max on 100 Mbit/s are not drawn")
+    r = r[keep].copy()
+    r["buffer"] = buffer_of(r)
+    if r["buffer"].isna().any():
+        notes.append(f"{int(r['buffer'].isna().sum())} runs without a socket buffer are not drawn")
+    r = r[r["buffer"].notna()]
+    r["message"] = r["payload"].astype(float).map(message_column)
+    r["protocol"] = r["protocol"].astype(str)
+    r["mbps"] = r["goodput_bps"].astype(float) / 1e6
+    return common.points(r, ["protocol", "message", "buffer"], "mbps"), notes
+
+
+def draw(table: pd.DataFrame, fit: dict | None = None):
+    common.require_columns(table, REQUIRED, STUDY)
+    ref, _ = common.load_reference(REFERENCE)
+    ref = ref[ref["combo"] == "LL"]
+    pts, notes = measured(table)
+    notes = common.source_notes(table, common.SOURCES) + notes
+    for proto in ("udp", "tcp"):
+        if not (pts["protocol"] == proto).any():
+            notes.append(
+                f"no {proto.upper()} runs: its panels show the seed and the closed form only"
+            )
+
+    fig, axes = common.new_figure(2, len(MESSAGES), size=(14, 7.5))
+    rows = []
+    for i, proto in enumerate(("udp", "tcp")):
+        for j, msg in enumerate(MESSAGES):
+            ax = axes[i][j]
+            r = ref[(ref["protocol"] == proto) & (ref["message_bytes"] == msg)]
+            ax.plot(
+                r["buffer_bytes"] / 1024,
+                r["throughput_mbps"],
+                color=common.COLOR["reference"],
+                marker=common.MARKER["reference"],
+                lw=1,
+                zorder=4,
+            )
+            cf = closed_form_mbps(proto, msg)
+            ax.axhline(cf, color=common.COLOR["closed_form"], ls=":", lw=2)
+            here = pts[(pts["protocol"] == proto) & (pts["message"] == msg)]
+            for src, f in common.by_source(here).items():
+                common.plot_source(ax, f.assign(kib=f["buffer"] / 1024), "kib", src)
+            ax.set_title(f"{proto.upper()}, {msg} B messages", fontsize=11)
+            ax.set_xlabel("socket buffer (KiB)")
+            if j == 0:
+                ax.set_ylabel("throughput (Mbit/s)")
+            ax.set_xticks([16, 32, 48, 64])
+            _pad_ylim(ax, [cf, *r["throughput_mbps"], *here["mean"].astype(float)])
+            for rr in r.itertuples():
+                at = here[here["buffer"] == rr.buffer_bytes]
+                values = {s: _first(at[at["source"] == s]["mean"]) for s in common.SOURCES}
+                if all(math.isnan(v) for v in values.values()):
+                    continue
+                rows.append(
+                    common.error_row(
+                        f"{proto} {msg} B, buffer {rr.buffer_bytes} B",
+                        "throughput",
+                        "Mbit/s",
+                        rr.throughput_mbps,
+                        sim=values["sim"],
+                        bed=values["bed"],
+                        model=cf,
+                        reference=f"seed 001 table LL ({REFERENCE})",
+                    )
+                )
+    if not rows:
+        notes.append("no run matches a buffer of the seed's table (16-64 KiB in 4 KiB steps)")
+    handles = [
+        common.handle("reference", "seed 001, Linux-Linux (netperf)", linestyle="-"),
+        common.handle("sim", linestyle="-"),
+        common.handle("bed", linestyle="-", mfc="white"),
+        common.handle("closed_form", "closed-form wire limit"),
+    ]
+    common.finish(fig, "Seed 001: netperf throughput on 100 Mbit/s", handles, notes)
+    return fig, common.with_notes(common.error_table(STUDY, rows), notes)
+
+
+def _first(s: pd.Series) -> float:
+    return float(s.iloc[0]) if len(s) else math.nan
+
+
+def _pad_ylim(ax, values) -> None:
+    """At least 2 Mbit/s of range around the values: flat lines stay readable."""
+    v = [float(x) for x in values if x is not None and not math.isnan(float(x))]
+    lo, hi = min(v), max(v)
+    mid, half = (lo + hi) / 2, max((hi - lo) / 2 * 1.15, 1.0)
+    ax.set_ylim(mid - half, mid + half)

@@ -1,0 +1,196 @@
+"""Seed 002: TCP throughput versus window over a long 1 Gbit/s link (two sites joined by a
+WDM channel of a few hundred km), standard and jumbo frames.
+
+The summary withholds the article's measurements, so the references are the two limits a
+TCP flow cannot pass: window / RTT (black dash-dotted) and the closed-form payload rate of
+the link with full-size segments (grey dotted, per MTU); and the numbers the summary states
+(analysis/reference/seed002_facts.csv): the 16 KB default window, and about 80,000 standard
+frames per second to fill Gigabit Ethernet, which panel (b) compares with the frame rate the
+receiver handles (received payload / MSS).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import FuncFormatter
+
+from lanloss.analysis import wire
+from lanloss.analysis.figures import common
+
+STUDY = "seed002"
+SHOWS = (
+    "seed 002: TCP throughput vs window over a long 1 Gbit/s link (two-site), standard vs "
+    "jumbo frames, against window/RTT and the wire limit"
+)
+REFERENCE = "seed002_facts.csv"
+REQUIRED = (
+    "source",
+    "run_file",
+    "protocol",
+    "topology",
+    "tcp_window",
+    "mtu",
+    "wan_delay",
+    "link_delay",
+    "edge_rate",
+    "backbone_rate",
+    "sent",
+    "lost",
+    "goodput_bps",
+)
+MTU_COLORS = {1500: "#1f77b4", 9000: "#2ca02c"}
+TCP_HEADERS = 20 + 20 + 12  # IP, TCP, timestamps option: MSS = MTU - 52
+
+
+def link_bps(rows: pd.DataFrame) -> float:
+    """The slowest link of the path (hosts' edge links and the backbone)."""
+    return float(np.nanmin([rows["edge_rate"].astype(float).min(), rows["backbone_rate"].min()]))
+
+
+def rtt_s(wan_delay: float, link_delay: float, edge_bps: float, backbone_bps: float, mtu: int):
+    """Round trip of a full segment and its ACK over host - switch - switch - host:
+    propagation both ways plus store-and-forward of each frame on the three links (two
+    edge links and the backbone)."""
+    per_byte = 8 * (2 / edge_bps + 1 / backbone_bps)
+    frames = wire.frame_wire_bytes(mtu) + wire.frame_wire_bytes(TCP_HEADERS)
+    return 2 * (wan_delay + 2 * link_delay) + frames * per_byte
+
+
+def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    notes: list[str] = []
+    r = common.runs(table)
+    if r.empty:
+        return r, notes
+    keep = (
+        (r["source"].astype(str) == "sim")
+        & (r["protocol"].astype(str) == "tcp")
+        & r["tcp_window"].notna()
+    )
+    if (~keep).any():
+        notes.append(f"{int((~keep).sum())} runs that are not simulated TCP with a window")
+    r = r[keep].copy()
+    r["mtu"] = r["mtu"].astype(int)
+    r["window_kib"] = r["tcp_window"].astype(float) / 1024
+    r["mbps"] = r["goodput_bps"].astype(float) / 1e6
+    r["frames_per_s"] = r["goodput_bps"].astype(float) / 8 / (r["mtu"] - TCP_HEADERS)
+    return r, notes
+
+
+def draw(table: pd.DataFrame, fit: dict | None = None):
+    common.require_columns(table, REQUIRED, STUDY)
+    facts, _ = common.load_reference(REFERENCE)
+    fact = {row.fact: float(row.value) for row in facts.itertuples()}
+    r, notes = prepared(table)
+    notes = common.source_notes(table, ("sim",)) + notes
+    fig, axes = common.new_figure(1, 2, size=(14, 5.8))
+    ax_a, ax_b = axes[0]
+    rows = []
+    handles = []
+    if r.empty:
+        notes.append("no simulated TCP runs with a window: only the seed's numbers are drawn")
+        rate, edge, backbone, wan, link = 1e9, 1e9, 1e9, 2e-3, 1e-6
+    else:
+        rate = link_bps(r)
+        edge, backbone = float(r["edge_rate"].iloc[0]), float(r["backbone_rate"].iloc[0])
+        wan, link = float(r["wan_delay"].iloc[0]), float(r["link_delay"].iloc[0])
+        if r["wan_delay"].nunique() > 1:
+            notes.append("several wan_delay values: window/RTT drawn for the first")
+    windows = np.geomspace(8, 8192, 200)
+    rtt = rtt_s(wan, link, edge, backbone, 1500)
+    ax_a.plot(windows, windows * 1024 * 8 / rtt / 1e6, color="black", ls="-.", lw=1.4)
+    handles.append(
+        common.handle(
+            "reference",
+            f"window / RTT (RTT {rtt * 1e3:.3f} ms at MTU 1500)",
+            linestyle="-.",
+            marker="",
+        )
+    )
+    mtus = sorted(set(r["mtu"]) | {1500, 9000}) if not r.empty else [1500, 9000]
+    for mtu in mtus:
+        c = MTU_COLORS.get(mtu, "#9467bd")
+        cap = wire.tcp_goodput_bps(rate, mtu) / 1e6
+        ax_a.axhline(cap, color=c, ls=":", lw=1.8)
+        g = r[r["mtu"] == mtu] if not r.empty else r
+        name = "jumbo" if mtu > 1500 else "standard"
+        common.plot_source(
+            ax_a, common.points(g, ["window_kib"], "mbps"), "window_kib", "sim", color=c
+        )
+        common.plot_source(
+            ax_b, common.points(g, ["window_kib"], "frames_per_s"), "window_kib", "sim", color=c
+        )
+        handles += [
+            common.handle("sim", f"sim, MTU {mtu} ({name} frames)", color=c, linestyle="-"),
+            common.handle("closed_form", f"wire limit, MTU {mtu}: {cap:.1f} Mbit/s", color=c),
+        ]
+        for w, pt in common.points(g, ["window_kib"], "mbps").set_index("window_kib").iterrows():
+            limit = min(w * 1024 * 8 / rtt_s(wan, link, edge, backbone, mtu) / 1e6, cap)
+            rows.append(
+                common.error_row(
+                    f"MTU {mtu}, window {w:g} KiB",
+                    "TCP throughput, at most min(window/RTT, wire limit)",
+                    "Mbit/s",
+                    limit,
+                    sim=pt["mean"],
+                    relation="max",
+                    reference="window/RTT and the closed-form wire limit",
+                )
+            )
+    # the seed's stated numbers
+    default_kib = fact["default_window"] / 1024
+    for ax in (ax_a, ax_b):
+        ax.axvline(default_kib, color="black", ls="--", lw=1)
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("TCP window (KiB)")
+    ax_a.annotate(
+        "seed: default 16 KB window",
+        (default_kib, 0),
+        xytext=(4, 6),
+        textcoords="offset points",
+        fontsize=9,
+    )
+    frames_ref = fact["frames_per_s_1g"]
+    ax_b.axhline(frames_ref, color="black", ls="-.", lw=1.4)
+    ax_b.annotate(
+        f"seed: ~{frames_ref:,.0f} standard frames/s fill 1 Gbit/s",
+        (default_kib, frames_ref),
+        xytext=(4, 4),
+        textcoords="offset points",
+        fontsize=9,
+    )
+    big = r[r["mtu"] == 1500] if not r.empty else r
+    sim_frames = (
+        common.points(big, ["window_kib"], "frames_per_s")
+        .sort_values("window_kib")["mean"]
+        .iloc[-1]
+        if not big.empty
+        else np.nan
+    )
+    rows.append(
+        common.error_row(
+            "MTU 1500 at 1 Gbit/s, largest window",
+            "frames per second at the receiver",
+            "frames/s",
+            frames_ref,
+            sim=sim_frames,
+            model=rate / 8 / wire.frame_wire_bytes(1500),
+            relation="approx",
+            reference=f"seed 002 summary ({REFERENCE})",
+        )
+    )
+    ax_a.set_ylim(bottom=0, top=rate / 1e6 * 1.08)
+    ax_a.set_ylabel("TCP throughput (Mbit/s of payload)")
+    ax_a.set_title("(a) throughput vs window", fontsize=11)
+    ax_b.set_ylim(bottom=0)
+    ax_b.set_ylabel("segments per second at the receiver")
+    ax_b.set_title("(b) per-packet load: frames per second", fontsize=11)
+    km = wan * 1e3 * fact["fibre_speed"]  # seed 002: about 200 km of fibre per ms
+    common.finish(
+        fig,
+        f"Seed 002: TCP over {km:,.0f} km of 1 Gbit/s fibre, standard vs jumbo frames",
+        handles,
+        notes,
+    )
+    return fig, common.with_notes(common.error_table(STUDY, rows), notes)

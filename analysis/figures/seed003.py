@@ -1,0 +1,133 @@
+"""Seed 003: TCP and UDP at 1 Gbit/s for 1400-, 40000- and 65000-byte messages: received
+versus offered, loss versus offered, and per-datagram delay versus offered.
+
+The summary withholds the thesis' measurements on purpose (they are an independent check),
+so the only reference is the closed-form payload capacity of the link
+(``lanloss.analysis.wire``: UDP per payload, fragments included; TCP with full-size
+segments): grey dotted lines, one per payload and protocol. The thesis timed a mean send
+time per packet at one clock; the table holds each flow's delay percentiles, so panel (c)
+shows the median one-way delay (bars up to the 99th percentile).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lanloss.analysis import wire
+from lanloss.analysis.figures import common
+
+STUDY = "seed003"
+SHOWS = (
+    "seed 003: received and loss vs offered at 1 Gbit/s for 1400-, 40000- and 65000-byte "
+    "messages, TCP and UDP, and per-datagram delay vs offered, against the wire capacity"
+)
+REQUIRED = (
+    "source",
+    "run_file",
+    "protocol",
+    "payload",
+    "mtu",
+    "edge_rate",
+    "rate",
+    "offered_bps",
+    "sent",
+    "lost",
+    "goodput_bps",
+    "latency_p50_us",
+    "latency_p99_us",
+)
+LINK_BPS = 1e9
+PAYLOAD_COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
+PROTO_STYLE = {"udp": {"marker": "o", "ls": "-"}, "tcp": {"marker": "s", "ls": "--"}}
+
+
+def capacity_mbps(protocol: str, payload: int, mtu: int) -> float:
+    """The link's payload capacity: the closed form (science.md 5)."""
+    if protocol == "tcp":
+        return wire.tcp_goodput_bps(LINK_BPS, mtu) / 1e6
+    return wire.saturation_goodput_bps(payload, LINK_BPS, mtu) / 1e6
+
+
+def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    notes: list[str] = []
+    r = common.runs(table)
+    if r.empty:
+        return r, notes
+    keep = (r["source"].astype(str) == "sim") & (r["edge_rate"].astype(float) == LINK_BPS)
+    if (~keep).any():
+        notes.append(f"{int((~keep).sum())} runs not simulated at 1 Gbit/s are not drawn")
+    r = r[keep].copy()
+    r["protocol"] = r["protocol"].astype(str)
+    r["offered_mbps"] = common.offered_mbps(r)
+    r["recv_mbps"] = r["goodput_bps"].astype(float) / 1e6
+    r["delay_p50_ms"] = r["latency_p50_us"].astype(float) / 1e3
+    r["delay_p99_ms"] = r["latency_p99_us"].astype(float) / 1e3
+    return r, notes
+
+
+def draw(table: pd.DataFrame, fit: dict | None = None):
+    common.require_columns(table, REQUIRED, STUDY)
+    r, notes = prepared(table)
+    notes = common.source_notes(table, ("sim",)) + notes
+    fig, axes = common.new_figure(1, 3, size=(16, 5.6))
+    ax_a, ax_b, ax_c = axes[0]
+    payloads = sorted(r["payload"].astype(float).unique()) if not r.empty else []
+    color = {p: PAYLOAD_COLORS[i % len(PAYLOAD_COLORS)] for i, p in enumerate(payloads)}
+    handles = []
+    rows = []
+    top = max([*r["offered_mbps"], LINK_BPS / 1e6]) if not r.empty else LINK_BPS / 1e6
+    ax_a.plot([0, top], [0, top], color="0.8", lw=1)
+    groups = list(r.groupby(["protocol", "payload"])) if not r.empty else []
+    for (proto, payload), g in groups:
+        style = PROTO_STYLE.get(proto, {"marker": "D", "ls": "-."})
+        kw = {"color": color[payload], **style}
+        mtu = int(g["mtu"].iloc[0])
+        cap = capacity_mbps(proto, int(payload), mtu)
+        ax_a.axhline(cap, color=common.COLOR["closed_form"], ls=":", lw=1.5)
+        common.plot_source(
+            ax_a, common.points(g, ["offered_mbps"], "recv_mbps"), "offered_mbps", "sim", **kw
+        )
+        loss = common.pooled_loss(g, ["offered_mbps"])
+        common.plot_source(ax_b, loss, "offered_mbps", "sim", y="loss", **kw)
+        delay = common.points(g, ["offered_mbps"], "delay_p50_ms")
+        p99 = common.points(g, ["offered_mbps"], "delay_p99_ms")
+        delay = delay.assign(lo=delay["mean"], hi=p99["mean"].to_numpy())
+        common.plot_source(ax_c, delay, "offered_mbps", "sim", **kw)
+        label = f"{proto.upper()}, {payload:g} B (capacity {cap:.1f} Mbit/s)"
+        handles.append(
+            common.handle("sim", label, color=kw["color"], marker=kw["marker"], linestyle=kw["ls"])
+        )
+        ceiling = common.points(g, ["offered_mbps"], "recv_mbps")["mean"].max()
+        rows.append(
+            common.error_row(
+                f"{proto} {payload:g} B at 1 Gbit/s, MTU {mtu}",
+                "received payload rate, highest over offered",
+                "Mbit/s",
+                cap,
+                sim=ceiling,
+                relation="approx",
+                reference="closed-form payload capacity (lanloss.analysis.wire, science.md 5)",
+            )
+        )
+    if r.empty:
+        notes.append("no simulated runs at 1 Gbit/s: only the axes are drawn")
+    no_delay = r[r["delay_p50_ms"].isna()] if not r.empty else r
+    for proto in sorted(set(no_delay["protocol"])) if not no_delay.empty else []:
+        notes.append(f"{proto.upper()} runs record no per-datagram delay: not in panel (c)")
+    ax_a.set_xlabel("offered payload rate (Mbit/s)")
+    ax_a.set_ylabel("received payload rate (Mbit/s)")
+    ax_a.set_title("(a) received vs offered", fontsize=11)
+    ax_b.set_yscale("symlog", linthresh=1e-5)
+    ax_b.set_ylim(0, 1.5)
+    ax_b.set_xlabel("offered payload rate (Mbit/s)")
+    ax_b.set_ylabel("loss (lost / sent)")
+    ax_b.set_title("(b) loss vs offered", fontsize=11)
+    ax_c.set_yscale("log")
+    ax_c.set_xlabel("offered payload rate (Mbit/s)")
+    ax_c.set_ylabel("one-way delay, median (ms); bar to p99")
+    ax_c.set_title("(c) per-datagram delay vs offered", fontsize=11)
+    for ax in axes[0]:
+        ax.set_xlim(left=0)
+    handles.append(common.handle("closed_form", "closed-form capacity (the reference)"))
+    common.finish(fig, "Seed 003: TCP and UDP at 1 Gbit/s by message size", handles, notes, "below")
+    return fig, common.with_notes(common.error_table(STUDY, rows), notes)

@@ -1,0 +1,230 @@
+"""Seed 004: UDP payload limits, and receive capacity versus the number of receiving
+processes at 1 Gbit/s (1-byte and 100-byte payloads).
+
+(a) IP fragments per datagram by the wire model at MTU 1500 and 576, the seed's limits (1472,
+548, 65507) as black crosses; (b) datagrams per second the receivers take and (c) the NIC's
+traffic, by process count, the simulator (``readers``, the modern host) against the seed's
+Model 1 and Model 2 tables. The seed's NIC traffic counts frame bytes without preamble, FCS
+and IFG (analysis/reference/seed004_model2.csv); the simulator's is the frames that reach the
+receiver (sent less the drops before it) counted the same way, as a rate: the steady receive
+rate times the datagrams arriving per datagram received.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import FuncFormatter
+
+from lanloss.analysis import wire
+from lanloss.analysis.figures import common
+
+STUDY = "seed004"
+SHOWS = (
+    "seed 004: UDP payload limits (1472 / 548) from the wire model, and receive capacity vs "
+    "receiving processes at 1 Gbit/s (1- and 100-byte payloads) against its Model 1/2 tables"
+)
+MODELS = {1: "seed004_model1.csv", 100: "seed004_model2.csv"}
+LIMITS = "seed004_payload_limits.csv"
+REQUIRED = (
+    "source",
+    "run_file",
+    "host",
+    "readers",
+    "payload",
+    "mtu",
+    "edge_rate",
+    "duration",
+    "sent",
+    "lost",
+    "goodput_bps",
+    "drop_sender_socket",
+    "drop_sender_queue",
+    "drop_switch_ingress",
+    "drop_switch_egress",
+)
+LINK_BPS = 1e9
+PAYLOAD_COLORS = {1: "#1f77b4", 100: "#2ca02c"}
+BEFORE_NIC = ("sender_socket", "sender_queue", "switch_ingress", "switch_egress")
+ETH_HEADER = 14  # the seed's NIC traffic: frames without preamble, FCS and IFG
+MIN_FRAME_NO_FCS = 60
+
+
+def nic_bytes(payload: int, mtu: int = 1500) -> int:
+    """Bytes a NIC counter sees per datagram: each fragment's frame without FCS, padded."""
+    return sum(max(MIN_FRAME_NO_FCS, ip + ETH_HEADER) for ip in wire.fragment_sizes(payload, mtu))
+
+
+def largest_unfragmented(mtu: int) -> int:
+    """The largest UDP payload the wire model sends in one frame (bisection on the model)."""
+    lo, hi = 0, wire.MAX_UDP_PAYLOAD
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(wire.fragment_sizes(mid, mtu)) == 1:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def line_rate_pps(payload: int, mtu: int = 1500) -> float:
+    return wire.wire(payload, mtu).datagrams_per_s(LINK_BPS)
+
+
+def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    notes: list[str] = []
+    r = common.runs(table)
+    if r.empty:
+        return r, notes
+    keep = (r["source"].astype(str) == "sim") & (r["edge_rate"].astype(float) == LINK_BPS)
+    keep &= r["payload"].astype(float).isin(list(MODELS))
+    if (~keep).any():
+        notes.append(
+            f"{int((~keep).sum())} runs that are not simulated at 1 Gbit/s with 1- or 100-byte "
+            "payloads are not drawn"
+        )
+    r = r[keep].copy()
+    r["payload"] = r["payload"].astype(int)
+    r["readers"] = r["readers"].astype(float).fillna(1.0)
+    r["pps"] = r["goodput_bps"].astype(float) / (8 * r["payload"])
+    # Counts cover the whole run (a saturating sender's queue drains after `duration`), the
+    # goodput only the steady part: scale the receive rate by arrivals per datagram received.
+    at_nic = r["sent"].astype(float) - sum(r[f"drop_{p}"].astype(float) for p in BEFORE_NIC)
+    received = r["sent"].astype(float) - r["lost"].astype(float)
+    per_received = at_nic / received.where(received > 0)
+    nic_pps = (r["pps"] * per_received).fillna(at_nic / r["duration"].astype(float))
+    per = [nic_bytes(p, int(m)) for p, m in zip(r["payload"], r["mtu"], strict=True)]
+    r["nic_mbps"] = nic_pps * np.array(per) * 8 / 1e6
+    return r, notes
+
+
+def draw(table: pd.DataFrame, fit: dict | None = None):
+    common.require_columns(table, REQUIRED, STUDY)
+    r, notes = prepared(table)
+    notes = common.source_notes(table, ("sim",)) + notes
+    fig, axes = common.new_figure(1, 3, size=(16, 5.6))
+    ax_a, ax_b, ax_c = axes[0]
+    rows = _limits_panel(ax_a)
+    handles = [
+        common.handle("reference", "seed 004 (limits; Model 1 / Model 2 tables)", linestyle="-"),
+        common.handle("closed_form", "wire model / 1 Gbit/s line rate"),
+    ]
+    for payload, ref_file in MODELS.items():
+        ref, _ = common.load_reference(ref_file)
+        c = PAYLOAD_COLORS[payload]
+        ls = "-" if payload == 1 else "--"
+        g = r[r["payload"] == payload] if not r.empty else r
+        pps_line = line_rate_pps(payload)
+        nic_line = pps_line * nic_bytes(payload) * 8 / 1e6
+        for ax, col, unit, line, quantity in (
+            (ax_b, "pps", "datagrams/s", pps_line, "packets_per_s"),
+            (ax_c, "nic_mbps", "Mbit/s", nic_line, "nic_mbps"),
+        ):
+            ax.plot(
+                ref["processes"],
+                ref[quantity],
+                color=common.COLOR["reference"],
+                marker=common.MARKER["reference"],
+                ls=ls,
+                lw=1,
+                zorder=4,
+            )
+            ax.axhline(line, color=c, ls=":", lw=1.8)
+            pts = common.points(g, ["readers"], col)
+            common.plot_source(ax, pts, "readers", "sim", color=c)
+            got = pts.set_index("readers")["mean"] if not pts.empty else pd.Series(dtype=float)
+            for ref_row in ref.itertuples():
+                rows.append(
+                    common.error_row(
+                        f"{payload} B payload, {ref_row.processes} processes",
+                        "datagrams received per second" if col == "pps" else "NIC traffic",
+                        unit,
+                        getattr(ref_row, quantity),
+                        sim=float(got.get(float(ref_row.processes), math.nan)),
+                        model=line,
+                        relation="approx",
+                        reference=f"seed 004 ({ref_file}); model: the 1 Gbit/s line rate",
+                    )
+                )
+        host = ", ".join(sorted(set(g["host"].astype(str)))) if not g.empty else "no runs"
+        handles.append(
+            common.handle(
+                "sim", f"sim ({host} host), {payload}-byte payload", color=c, linestyle="-"
+            )
+        )
+    if r.empty:
+        notes.append("no simulated runs at 1 Gbit/s with 1- or 100-byte payloads")
+    for ax in (ax_b, ax_c):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([1, 2, 4, 8])
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("receiving processes (readers)")
+        ax.set_ylim(bottom=0)
+    ax_b.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e3:,.0f}k"))
+    ax_b.set_ylabel("datagrams received per second")
+    ax_b.set_title("(b) receive capacity (solid: 1 B, dashed: 100 B)", fontsize=11)
+    ax_c.set_ylabel("NIC traffic (Mbit/s, frames without FCS)")
+    ax_c.set_title("(c) traffic at the receiving NIC", fontsize=11)
+    common.finish(fig, "Seed 004: UDP payload limits and receive capacity", handles, notes)
+    return fig, common.with_notes(common.error_table(STUDY, rows), notes)
+
+
+def _limits_panel(ax) -> list[dict]:
+    """IP fragments per datagram at MTU 1500 and 576, the seed's limits marked."""
+    limits, _ = common.load_reference(LIMITS)
+    payloads = np.unique(np.geomspace(1, wire.MAX_UDP_PAYLOAD, 400).astype(int))
+    payloads = np.unique(np.r_[payloads, 547, 548, 549, 1471, 1472, 1473])
+    for mtu, ls in ((1500, ":"), (576, "--")):
+        frags = [len(wire.fragment_sizes(int(p), mtu)) for p in payloads]
+        ax.step(
+            payloads,
+            frags,
+            where="post",
+            color=common.COLOR["closed_form"],
+            ls=ls,
+            lw=1.8,
+            label=f"wire model, MTU {mtu}",
+        )
+    ax.legend(loc="upper left", fontsize=9, frameon=False)
+    # label offsets (points) so that 548 and 1472, a factor 2.7 apart, do not collide
+    offsets = {548: (-8, 14, "right"), 1472: (8, 14, "left")}
+    rows = []
+    for lim in limits.itertuples():
+        mtu = None if pd.isna(lim.mtu) else int(lim.mtu)
+        if mtu is None:
+            model = 2**16 - 1 - wire.IP_HEADER - wire.UDP_HEADER  # the IPv4 total length field
+            y = len(wire.fragment_sizes(wire.MAX_UDP_PAYLOAD, 1500))
+            where = "no MTU: 16-bit IP length"
+        else:
+            model = largest_unfragmented(mtu)
+            y = 1
+            where = f"MTU {mtu}"
+        ax.plot([lim.payload_bytes], [y], color="black", marker="X", ms=10, ls="none", zorder=5)
+        dx, dy, ha = offsets.get(int(lim.payload_bytes), (-10, -22, "right"))
+        ax.annotate(
+            f"{lim.payload_bytes} ({where})",
+            (lim.payload_bytes, y),
+            xytext=(dx, dy),
+            textcoords="offset points",
+            fontsize=9,
+            ha=ha,
+        )
+        rows.append(
+            common.error_row(
+                f"largest UDP payload, {where}",
+                "UDP payload",
+                "bytes",
+                lim.payload_bytes,
+                model=model,
+                relation="equal",
+                reference=f"seed 004 ({LIMITS}); model: lanloss.analysis.wire",
+            )
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("UDP payload (bytes)")
+    ax.set_ylabel("IP fragments per datagram")
+    ax.set_title("(a) payload limits: fragments per datagram", fontsize=11)
+    return rows

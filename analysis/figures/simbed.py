@@ -1,0 +1,220 @@
+"""The simulator against the netns testbed: loss versus offered rate, one panel per
+configuration (the options that vary in the table, rate and seed aside), with the fitted
+model (``lanloss fit``) and its band for each source.
+
+Measured points pool the repetitions (lost / sent; bars: the range over runs). The fitted
+curves come from ``figures.fitted`` (the estimate, and an approximate 95 % band); the
+testbed's curve includes the fitted discrepancy. The grey dotted line is the closed-form
+capacity of the receiver's link. The error table compares, at every configuration and rate
+that both sources ran, the simulator's loss and goodput with the testbed's (the reference),
+and the fitted testbed model with it.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import pandas as pd
+
+from lanloss import options as vocab
+from lanloss import units
+from lanloss.analysis import wire
+from lanloss.analysis.figures import common, fitted
+
+STUDY = "simbed"
+SHOWS = (
+    "simulator vs netns testbed: loss vs offered rate per configuration, with the fitted "
+    "loss model and its band for each source"
+)
+REQUIRED = (
+    "source",
+    "run_file",
+    "rate",
+    "rate_max",
+    "seed",
+    "payload",
+    "mtu",
+    "edge_rate",
+    "duration",
+    "offered_bps",
+    "sent",
+    "lost",
+    "goodput_bps",
+)
+NOT_A_PANEL = {"rate", "seed"}
+CURVE_POINTS = 60
+
+
+def _fmt(name: str, value) -> str:
+    """An option's value as a reader writes it (100Mbps, 16KiB, 50us)."""
+    opt = vocab.BY_NAME.get(name)
+    if opt is None or opt.kind in ("choice", "pattern", "topology", "host"):
+        return f"{name} {value}"
+    v = float(value)
+    if opt.kind in ("rate", "rate_or_max"):
+        return f"{name} {units.format_rate(v)}"
+    if opt.kind == "size":
+        return f"{name} {v / 1024:g}KiB" if v >= 1024 and v % 1024 == 0 else f"{name} {v:g}B"
+    if opt.kind == "time":
+        return f"{name} {v * 1e6:g}us" if v < 1e-3 else f"{name} {v * 1e3:g}ms"
+    return f"{name} {v:g}"
+
+
+def panel_keys(table: pd.DataFrame) -> list[str]:
+    """Options that vary across the table (rate and seed aside): one panel per combination."""
+    keys = []
+    for opt in vocab.OPTIONS:
+        if opt.name in NOT_A_PANEL or opt.name not in table.columns:
+            continue
+        if table[opt.name].astype(str).nunique(dropna=False) > 1:
+            keys.append(opt.name)
+    return keys
+
+
+def _unset(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _key(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """A configuration's label: the varying options it sets (unset ones left out)."""
+
+    def label(row: pd.Series) -> str:
+        parts = [_fmt(k, row[k]) for k in keys if not _unset(row[k])]
+        return ", ".join(parts) or ("all runs" if not keys else "defaults")
+
+    if frame.empty:
+        return pd.Series([], dtype=object, index=frame.index)
+    return frame.apply(label, axis=1)
+
+
+def _curve_rows(template: pd.Series, rates: np.ndarray) -> pd.DataFrame:
+    rows = pd.DataFrame([template] * len(rates)).reset_index(drop=True)
+    rows["rate"] = rates
+    rows["rate_max"] = False
+    rows["run_file"] = [f"curve-{i}" for i in range(len(rates))]
+    return rows
+
+
+def draw(table: pd.DataFrame, fit: dict | None = None):
+    common.require_columns(table, REQUIRED, STUDY)
+    notes = common.source_notes(table, common.SOURCES)
+    if fit is None:
+        notes.append("no fit given (--fit): the fitted model is not drawn")
+    else:
+        fitted.check(fit)
+    keys = panel_keys(table)
+    flows = table.assign(config=_key(table, keys))
+    r = common.runs(flows)
+    if not r.empty:
+        r["offered_mbps"] = common.offered_mbps(r)
+        r["mbps"] = r["goodput_bps"].astype(float) / 1e6
+    configs = list(dict.fromkeys(r["config"])) if not r.empty else []
+    n = max(len(configs), 1)
+    ncols = min(n, 3)
+    nrows = math.ceil(n / ncols)
+    width = max(5.2 * ncols + 1, 12)  # room for the legend below a single panel
+    fig, axes = common.new_figure(nrows, ncols, size=(width, 4.2 * nrows + 1.6))
+    rows: list[dict] = []
+    skipped_curves = 0
+    for i, config in enumerate(configs):
+        ax = axes[i // ncols][i % ncols]
+        here = r[r["config"] == config]
+        top = float(here["offered_mbps"].max())
+        for src, f in common.by_source(here).items():
+            loss = common.pooled_loss(f, ["offered_mbps"])
+            common.plot_source(ax, loss, "offered_mbps", src, y="loss", connect=False)
+            if fit is None or f.empty:
+                continue
+            template = flows[(flows["config"] == config) & (flows["source"] == src)].iloc[0]
+            rates = np.linspace(0.3 * f["offered_mbps"].min(), 1.15 * top, CURVE_POINTS) * 1e6
+            try:
+                c = fitted.curves(fit, _curve_rows(template, rates))
+            except Exception as exc:  # the model cannot describe this configuration
+                skipped_curves += 1
+                notes.append(f"no fitted curve for {src} at {config}: {exc}")
+                continue
+            x = rates / 1e6
+            ax.plot(x, c["est"], color=common.COLOR[src], lw=1.8, zorder=2)
+            ax.fill_between(x, c["lo"], c["hi"], color=common.COLOR[src], alpha=0.18, lw=0)
+        payload = int(here["payload"].iloc[0])
+        cap = wire.saturation_goodput_bps(
+            payload, float(here["edge_rate"].min()), int(here["mtu"].iloc[0])
+        )
+        ax.axvline(cap / 1e6, color=common.COLOR["closed_form"], ls=":", lw=2)
+        ax.set_yscale("symlog", linthresh=1e-4)
+        ax.set_ylim(0, 1.5)
+        ax.set_xlim(left=0)
+        ax.set_title(textwrap.fill(config, 56), fontsize=9.5)
+        ax.set_xlabel("offered payload rate (Mbit/s)")
+        ax.set_ylabel("datagram loss (lost / sent)")
+        rows += _errors(here, config, fit, flows)
+    for j in range(len(configs), nrows * ncols):  # unused slots (an empty table keeps one)
+        axes[j // ncols][j % ncols].set_visible(not configs and j == 0)
+    if not configs:
+        notes.append("the table has no runs")
+    handles = [
+        common.handle("sim"),
+        common.handle("bed", mfc="white"),
+        common.handle("closed_form", "closed-form capacity of the receiver's link"),
+    ]
+    if fit is not None:
+        handles += [
+            common.handle("line", "fitted model: simulator", color=common.COLOR["sim"], lw=1.8),
+            common.handle(
+                "line",
+                "fitted model: testbed (with discrepancy)",
+                color=common.COLOR["bed"],
+                lw=1.8,
+            ),
+            common.handle("band", "approximate 95 % band", color="0.5"),
+        ]
+    common.finish(fig, "Simulator vs testbed: loss versus offered rate", handles, notes)
+    return fig, common.with_notes(common.error_table(STUDY, rows), notes)
+
+
+def _errors(here: pd.DataFrame, config: str, fit: dict | None, flows: pd.DataFrame) -> list[dict]:
+    """Per rate both sources ran: loss and goodput, the testbed as the reference."""
+    loss = common.pooled_loss(here, ["offered_mbps"]).set_index(["source", "offered_mbps"])
+    good = common.points(here, ["offered_mbps"], "mbps").set_index(["source", "offered_mbps"])
+    rates = sorted(
+        set(here.loc[here["source"] == "sim", "offered_mbps"])
+        & set(here.loc[here["source"] == "bed", "offered_mbps"])
+    )
+    model = pd.Series(np.nan, index=rates, dtype=float)
+    if fit is not None and rates:
+        template = flows[(flows["config"] == config) & (flows["source"] == "bed")].iloc[0]
+        try:
+            c = fitted.curves(fit, _curve_rows(template, np.array(rates) * 1e6))
+            model = pd.Series(c["est"].to_numpy(), index=rates)
+        except Exception:  # said in the figure's notes already
+            pass
+    rows = []
+    for x in rates:
+        ref = float(loss.loc[("bed", x), "loss"])
+        rows.append(
+            common.error_row(
+                f"{config}, {x:g} Mbit/s",
+                "datagram loss",
+                "",
+                ref,
+                sim=float(loss.loc[("sim", x), "loss"]),
+                bed=ref,
+                model=float(model.get(x, math.nan)),
+                reference="testbed (netns) measurement; model: the fit's testbed curve",
+            )
+        )
+        ref_g = float(good.loc[("bed", x), "mean"])
+        rows.append(
+            common.error_row(
+                f"{config}, {x:g} Mbit/s",
+                "goodput",
+                "Mbit/s",
+                ref_g,
+                sim=float(good.loc[("sim", x), "mean"]),
+                bed=ref_g,
+                reference="testbed (netns) measurement",
+            )
+        )
+    return rows

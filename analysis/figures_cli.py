@@ -1,0 +1,96 @@
+"""`lanloss figures`: one of the seed papers' figures from a study's table (and fit).
+
+    lanloss figures NAME --table T.parquet [--fit F.json] --out DIR
+        -> DIR/NAME.png, DIR/NAME.pdf, DIR/NAME-errors.csv (written whole or not at all)
+    lanloss figures --list
+
+A source or a fit the table lacks is drawn without, and said in the figure's note and on
+stderr; a table missing a column the figure reads is one line naming it, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from lanloss.analysis import figures
+
+# Bad input is an OptionError: `lanloss` prints it as one line and exits 2 (also when run
+# as `python -m lanloss.cli`, where lanloss.cli's own classes are a second copy).
+from lanloss.options import OptionError
+
+
+def _listing() -> str:
+    lines = []
+    for name in figures.FIGURES:
+        mod = figures.module(name)
+        lines.append(f"{name:8}  study {mod.STUDY:8}  {mod.SHOWS}")
+    return "\n".join(lines)
+
+
+def _read_table(path: str):
+    import pandas as pd
+
+    try:
+        return pd.read_parquet(path)
+    except FileNotFoundError:
+        raise OptionError(f"--table: {path!r} does not exist") from None
+    except Exception as exc:  # pyarrow raises several kinds for a file that is not Parquet
+        raise OptionError(f"--table: {path!r} is not a readable Parquet table ({exc})") from None
+
+
+def _read_fit(path: str | None) -> dict | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            fit = json.load(fh)
+    except FileNotFoundError:
+        raise OptionError(f"--fit: {path!r} does not exist") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise OptionError(f"--fit: {path!r} is not a readable JSON fit ({exc})") from None
+    if not isinstance(fit, dict):
+        raise OptionError(f"--fit: {path!r} is not a JSON object")
+    return fit
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    from lanloss.analysis.figures import common
+
+    if args.list:
+        print(_listing())
+        return 0
+    if args.name is None:
+        raise OptionError("figures: name a figure (lanloss figures --list shows them)")
+    if args.name not in figures.FIGURES:
+        raise OptionError(
+            f"figures: unknown figure {args.name!r} (known: {', '.join(figures.FIGURES)})"
+        )
+    if not args.table or not args.out:
+        raise OptionError("figures: --table and --out are required")
+    table = _read_table(args.table)
+    fit = _read_fit(args.fit)
+    try:
+        fig, errors = figures.module(args.name).draw(table, fit)
+    except common.FigureInputError as exc:
+        raise OptionError(str(exc)) from None
+    for note in common.notes_of(errors):
+        print(f"lanloss figures {args.name}: {note}", file=sys.stderr)
+    for path in common.save(fig, errors, args.out, args.name):
+        print(path)
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "figures",
+        help="draw a seed paper's figure from a study's table (PNG, PDF, error table)",
+        description=__doc__.split("\n\n")[0],
+    )
+    p.add_argument("name", nargs="?", help=f"the figure: {', '.join(figures.FIGURES)}")
+    p.add_argument("--table", metavar="T.parquet", help="the study's table (lanloss table)")
+    p.add_argument("--fit", metavar="F.json", help="the study's fit (lanloss fit), if any")
+    p.add_argument("--out", metavar="DIR", help="folder for NAME.png, NAME.pdf, NAME-errors.csv")
+    p.add_argument("--list", action="store_true", help="print every figure and its study")
+    p.set_defaults(func=_cmd)

@@ -1,0 +1,151 @@
+"""The simbed figure: simulator and testbed loss versus rate with the fitted model and its band.
+
+The simulator's runs are real; the testbed's are real when the tests run as root (network
+namespaces), and synthetic copies of the simulator's runs (5 % more loss) otherwise.
+The fit is the real `lanloss.analysis.fit` on the same table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from figures_tables import real_table, synthetic
+
+from lanloss.analysis import fit as fitmod
+from lanloss.analysis import tables
+from lanloss.analysis.figures import common, fitted, simbed
+
+POINT = {"sender_rate": "1Gbps", "payload": 1472, "duration": "0.2s", "warmup": "0.05s"}
+RATES = ("50Mbps", "150Mbps")
+
+
+@pytest.fixture(scope="module")
+def sim_table(tmp_path_factory, built):
+    pts = [{**POINT, "rate": r, "seed": s} for r in RATES for s in (1, 2)]
+    return real_table(tmp_path_factory.mktemp("sim"), pts, "simbed")
+
+
+def synthetic_bed(sim: pd.DataFrame) -> pd.DataFrame:
+    """The simulator's runs as testbed runs that lose 5 % more where the simulator loses."""
+    rows = []
+    for _, r in sim.iterrows():
+        extra = int(0.05 * r["lost"])
+        rows.append(
+            {
+                **{k: r[k] for k in ("rate", "seed", "sent", "offered_bps")},
+                "source": "bed",
+                "received": int(r["received"]) - extra,
+                "goodput_bps": r["goodput_bps"] * (1 - extra / r["sent"]),
+            }
+        )
+    return synthetic(sim, rows, "bed")
+
+
+def test_simbed_with_a_real_fit(sim_table, tmp_path):
+    table = pd.concat([sim_table, synthetic_bed(sim_table)], ignore_index=True)
+    doc = fitmod.fit_table(table, bootstrap_n=10, study="simbed")
+    fig, errors = simbed.draw(table, doc)
+    paths = common.save(fig, errors, str(tmp_path), "simbed")
+    assert all(os.path.getsize(p) > 0 for p in paths)
+    assert common.notes_of(errors) == []  # both sources and a fit: nothing missing
+    loss = errors[errors["quantity"] == "datagram loss"].set_index("point")
+    assert len(loss) == 2 and len(errors) == 4  # loss and goodput at each rate
+    hi = loss.loc["all runs, 150 Mbit/s"]
+    sim_rows = sim_table[sim_table["rate"] == 150e6]
+    bed_rows = table[(table["source"] == "bed") & (table["rate"] == 150e6)]
+    assert hi["sim_value"] == pytest.approx(sim_rows["lost"].sum() / sim_rows["sent"].sum())
+    assert hi["reference_value"] == pytest.approx(bed_rows["lost"].sum() / bed_rows["sent"].sum())
+    assert hi["bed_value"] == hi["reference_value"]
+    assert 0.3 < hi["sim_value"] < 0.4  # 1 - 95.7/150 over a short run with a queue
+    # the fitted testbed curve at the measured point is close to the testbed
+    assert hi["model_value"] == pytest.approx(hi["reference_value"], abs=0.03)
+    lo = loss.loc["all runs, 50 Mbit/s"]  # neither loses below the knee
+    assert lo["sim_value"] == 0 and lo["reference_value"] == 0
+    assert np.isnan(lo["sim_rel_error_pct"])  # no relative error against 0
+    assert lo["model_value"] < 1e-6
+
+
+def test_fitted_band_contains_its_estimate(sim_table):
+    table = pd.concat([sim_table, synthetic_bed(sim_table)], ignore_index=True)
+    doc = fitmod.fit_table(table, bootstrap_n=10, study="simbed")
+    for source in ("sim", "bed"):
+        rows = table[table["source"] == source].iloc[[0, 0, 0]]
+        c = fitted.curves(doc, rows.assign(rate=[60e6, 110e6, 160e6], rate_max=False))
+        assert (c["lo"] <= c["est"]).all() and (c["est"] <= c["hi"]).all()
+        assert c["est"].iloc[0] < c["est"].iloc[1] < c["est"].iloc[2]
+        if source == "sim":  # the simulator's curve: no loss below the knee (95.7 Mbit/s)
+            assert c["est"].iloc[0] < 1e-6 < c["est"].iloc[1]
+
+
+def test_without_a_fit_or_a_testbed_it_draws_what_is_there(sim_table, tmp_path):
+    fig, errors = simbed.draw(sim_table, None)
+    common.save(fig, errors, str(tmp_path), "simbed")
+    notes = " ".join(common.notes_of(errors))
+    assert "no testbed (netns) rows" in notes and "no fit given" in notes
+    assert errors.empty and list(errors.columns) == list(common.ERROR_COLUMNS)
+
+
+@pytest.mark.netns
+@pytest.mark.slow  # two testbed runs: about 10 s
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
+def test_simbed_real_testbed_against_the_simulator(sim_table, tmp_path):
+    """Two real netns testbed runs next to the simulator's, through `lanloss figures`."""
+    files = []
+    for r in RATES:
+        out = tmp_path / f"bed-{r}.json"
+        args = [f"--{k.replace('_', '-')}={v}" for k, v in POINT.items()]
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lanloss.cli",
+                "bed",
+                "run",
+                *args,
+                f"--rate={r}",
+                "--prefix",
+                "llfig-",
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "LANLOSS_STATE_DIR": str(tmp_path / "state")},
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        files.append(str(out))
+    bed = tables.build(files, "simbed")
+    table = pd.concat([sim_table[sim_table["seed"] == 1], bed], ignore_index=True)
+    table_path, fit_path = tmp_path / "t.parquet", tmp_path / "fit.json"
+    table.to_parquet(table_path)
+    fit_path.write_text(json.dumps(fitmod.fit_table(table, bootstrap_n=10, study="simbed")))
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lanloss.cli",
+            "figures",
+            "simbed",
+            "--table",
+            str(table_path),
+            "--fit",
+            str(fit_path),
+            "--out",
+            str(tmp_path / "figs"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    errors = pd.read_csv(tmp_path / "figs" / "simbed-errors.csv")
+    hi = errors[(errors["quantity"] == "datagram loss") & errors["point"].str.contains("150")]
+    # the same 150 Mbit/s into a 100 Mbit/s port loses about a third in both
+    assert abs(hi["sim_value"].iloc[0] - hi["bed_value"].iloc[0]) < 0.03
