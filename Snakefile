@@ -1,0 +1,44 @@
+# lanloss workflow: the data flow, top to bottom.
+#
+#   study (config/) --> points --> sim: `lanloss sim run`  --> results/runs/<study>/sim/<point>.json
+#                             \--> bed: `lanloss bed run`  --> results/runs/<study>/bed/<point>.json
+#   run records --> `lanloss table`   --> results/tables/<study>.parquet (+ -summary.csv)
+#               --> `lanloss fit`     --> results/fits/<study>.json, <study>-host.yaml
+#               --> `lanloss figures` --> results/figures/<study>/<figure>.{png,pdf}, -errors.csv
+#   snakemake --report results/report.zip     (figures, tables, fit; captions in workflow/report/)
+#
+# Run:     .venv/bin/snakemake --profile profiles/local           (make run: the default study)
+# Others:  .venv/bin/snakemake --profile profiles/local --config studies=[tiny]
+# Slurm:   .venv/bin/snakemake --profile profiles/slurm
+# Rules are thin: each calls the lanloss CLI; config/README.md explains every key.
+
+import os
+
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
+
+
+include: "workflow/rules/common.smk"  # studies: schema, points, paths, the testbed switch
+include: "workflow/rules/runs.smk"  # one job per point and source -> run record
+include: "workflow/rules/table.smk"  # run records -> one table per study
+include: "workflow/rules/fit.smk"  # table -> fitted loss model, calibrated host preset
+include: "workflow/rules/figures.smk"  # table (+ fit) -> figures with error tables
+
+
+report: "workflow/report/workflow.rst"
+
+
+rule all:
+    default_target: True
+    input:
+        all_targets(),
+
+
+# Partial targets: `snakemake runs` (run records only), `snakemake tables`.
+rule runs:
+    input:
+        [f for s in STUDIES for f in run_files(s.name)],
+
+
+rule tables:
+    input:
+        [table_path(s.name) for s in STUDIES],

@@ -1,0 +1,454 @@
+"""Studies: a named grid of points over the shared vocabulary, as the workflow runs them.
+
+A study is a YAML mapping (``config/studies/<name>.yaml``; the default study is
+``config/config.yaml``, which also holds the workflow's own keys):
+
+    name: default                 # [a-z0-9_-]+ ; results go under results/*/<name>
+    description: "..."
+    source: [sim, bed]            # which sources run every point
+    repetitions: 2                # seeds 1..N (option `seed`), unless seed is given
+    fixed: {duration: 0.5s}       # options held for every point
+    grid: {rate: [20Mbps, 95Mbps]}   # cross product of lists over option names
+    # or grids: [{...}, {...}]    # sub-grids whose points are unioned; an entry may
+    #                             # restrict itself with `source: [bed]`
+    figures: [simbed]             # `lanloss figures NAME` on this study's table
+    fit: true                     # `lanloss fit` on this study's table
+
+Validation is the JSON schema (``schema()``, derived from ``lanloss.options.OPTIONS``;
+``workflow/schemas/study.schema.yaml`` is generated from it) with defaults filled,
+then ``lanloss.options.resolve(point, source)`` for every point of every source, so
+a bad value or an option a source does not implement is named before anything runs.
+
+A point's id is ``lanloss.sweep.point_id`` of its resolved parameters: the same
+point has the same id for the simulator and the testbed, and a record's file stem
+names its parameters (results/runs/<study>/<source>/<point>.json).
+
+    lanloss study check FILE...      validate, print the number of points
+    lanloss study points FILE        one line per point: source, id, flags
+    lanloss study schema             the JSON schema (YAML) the workflow validates with
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import itertools
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from lanloss import options as vocab
+from lanloss.options import OptionError
+from lanloss.sweep import point_id
+
+SOURCES = ("sim", "bed")
+NAME_PATTERN = "^[a-z0-9_-]+$"
+# Keys of config/config.yaml that belong to the workflow, not to its default study.
+WORKFLOW_KEYS = ("studies", "results", "bed", "bed_args")
+
+
+class StudyError(OptionError):
+    """A bad study: one line naming the study, the place and the bad value (exit 2)."""
+
+
+# -- the schema -----------------------------------------------------------------------
+
+
+def _value_schema(opt: vocab.Option) -> dict[str, Any]:
+    """JSON schema of one option's value as a study may write it (text or number)."""
+    kind = opt.kind
+    if kind == "choice":
+        choices: list[Any] = list(opt.choices)
+        if set(opt.choices) == {"off", "on"}:
+            choices += [False, True]  # YAML 1.1 reads bare off/on as booleans
+        return {"enum": choices}
+    if kind == "int":
+        s: dict[str, Any] = {"type": ["integer", "string"], "pattern": r"^\s*[+-]?[0-9]+\s*$"}
+        if opt.minimum is not None:
+            s["minimum"] = opt.minimum
+        if opt.maximum is not None:
+            s["maximum"] = opt.maximum
+        return s
+    if kind == "pattern":
+        return {"type": "string", "pattern": vocab._PATTERN_RE.pattern}
+    if kind in ("rate", "rate_or_max"):
+        return {"type": ["string", "number"], "exclusiveMinimum": 0}
+    if kind in ("size", "time", "probability"):
+        return {"type": ["string", "number"], "minimum": 0}
+    if kind in ("topology", "host"):
+        return {"type": "string"}
+    return {"type": ["string", "number"]}  # a kind added later: resolve() checks it
+
+
+def schema() -> dict[str, Any]:
+    """The study schema (JSON Schema 2020-12), derived from the option vocabulary."""
+    values = {o.name: {"$ref": f"#/$defs/option/{o.name}"} for o in vocab.OPTIONS}
+    lists = {
+        o.name: {"type": "array", "minItems": 1, "items": {"$ref": f"#/$defs/option/{o.name}"}}
+        for o in vocab.OPTIONS
+    }
+
+    def sources() -> dict[str, Any]:  # a fresh dict per use: no YAML anchors in the file
+        return {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": [*SOURCES]}}
+
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "lanloss study",
+        "description": "A named grid of points over the lanloss option vocabulary "
+        "(config/README.md explains every key).",
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "pattern": NAME_PATTERN},
+            "description": {"type": "string", "default": ""},
+            "source": {**sources(), "default": ["sim"]},
+            "repetitions": {"type": "integer", "minimum": 1, "default": 1},
+            "fixed": {"$ref": "#/$defs/fixed", "default": {}},
+            "grid": {"$ref": "#/$defs/grid"},
+            "grids": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/grid"}},
+            "figures": {
+                "type": "array",
+                "uniqueItems": True,
+                "items": {"type": "string", "pattern": NAME_PATTERN},
+                "default": [],
+            },
+            "fit": {"type": "boolean", "default": False},
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+        "not": {"required": ["grid", "grids"]},
+        "$defs": {
+            "option": {o.name: _value_schema(o) for o in vocab.OPTIONS},
+            "fixed": {
+                "type": "object",
+                "properties": values,
+                "additionalProperties": False,
+            },
+            "grid": {
+                "type": "object",
+                "properties": {**lists, "source": sources()},
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+def schema_yaml() -> str:
+    header = (
+        "# The lanloss study schema. GENERATED from lanloss.options by\n"
+        "#   .venv/bin/lanloss study schema > workflow/schemas/study.schema.yaml\n"
+        "# Do not edit; tests/workflow/test_study.py checks that it is current.\n"
+    )
+    return header + yaml.safe_dump(schema(), sort_keys=False, width=100)
+
+
+@functools.cache
+def _validator():  # type: ignore[no-untyped-def]
+    """A validator that fills "default"s, as Snakemake's validate(set_default=True) does.
+
+    jsonschema is imported here, not at the top: every `lanloss` command imports
+    this module to register its subcommand, and only studies need the schema."""
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    validate_properties = base.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema_):  # type: ignore[no-untyped-def]
+        if isinstance(instance, dict):
+            for prop, sub in properties.items():
+                if "default" in sub:
+                    instance.setdefault(prop, sub["default"])
+        yield from validate_properties(validator, properties, instance, schema_)
+
+    return jsonschema.validators.extend(base, {"properties": set_defaults})(schema())
+
+
+def _where(error: Any) -> str:
+    parts = []
+    for p in error.absolute_path:
+        parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
+    return "".join(parts) or "(top level)"
+
+
+def validate(data: Any, where: str) -> dict[str, Any]:
+    """Check a study mapping against the schema and fill its defaults (in place)."""
+    if not isinstance(data, dict):
+        raise StudyError(f"study {where}: expected a mapping, got {type(data).__name__}")
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        if e.validator == "not":
+            msg = "give either grid or grids, not both"
+        elif e.validator == "additionalProperties":
+            known = e.schema.get("properties", {})
+            extra = sorted(k for k in e.instance if k not in known)
+            what = "key" if not e.absolute_path else "option"
+            msg = f"unknown {what} {extra[0]!r}" if extra else e.message
+        else:
+            msg = e.message
+        raise StudyError(f"study {where}: {_where(e)}: {msg}")
+    return data
+
+
+# -- points -----------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    """A study value as the CLI takes it (bare YAML off/on came in as booleans)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a study: a source and a full parameter set."""
+
+    id: str
+    source: str
+    given: dict[str, str]  # the options as the study wrote them (plus the seed)
+    params: dict[str, Any]  # resolved: every option, canonical units
+
+    def cli_args(self) -> list[str]:
+        """Flags for `lanloss sim run` / `lanloss bed run` that reproduce this point."""
+        out = []
+        for name, value in self.given.items():
+            out += [vocab.BY_NAME[name].flag, value]
+        return out
+
+
+@dataclass
+class Study:
+    name: str
+    description: str
+    sources: tuple[str, ...]
+    repetitions: int
+    fixed: dict[str, Any]
+    grids: list[dict[str, Any]]
+    figures: list[str]
+    fit: bool
+    where: str = ""
+    points: list[Point] = field(default_factory=list)
+
+    def points_for(self, source: str) -> list[Point]:
+        return [p for p in self.points if p.source == source]
+
+    def varied_options(self) -> list[str]:
+        """Options of the grids that take more than one value over the study's points, in
+        vocabulary order: what tells its points apart (seed aside; values a host preset
+        fills in follow from `host`)."""
+        named = {n for g in self.grids for n in g if n not in ("source", "seed")}
+        values: dict[str, set[str]] = {n: set() for n in named}
+        for p in self.points:
+            for n in named:
+                values[n].add(repr(p.params.get(n)))
+        return [n for n in vocab.BY_NAME if n in named and len(values[n]) > 1]
+
+    def point(self, source: str, pid: str) -> Point:
+        for p in self.points:
+            if p.source == source and p.id == pid:
+                return p
+        raise KeyError(f"study {self.name}: no {source} point {pid!r}")
+
+
+def _expand(
+    study: Study, entry: dict[str, Any], k: int
+) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
+    """(source, given, params) for every point of one grid entry, all validated."""
+    entry = dict(entry)
+    sources = tuple(entry.pop("source", study.sources))
+    stray = [s for s in sources if s not in study.sources]
+    where = f"grids[{k}]" if len(study.grids) > 1 else "grid"
+    if stray:
+        raise StudyError(
+            f"study {study.where}: {where}.source: {stray[0]!r} is not among the "
+            f"study's sources {list(study.sources)}"
+        )
+    seeded = "seed" in entry or "seed" in study.fixed
+    if seeded and study.repetitions > 1:
+        raise StudyError(
+            f"study {study.where}: repetitions {study.repetitions} given but the seed is "
+            f"set in {where if 'seed' in entry else 'fixed'}; use one or the other"
+        )
+    seeds = [None] if seeded else list(range(1, study.repetitions + 1))
+    names = list(entry)
+    out = []
+    for combo in itertools.product(*(entry[n] for n in names)):
+        given = {n: _text(v) for n, v in study.fixed.items()}
+        given.update({n: _text(v) for n, v in zip(names, combo, strict=True)})
+        for seed in seeds:
+            g = dict(given) if seed is None else {**given, "seed": str(seed)}
+            for source in sources:
+                try:
+                    params = vocab.resolve(g, source)
+                except OptionError as exc:
+                    shown = ", ".join(f"{n}={v}" for n, v in g.items())
+                    raise StudyError(
+                        f"study {study.where}: {source} point {{{shown}}}: {exc}"
+                    ) from None
+                out.append((source, g, params))
+    return out
+
+
+def from_mapping(data: dict[str, Any], where: str = "") -> Study:
+    """A validated study with every point expanded and resolved."""
+    data = validate(dict(data), where or str(data.get("name", "?")))
+    grids = data.get("grids") or [data.get("grid") or {}]
+    study = Study(
+        name=data["name"],
+        description=data["description"],
+        sources=tuple(data["source"]),
+        repetitions=data["repetitions"],
+        fixed=dict(data["fixed"]),
+        grids=[dict(g) for g in grids],
+        figures=list(data["figures"]),
+        fit=bool(data["fit"]),
+        where=where or data["name"],
+    )
+    seen: set[tuple[str, str]] = set()
+    for k, entry in enumerate(study.grids):
+        for source, given, params in _expand(study, entry, k):
+            pid = point_id(params)
+            if (source, pid) in seen:  # the same point from two grid entries
+                continue
+            seen.add((source, pid))
+            study.points.append(Point(pid, source, given, params))
+    return study
+
+
+def _read_yaml(path: str | Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh)
+    except OSError as exc:
+        raise StudyError(f"study {path}: cannot read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise StudyError(f"study {path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+
+
+def load(path: str | Path) -> Study:
+    """A study file (or the workflow config, whose own keys are set aside)."""
+    data = _read_yaml(path)
+    if isinstance(data, dict) and "studies" in data:
+        data = split_config(data)[1]
+    return from_mapping(data, str(path))
+
+
+def split_config(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """config/config.yaml -> (workflow keys, the default study's mapping)."""
+    wf = {k: v for k, v in config.items() if k in WORKFLOW_KEYS}
+    default = {k: v for k, v in config.items() if k not in WORKFLOW_KEYS}
+    return wf, default
+
+
+def study_mappings(
+    config: dict[str, Any], basedir: str | Path, config_path: str = "config/config.yaml"
+) -> list[tuple[str, dict[str, Any]]]:
+    """(where, raw mapping) of every study the workflow config names.
+
+    `studies` lists names or paths: the default study's own name is the study in
+    config.yaml itself; another NAME is config/studies/NAME.yaml under basedir; a
+    value ending in .yaml/.yml is a study file (relative to the working directory).
+    """
+    wf, default = split_config(config)
+    names = wf.get("studies") or [default.get("name")]
+    if isinstance(names, str):
+        names = [names]
+    out = []
+    for entry in names:
+        entry = str(entry)
+        if entry == default.get("name"):
+            out.append((config_path, default))
+        elif entry.endswith((".yaml", ".yml")):
+            out.append((entry, _read_yaml(entry)))
+        else:
+            path = Path(basedir) / "config" / "studies" / f"{entry}.yaml"
+            if not path.exists():
+                raise StudyError(
+                    f"studies: no study {entry!r} (looked for {path} and the default "
+                    f"study {default.get('name')!r} in {config_path})"
+                )
+            out.append((str(path), _read_yaml(path)))
+    return out
+
+
+def check_unique(studies: list[Study]) -> None:
+    seen: dict[str, str] = {}
+    for s in studies:
+        if s.name in seen:
+            raise StudyError(
+                f"study {s.where}: name {s.name!r} is also the name of {seen[s.name]}; "
+                "results would collide"
+            )
+        seen[s.name] = s.where
+
+
+def bed_decision(mode: Any, bed_args: str, euid: int) -> tuple[bool, str]:
+    """Whether the workflow runs the testbed points, and if not, why (for the message).
+
+    mode: auto (run them when the backend can: the netns backend needs root, an ssh
+    inventory does not), on (must run: an error if it cannot), off. YAML's bare on/off
+    arrive as booleans.
+    """
+    mode = {True: "on", False: "off"}.get(mode, str(mode))
+    if mode not in ("auto", "on", "off"):
+        raise StudyError(f"bed: {mode!r} is not auto, on or off")
+    if mode == "off":
+        return False, "bed: off in the config"
+    args = shlex.split(bed_args or "")
+    ssh = "--backend=ssh" in args or any(
+        a == "--backend" and b == "ssh" for a, b in zip(args, args[1:], strict=False)
+    )
+    if ssh or euid == 0:
+        return True, ""
+    if mode == "on":
+        raise StudyError("bed: on, but the netns testbed needs root (run as root, or bed: auto)")
+    return False, "not root (the netns testbed needs root namespaces; run as root to include it)"
+
+
+def run_path(results: str, study: str, point: Point) -> str:
+    return os.path.join(results, "runs", study, point.source, f"{point.id}.json")
+
+
+# -- the `lanloss study` command -----------------------------------------------------------
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    studies = [load(p) for p in args.files]
+    check_unique(studies)
+    for s in studies:
+        counts = ", ".join(f"{src} {len(s.points_for(src))}" for src in s.sources)
+        print(f"study {s.name} ({s.where}): {len(s.points)} runs ({counts})")
+    return 0
+
+
+def _cmd_points(args: argparse.Namespace) -> int:
+    s = load(args.file)
+    for p in s.points:
+        if args.source and p.source != args.source:
+            continue
+        print(f"{p.source}\t{p.id}\t{shlex.join(p.cli_args())}")
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    sys.stdout.write(schema_yaml())
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p_study = sub.add_parser("study", help="workflow studies: check, list points, schema")
+    ssub = p_study.add_subparsers(dest="study_command", required=True, parser_class=type(p_study))
+    p = ssub.add_parser("check", help="validate study files (every point, every source)")
+    p.add_argument("files", nargs="+", metavar="STUDY.yaml")
+    p.set_defaults(func=_cmd_check)
+    p = ssub.add_parser("points", help="list a study's points: source, id, run flags")
+    p.add_argument("file", metavar="STUDY.yaml")
+    p.add_argument("--source", choices=SOURCES)
+    p.set_defaults(func=_cmd_points)
+    p = ssub.add_parser("schema", help="print the study JSON schema (YAML)")
+    p.set_defaults(func=_cmd_schema)

@@ -1,0 +1,141 @@
+# Studies -> points and paths. Everything is validated here, at parse time, so a bad
+# study stops the workflow before any job runs: the workflow keys against
+# config.schema.yaml, each study against study.schema.yaml (Snakemake's validate, with
+# defaults filled), then every point of every source against the option vocabulary
+# (lanloss.study.from_mapping -> lanloss.options.resolve).
+
+import os
+import shlex
+import sys
+
+from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
+from snakemake.utils import min_version, validate
+
+from lanloss import study as lstudy
+
+min_version("9.0")
+
+
+validate(config, "../schemas/config.schema.yaml")
+
+RESULTS = config["results"].rstrip("/") or "."
+# Every rule calls the lanloss CLI with the interpreter running Snakemake (the .venv),
+# also inside Slurm jobs, which re-run Snakemake with the same interpreter.
+LANLOSS = f"{shlex.quote(sys.executable)} -m lanloss.cli"
+BED_ARGS = config["bed_args"]
+# First line of every run's log: where it ran (the Slurm job id, when under Slurm).
+JOB_STAMP = 'echo "host=$(hostname) slurm_job_id=${SLURM_JOB_ID:-none} start=$(date -Is)"'
+
+
+def _say(text):
+    if workflow.is_main_process:  # not again in every Slurm job's own Snakemake
+        logger.warning(f"lanloss: {text}")
+
+
+def _load_studies():
+    try:
+        mappings = lstudy.study_mappings(config, workflow.basedir)
+        studies = []
+        for where, data in mappings:
+            lstudy.validate(dict(data) if isinstance(data, dict) else data, where)  # one line
+            validate(data, "../schemas/study.schema.yaml")  # the same schema; fills defaults
+            studies.append(lstudy.from_mapping(data, where))
+        lstudy.check_unique(studies)
+    except lstudy.StudyError as exc:
+        raise WorkflowError(str(exc)) from None
+    return studies
+
+
+STUDIES = _load_studies()
+STUDY = {s.name: s for s in STUDIES}
+
+
+# -- the testbed switch ----------------------------------------------------------------------
+# Without root the netns testbed cannot run: its runs are left out, said once, and each
+# study's table, fit and figures are made from its simulator runs alone.
+try:
+    RUN_BED, _why_not = lstudy.bed_decision(config["bed"], config["bed_args"], os.geteuid())
+except lstudy.StudyError as exc:
+    raise WorkflowError(str(exc)) from None
+if not RUN_BED:
+    for _s in STUDIES:
+        _n = len(_s.points_for("bed"))
+        if _n:
+            _say(
+                f"skipping the {_n} testbed runs of study {_s.name}: {_why_not}; its "
+                "table, fit and figures use the simulator's runs only"
+            )
+
+# One testbed run at a time, even when neither a profile nor --resources says so.
+if "testbed" not in workflow.global_resources:
+    workflow.register_resource("testbed", 1)
+
+
+def sources(study):
+    return [src for src in STUDY[study].sources if src != "bed" or RUN_BED]
+
+
+def points(study, source):
+    return STUDY[study].points_for(source) if source in sources(study) else []
+
+
+# -- paths -----------------------------------------------------------------------------------
+def run_file(study, source, pid):
+    return f"{RESULTS}/runs/{study}/{source}/{pid}.json"
+
+
+def run_files(study):
+    return [run_file(study, src, p.id) for src in sources(study) for p in points(study, src)]
+
+
+def table_path(study):
+    return f"{RESULTS}/tables/{study}.parquet"
+
+
+def summary_path(study):
+    return f"{RESULTS}/tables/{study}-summary.csv"
+
+
+def fit_path(study):
+    return f"{RESULTS}/fits/{study}.json"
+
+
+def host_path(study):
+    return f"{RESULTS}/fits/{study}-host.yaml"
+
+
+def figure_files(study, figure):
+    base = f"{RESULTS}/figures/{study}/{figure}"
+    return [f"{base}.png", f"{base}.pdf", f"{base}-errors.csv"]
+
+
+def point_flags(wildcards, source):
+    """The run flags of one point, quoted for the shell."""
+    try:
+        point = STUDY[wildcards.study].point(source, wildcards.point)
+    except KeyError as exc:
+        raise WorkflowError(f"{exc.args[0]} (not a point of the study's grid)") from None
+    return shlex.join(point.cli_args())
+
+
+def all_targets():
+    """Every study's runs, table and summary; its fit and figures when it asks for them."""
+    out = []
+    for s in STUDIES:
+        files = run_files(s.name)
+        if not files:
+            _say(f"study {s.name} has no runs to make (its sources: {list(s.sources)})")
+            continue
+        out += files + [table_path(s.name), summary_path(s.name)]
+        if s.fit:
+            out += [fit_path(s.name), host_path(s.name)]
+        for fig in s.figures:
+            out += figure_files(s.name, fig)
+    return out
+
+
+wildcard_constraints:
+    study=r"[a-z0-9_-]+",
+    point=r"[^/]+",
+    figure=r"[a-z0-9_-]+",

@@ -1,0 +1,47 @@
+# Table (+ fit) -> one figure of a study (`lanloss figures FIGURE`): PNG and PDF, and the
+# error table against the seed's reference values. A figure's caption in the report is
+# workflow/report/fig-<figure>.rst when it exists, else a generic one.
+
+localrules:
+    figure,
+
+
+def _figure_caption(wildcards):
+    path = os.path.join(workflow.basedir, "workflow", "report", f"fig-{wildcards.figure}.rst")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    return f"Figure ``{wildcards.figure}`` (``lanloss figures {wildcards.figure}``)."
+
+
+rule figure:
+    input:
+        table=table_path("{study}"),
+        fit=lambda w: [fit_path(w.study)] if STUDY[w.study].fit else [],
+    output:
+        png=report(
+            f"{RESULTS}/figures/{{study}}/{{figure}}.png",
+            caption="../report/figure.rst",
+            category="{study}",
+            subcategory="figures",
+            labels={"study": "{study}", "figure": "{figure}"},
+        ),
+        pdf=f"{RESULTS}/figures/{{study}}/{{figure}}.pdf",
+        errors=report(
+            f"{RESULTS}/figures/{{study}}/{{figure}}-errors.csv",
+            caption="../report/errors.rst",
+            category="{study}",
+            subcategory="figure errors",
+            labels={"study": "{study}", "figure": "{figure}"},
+        ),
+    params:
+        fit=lambda w, input: f"--fit {input.fit}" if input.fit else "",
+        outdir=lambda w, output: os.path.dirname(output.png),
+        caption=_figure_caption,
+    log:
+        f"{RESULTS}/logs/{{study}}/figure-{{figure}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/{{study}}/figure-{{figure}}.tsv"
+    shell:
+        "{LANLOSS} figures {wildcards.figure} --table {input.table} {params.fit}"
+        " --out {params.outdir}/ 2> {log}"

@@ -1,0 +1,48 @@
+# One job per point and source: `lanloss sim run` / `lanloss bed run` with the point's
+# flags writes its run record atomically, so a record is whole or absent and an
+# interrupted workflow resumes with the points that have none. The log's first line
+# says where the job ran (host, Slurm job id); the benchmark file holds its wall time
+# and memory (bench/workflow_speed.py sums them by stage).
+
+
+rule sim_point:
+    output:
+        run_file("{study}", "sim", "{point}"),
+    log:
+        f"{RESULTS}/logs/{{study}}/sim/{{point}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/{{study}}/sim/{{point}}.tsv"
+    params:
+        flags=lambda w: point_flags(w, "sim"),
+    # On a cluster `--group-components sim=N` runs N points per cluster job (profiles/slurm
+    # explains): each job starts Snakemake anew (seconds), a point takes a fraction of one.
+    group:
+        "sim"
+    shell:
+        "{JOB_STAMP} > {log}; {LANLOSS} sim run {params.flags} --out {output} 2>> {log}"
+
+
+# The testbed runs on this machine (netns) or from it (ssh), never inside a cluster job:
+# a local rule, one at a time (resource `testbed`), and with every local core, so no
+# simulation competes for the CPUs while the testbed measures CPU-bound receivers.
+localrules:
+    bed_point,
+
+
+rule bed_point:
+    output:
+        run_file("{study}", "bed", "{point}"),
+    log:
+        f"{RESULTS}/logs/{{study}}/bed/{{point}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/{{study}}/bed/{{point}}.tsv"
+    params:
+        flags=lambda w: point_flags(w, "bed"),
+    threads: os.cpu_count() or 1
+    resources:
+        testbed=1,
+    # bed_args (backend, inventory, namespace prefix) say where and how to measure, not
+    # what: not a param, so changing them does not invalidate the records made so far
+    shell:
+        "{JOB_STAMP} > {log}; {LANLOSS} bed run {params.flags} {BED_ARGS} --no-progress"
+        " --out {output} 2>> {log}"
