@@ -40,15 +40,16 @@ cxx: $(STAMP)
 ctools:
 	$(MAKE) -C testbed/tools
 
-# The main job. Until the Snakemake workflow lands: simulation sweeps of saturation by
-# payload (seed 001's sizes) and of a 1G sender into a 100M receiver without/with PAUSE.
-RUNS := results/runs
+# The main job: the default study (config/config.yaml) through the Snakemake workflow:
+# a simulation sweep and a netns testbed sweep (root) of the same points, the table, the
+# fit, the figures, then the report (results/report.zip). Interrupted? `make run`
+# again resumes with the points that have no record yet. Other studies:
+#   .venv/bin/snakemake --profile profiles/local --config studies=[NAME]
+SNAKEMAKE := $(VENV)/bin/snakemake --profile profiles/local --cores $(JOBS)
 run: setup
-	$(VENV)/bin/lanloss sweep --source sim --set payload=64,576,1472,64512 --fixed rate=max \
-	    --fixed duration=0.5s --fixed warmup=0.05s --out $(RUNS)/saturation/sim
-	$(VENV)/bin/lanloss sweep --source sim --set payload=64,1472 --set pause=off,on \
-	    --fixed sender_rate=1Gbps --fixed rate=300Mbps --fixed duration=0.5s \
-	    --fixed warmup=0.05s --out $(RUNS)/pause/sim
+	$(SNAKEMAKE)
+	$(SNAKEMAKE) --report results/report.zip
+	@echo "lanloss: results under results/ (runs, tables, fits, figures); report: results/report.zip"
 
 test: setup
 	$(VENV)/bin/pytest -q -ra
@@ -60,11 +61,11 @@ bench: setup
 	$(VPY) bench/run.py
 
 lint:
-	$(VENV)/bin/ruff check lanloss analysis testbed tests bench
-	$(VENV)/bin/ruff format --check lanloss analysis testbed tests bench
+	$(VENV)/bin/ruff check lanloss analysis testbed tests bench workflow/scripts
+	$(VENV)/bin/ruff format --check lanloss analysis testbed tests bench workflow/scripts
 
 format:
-	$(VENV)/bin/ruff format lanloss analysis testbed tests bench
+	$(VENV)/bin/ruff format lanloss analysis testbed tests bench workflow/scripts
 
 clean:
 	rm -rf build build-cmake.log

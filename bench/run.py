@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["sim_speed.py", "host_speed.py", "bed_tools.py"]
+BENCHES = ["sim_speed.py", "host_speed.py", "bed_tools.py", "workflow_speed.py"]
 
 
 def main() -> int:

@@ -74,6 +74,9 @@ SUBCOMMAND_MODULES = (
     "lanloss.sim",  # sim run
     "lanloss.sweep",  # sweep
     "lanloss.testbed.cli",  # bed run/restore/cleanup/check
+    "lanloss.study",  # study check/points/schema (the workflow's studies)
+    "lanloss.analysis.figures_cli",  # figures (the seed papers' figures)
+    "lanloss.analysis.cli",  # table, fit, plan
 )
 
 
