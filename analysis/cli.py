@@ -58,7 +58,7 @@ def _read_table(path: str):
 def _cmd_fit(args: argparse.Namespace) -> int:
     import yaml
 
-    from lanloss.analysis import fit
+    from lanloss.analysis import fit, fit_report
 
     if args.bootstrap < 0:
         raise vocab.OptionError(f"--bootstrap: {args.bootstrap} must not be negative")
@@ -78,7 +78,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         df, bootstrap_n=args.bootstrap, seed=args.seed, level=args.level, study=study
     )
     doc["table"] = os.path.abspath(args.table)
-    problems = fit.validate(doc)
+    problems = fit_report.validate(doc)
     if problems:  # pragma: no cover - a bug, not bad input
         raise RuntimeError(f"fit produced an invalid document: {problems}")
     if args.host_out:

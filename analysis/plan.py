@@ -25,7 +25,7 @@ import numpy as np
 
 from lanloss import options as vocab
 from lanloss import units
-from lanloss.analysis import fit as fitmod
+from lanloss.analysis import fit_report
 from lanloss.analysis import loss_model as lm
 
 RATE_LO, RATE_HI = 1e3, 1e12  # search range, payload bit/s per sender
@@ -41,7 +41,7 @@ def load_fit(path: str) -> dict[str, Any]:
         raise vocab.OptionError(f"--fit: cannot read {path!r}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
         raise vocab.OptionError(f"--fit: {path!r} is not JSON ({exc.msg})") from None
-    errs = fitmod.validate(doc)
+    errs = fit_report.validate(doc)
     if errs:
         raise vocab.OptionError(f"--fit: {path!r} is not a lanloss fit: {errs[0]}")
     return doc

@@ -25,14 +25,14 @@ DRAWS = 200
 
 
 def check(doc: dict[str, Any]) -> None:
-    """A fit document this figure can read (``fit.validate``), else one line naming the first
-    problem."""
-    from lanloss.analysis import fit as fitmod
+    """A fit document this figure can read (``fit_report.validate``), else one line naming
+    the first problem."""
+    from lanloss.analysis import fit_report
 
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         schema = doc.get("schema") if isinstance(doc, dict) else None
         raise FigureInputError(f"--fit: schema {schema!r} is not {SCHEMA}")
-    problems = fitmod.validate(doc)
+    problems = fit_report.validate(doc)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise FigureInputError(f"--fit: {problems[0]}{more}")

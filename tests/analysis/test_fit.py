@@ -10,7 +10,7 @@ import pytest
 import yaml
 from synthetic_tables import bed_params, draw, sim_params
 
-from lanloss.analysis import fit
+from lanloss.analysis import fit, fit_report
 from lanloss.analysis import loss_model as lm
 
 # A testbed host with a 1G link (only the host loses), readers capped at 10 % of a CPU
@@ -42,7 +42,7 @@ def test_joint_fit_recovers_known_parameters():
     configs += sim_configs([50_000, 60_000, 64_000, 68_000, 72_000, 76_000, 80_000])
     df = draw(configs, truth, rng, seeds=3, d0=0.4)
     doc = fit.fit_table(df, bootstrap_n=100, seed=3, study="recovery")
-    assert fit.validate(doc) == []
+    assert fit_report.validate(doc) == []
     ps = doc["parameters"]
     for name, true in (("read_cost", 3e-6), ("truesize", 3000.0), ("arrival_scv", 1.0)):
         assert ps[name]["identified"] and covers(ps[name], true), (name, ps[name])
@@ -136,7 +136,7 @@ def test_simulator_only_table():
         for r in (50, 90, 120, 200)
     ]
     doc = fit.fit_table(draw(configs, lm.default_theta(), rng), bootstrap_n=20)
-    assert fit.validate(doc) == []
+    assert fit_report.validate(doc) == []
     assert not any(p["identified"] for p in doc["parameters"].values())  # nothing to fit
     q = doc["fit_quality"]["sim"]
     assert 0.2 < q["dispersion"] < 3  # binomial noise about the wire's losses, nothing else
@@ -150,7 +150,7 @@ def test_no_loss_at_all_and_unidentifiable_parameters():
     df = draw(bed_configs([5, 10, 20]), lm.default_theta(), rng)
     assert df["lost"].sum() == 0
     doc = fit.fit_table(df, bootstrap_n=20)
-    assert fit.validate(doc) == []
+    assert fit_report.validate(doc) == []
     for name, p in doc["parameters"].items():
         assert not p["identified"], name
         assert p["estimate"] == p["prior"] and p["note"].endswith("fixed at its prior")
@@ -162,14 +162,14 @@ def test_empty_and_tcp_rows_are_left_out():
     df = draw(bed_configs([100]), lm.default_theta(), rng, seeds=1)
     df.loc[0, "protocol"] = "tcp"
     doc = fit.fit_table(df, bootstrap_n=5)
-    assert fit.validate(doc) == []
+    assert fit_report.validate(doc) == []
     assert doc["data"]["rows"] == {"sim": 0, "bed": 0}
     assert doc["data"]["excluded"] == {"tcp (the model is for UDP)": 1}
 
 
 def test_validate_names_problems():
-    assert fit.validate([]) == ["not a JSON object"]
-    errs = fit.validate({"schema": "lanloss.fit/0"})
+    assert fit_report.validate([]) == ["not a JSON object"]
+    errs = fit_report.validate({"schema": "lanloss.fit/0"})
     assert any("schema" in e for e in errs) and any("parameters" in e for e in errs)
 
 
@@ -199,7 +199,7 @@ def test_fit_cli_writes_a_valid_document_and_a_host_file(fitted):
     r, table, out, host = fitted
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
-    assert fit.validate(doc) == []
+    assert fit_report.validate(doc) == []
     assert doc["study"] == "synthetic" and doc["table"] == str(table.resolve())
     assert doc["bootstrap"]["replicates"] + doc["bootstrap"]["failed"] == 50
     assert doc["parameters"]["read_cost"]["identified"]
