@@ -23,22 +23,40 @@ from lanloss import options as vocab
 from lanloss import units
 from lanloss.record import RunRecord, dump_json, load, write_atomic
 
-# Options worth showing in a file name, in this order.
-_PREFIX_KEYS = ("payload", "rate", "pause", "edge_rate", "sender_rate", "receivers", "rcvbuf")
+# Options worth showing in a file name, in this order (when not at their default); the
+# hash tells the rest apart.
+_PREFIX_KEYS = (
+    "protocol",
+    "cast",
+    "host",
+    "payload",
+    "rate",
+    "pattern",
+    "pause",
+    "edge_rate",
+    "sender_rate",
+    "receivers",
+    "rcvbuf",
+    "seed",
+)
 
 
 def point_id(params: dict[str, Any]) -> str:
     """Readable prefix + stable hash of the canonical parameters."""
     canonical = json.dumps(params, sort_keys=True, separators=(",", ":"), default=str)
     digest = hashlib.sha256(canonical.encode()).hexdigest()[:10]
+    from lanloss import hosts
+
+    implied = dict(hosts.PRESETS.get(params.get("host"), {}))  # what the preset fills in
+    implied["sender_rate"] = params.get("edge_rate")
     parts = []
     for key in _PREFIX_KEYS:
         value = params.get(key)
-        if value is None or value == vocab.BY_NAME[key].default:
+        if value is None or value == vocab.BY_NAME[key].default or value == implied.get(key):
             continue
         if vocab.BY_NAME[key].kind in ("rate", "rate_or_max") and isinstance(value, int):
             value = units.format_rate(value)
-        parts.append(f"{key}{value}")
+        parts.append(f"{key}{value}".replace(":", ""))  # burst:4 -> patternburst4
     prefix = "_".join(parts) or "default"
     return f"{prefix}-{digest}"
 
