@@ -33,7 +33,8 @@ Output (``lanloss fit``, schema ``lanloss.fit/1``; ``fit_report.validate`` check
                  preferred, summary [plain-language lines], matched_points [...]}
     host_preset {name, base, cores, irq_cost, packet_cost, read_cost, truesize}
     host_preset_calibrated  true when the costs come from testbed runs
-    bootstrap   {replicates, failed, seed, level, method}
+    bootstrap   {replicates, failed, seed, level, method, draws [{free parameter: value,
+                 d0, d1} per replicate]}
 
 ``host_preset`` is a host file for ``lanloss sim run --host-file`` (lanloss/hosts.py): times
 as plain numbers in seconds, sizes in bytes, ``truesize`` 0 = the driver's rule.
@@ -750,7 +751,17 @@ def _finish(
     preset, calibrated = host_preset(out_params, base, data, doc.get("study"))
     doc["host_preset"] = preset
     doc["host_preset_calibrated"] = calibrated
+    # The replicates themselves, so a curve's band keeps the parameters' correlations.
+    draws = []
+    if spec is not None and len(Xb):
+        k = len(spec.free)
+        for row in Xb:
+            d = {name: float(np.exp(row[j])) for j, name in enumerate(spec.free)}
+            if spec.delta:
+                d["d0"], d["d1"] = float(row[k]), float(row[k + 1])
+            draws.append(d)
     doc["bootstrap"] = {
+        "draws": draws,
         "replicates": int(len(Xb)) if len(Xb) else 0,
         "requested": int(B),
         "failed": int(failed),

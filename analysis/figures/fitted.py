@@ -2,11 +2,12 @@
 table-like rows, with a band.
 
 The estimate is the model at the fitted parameters, the testbed's rows shifted by the fitted
-discrepancy (``lanloss.analysis.fit.probabilities``). The fit keeps each parameter's estimate
-and percentile bootstrap interval, not the replicates, so the band draws the parameters
-independently, each from a split normal (on the log scale; the discrepancy's d0 and d1 on
-their own) whose 2.5 and 97.5 percentiles are the interval's ends, and takes the pointwise
-percentiles of the loss: it ignores the parameters' correlations and is approximate.
+discrepancy (``lanloss.analysis.fit.probabilities``). The band is the pointwise 2.5 and 97.5
+percentiles of the loss over the fit's bootstrap replicates (``bootstrap.draws``: each
+replicate's parameters together, so their correlations are kept). A fit document without
+them (written before they were kept) falls back to drawing each parameter on its own from a
+split normal (log scale; d0 and d1 on their own) whose 2.5 and 97.5 percentiles are its
+interval's ends, which ignores the correlations.
 """
 
 from __future__ import annotations
@@ -64,8 +65,15 @@ def _split(rng: np.random.Generator, halves: tuple[float, float]) -> float:
 
 
 def draws(doc: dict[str, Any], n: int, rng: np.random.Generator):
-    """n parameter sets around the estimate, each parameter from its own interval."""
+    """Parameter sets around the estimate: the fit's bootstrap replicates, else n sets with
+    each parameter drawn from its own interval."""
     theta, d0, d1 = _estimate(doc)
+    kept = (doc.get("bootstrap") or {}).get("draws") or []
+    if kept:
+        for rep in kept:
+            t = {k: float(rep.get(k, v)) for k, v in theta.items()}
+            yield t, float(rep.get("d0", d0)), float(rep.get("d1", d1))
+        return
     disc = doc.get("discrepancy") or {}
     sd = {
         k: _halves(theta[k], p.get("ci"), log=True) if p.get("identified", True) else (0.0, 0.0)

@@ -60,6 +60,14 @@ def test_joint_fit_recovers_known_parameters():
     assert covers(disc["d0"], 0.4) and disc["d0"]["ci"][0] > 0  # the testbed loses more
     assert covers(disc["d1"], 0.0)
     assert disc["preferred"] == "with"
+    # the replicates are kept, each with every free parameter and the discrepancy, and
+    # the intervals are their percentiles
+    draws = doc["bootstrap"]["draws"]
+    assert len(draws) == doc["bootstrap"]["replicates"] > 50
+    free = {n for n, p in ps.items() if p["identified"]} | {"d0", "d1"}
+    assert all(set(d) == free for d in draws)
+    lo, hi = np.percentile([d["read_cost"] for d in draws], [2.5, 97.5])
+    assert ps["read_cost"]["ci"] == pytest.approx([lo, hi], rel=1e-6)
     assert doc["host_preset_calibrated"]
     hp = doc["host_preset"]
     assert hp["read_cost"] == ps["read_cost"]["estimate"] and hp["truesize"] == round(
