@@ -3,7 +3,8 @@ configuration (the options that vary in the table, rate and seed aside), with th
 model (``lanloss fit``) and its band for each source.
 
 Measured points pool the repetitions (lost / sent; bars: the range over runs). The fitted
-curves come from ``figures.fitted`` (the estimate, and an approximate 95 % band); the
+curves come from ``figures.fitted`` (the estimate, and the 95 % band over the fit's bootstrap
+replicates); the
 testbed's curve includes the fitted discrepancy. The grey dotted line is the closed-form
 capacity of the receiver's link. The error table compares, at every configuration and rate
 that both sources ran, the simulator's loss and goodput with the testbed's (the reference),
@@ -168,7 +169,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
                 color=common.COLOR["bed"],
                 lw=1.8,
             ),
-            common.handle("band", "approximate 95 % band", color="0.5"),
+            common.handle("band", "95 % bootstrap band", color="0.5"),
         ]
     common.finish(fig, "Simulator vs testbed: loss versus offered rate", handles, notes)
     return fig, common.with_notes(common.error_table(STUDY, rows), notes)
