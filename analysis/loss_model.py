@@ -61,61 +61,12 @@ SOCK_MIN_RCVBUF = 4608
 BED_CORES = 2  # netns: reader(s) on their own CPU, kernel work on the sender's
 STAGES = ("wire", "switch", "interrupts", "cpu", "socket_buffer")
 
-# Fallback while lanloss/hosts.py (the simulator's presets) has not landed: mirrors the
-# defaults table and the "modern" suggestion of models/doc/host-model.rst.
-FALLBACK_PRESETS: dict[str, dict[str, Any]] = {
-    "e1000-2008": {
-        "cores": 1,
-        "irq_cost": 8e-6,
-        "packet_cost": 4e-6,  # DriverCost 2 us + StackCost 2 us
-        "read_cost": 5e-6,
-        "truesize": 0,  # the copybreak rule
-        "rx_fifo": 49152,
-        "rx_ring": 256,
-        "itr": 2500,
-        "backlog": 1000,
-        "rcvbuf": RMEM_DEFAULT / 2,  # sk_rcvbuf = rmem_default
-        "stall_period": 0.0,
-        "stall_length": 0.0,
-    },
-    "modern": {
-        "cores": 4,
-        "irq_cost": 1e-6,
-        "packet_cost": 0.6e-6,
-        "read_cost": 0.7e-6,
-        "truesize": 0,
-        "rx_fifo": 65536,
-        "rx_ring": 4096,
-        "itr": 20000,
-        "backlog": 1000,
-        "rcvbuf": RMEM_DEFAULT / 2,
-        "stall_period": 0.0,
-        "stall_length": 0.0,
-    },
-}
-HOST_KEYS = (
-    "cores",
-    "irq_cost",
-    "packet_cost",
-    "read_cost",
-    "truesize",
-    "rx_fifo",
-    "rx_ring",
-    "itr",
-    "rcvbuf",
-    "stall_period",
-    "stall_length",
-)
-
 
 def presets() -> dict[str, dict[str, Any]]:
-    """The simulator's host presets: lanloss.hosts.PRESETS once it exists, else the fallback."""
-    try:
-        from lanloss.hosts import PRESETS  # type: ignore[import-not-found]
+    """The simulator's host presets (lanloss/hosts.py), copied: the model's priors."""
+    from lanloss.hosts import PRESETS
 
-        return {k: dict(v) for k, v in PRESETS.items()}
-    except ImportError:
-        return {k: dict(v) for k, v in FALLBACK_PRESETS.items()}
+    return {k: dict(v) for k, v in PRESETS.items()}
 
 
 COPYBREAK = 256  # e1000 copybreak: frames up to this many bytes (no FCS) are copied
@@ -171,7 +122,7 @@ class Param:
 
 def parameters(prior_host: dict[str, Any] | None = None) -> tuple[Param, ...]:
     """The model's free parameters; testbed host priors from a preset (default: modern)."""
-    h = prior_host or presets().get("modern") or FALLBACK_PRESETS["modern"]
+    h = prior_host or presets()["modern"]
     table = [
         # name, source, prior, lower, upper, unit, meaning
         ("irq_cost", "bed", h["irq_cost"], 1e-9, 1e-3, "s", "testbed CPU per interrupt (c_i)"),

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from lanloss import hosts, units
 from lanloss import options as vocab
-from lanloss import units
 from lanloss.analysis import fit_report
 from lanloss.analysis import loss_model as lm
 
@@ -272,7 +272,7 @@ def verify(
     given: dict[str, Any] = {k: v for k, v in what_if.items() if k in vocab.BY_NAME}
     if sc.params.get("host") not in (None, "ideal"):
         given["host"] = sc.params["host"]
-        for k in lm.HOST_KEYS:
+        for k in hosts.HOST_OPTIONS:
             if k in vocab.BY_NAME and sc.params.get(k) is not None:
                 given[k] = sc.params[k]
     warmup = min(float(given.get("warmup") or 0.1), duration / 10)

@@ -44,7 +44,7 @@ from typing import Any
 import pandas as pd
 
 from lanloss import options as vocab
-from lanloss.record import DROP_POINTS, RecordError, RunRecord, load
+from lanloss.record import DROP_POINTS, RecordError, RunRecord, atomic_file, load
 
 STRING_KINDS = ("choice", "pattern", "topology", "host")  # every other kind is a number
 
@@ -232,21 +232,6 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_parquet_atomic(df: pd.DataFrame, out: str) -> None:
-    """Whole or not at all: write a temp file next to `out`, then rename."""
-    import tempfile
-
-    folder = os.path.dirname(os.path.abspath(out))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=folder)
-    os.close(fd)
-    try:
+    """Whole or not at all (lanloss.record.atomic_file)."""
+    with atomic_file(out, suffix=".parquet") as tmp:
         df.to_parquet(tmp, index=False)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, out)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -124,16 +127,30 @@ def dump_json(data: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write a file whole or not at all: temp file in the same folder, fsync, rename."""
+def emit(record: RunRecord, out: str | None) -> None:
+    """A run's record to `out` (whole or not at all), or to stdout without one."""
+    text = dump_json(record.to_dict())
+    if out:
+        write_atomic(out, text)
+    else:
+        sys.stdout.write(text)
+
+
+@contextmanager
+def atomic_file(path: str, suffix: str = "") -> Iterator[str]:
+    """A temp path in `path`'s folder to write to; when the block ends it is fsynced and
+    renamed to `path` (whole), or removed if the block failed (nothing)."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=folder)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
+        yield tmp
+        with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a result is for everyone
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -141,3 +158,9 @@ def write_atomic(path: str, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write a file whole or not at all: temp file in the same folder, fsync, rename."""
+    with atomic_file(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)

@@ -12,14 +12,13 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Any
 
 from lanloss import hosts, paths, topology
 from lanloss import options as vocab
-from lanloss.record import RunRecord, dump_json, write_atomic
+from lanloss.record import RunRecord, emit
 
 SCENARIO = "lanloss-sim"
 
@@ -151,12 +150,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         topology.load(params["topology"], params["link_delay"])  # reject a bad file first
     if args.out and os.path.isdir(args.out):
         raise vocab.OptionError(f"--out: {args.out!r} is a directory, not a file")
-    record = run_point(params, pcap_dir=args.pcap, host_file=args.host_file)
-    text = dump_json(record.to_dict())
-    if args.out:
-        write_atomic(args.out, text)
-    else:
-        sys.stdout.write(text)
+    emit(run_point(params, pcap_dir=args.pcap, host_file=args.host_file), args.out)
     return 0
 
 

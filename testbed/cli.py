@@ -17,7 +17,7 @@ import re
 import sys
 
 from lanloss.options import OptionError
-from lanloss.record import dump_json, write_atomic
+from lanloss.record import emit
 from lanloss.testbed import journal as jr
 from lanloss.testbed import runner
 from lanloss.testbed.errors import BedError, Cancelled
@@ -106,11 +106,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     req = _request(args)  # everything validated: no host touched before this line
     with runner.Reporter(req.progress) as rep:
         record = runner.execute(req, rep)
-    text = dump_json(record.to_dict())
-    if args.out:
-        write_atomic(args.out, text)
-    else:
-        sys.stdout.write(text)
+    emit(record, args.out)
     return 0
 
 
