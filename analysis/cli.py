@@ -1,9 +1,11 @@
-"""Subcommands `table`, `fit` and `plan` (registered in lanloss.cli.SUBCOMMAND_MODULES).
+"""Subcommands `table`, `fit`, `validate` and `plan` (registered in lanloss.cli.SUBCOMMAND_MODULES).
 
     lanloss table --study NAME --out results/tables/NAME.parquet RUN.json|DIR ...
     lanloss table --columns
     lanloss fit TABLE.parquet --out results/fits/NAME.json [--bootstrap N] [--seed S]
                 [--level 0.95] [--host-out FILE.yaml]
+    lanloss validate TABLE.parquet [--fit FIT.json [--host-file HOST.yaml] | --holdout]
+                [--out VALIDATION.csv] [--jobs N]
     lanloss plan --fit FIT.json [what-if options] --loss-target 1e-4 [--verify] [--json]
 
 Bad input (a missing file, a record of an unknown schema, a what-if value that does not
@@ -75,7 +77,12 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             str(names[0]) if len(names) == 1 else os.path.splitext(os.path.basename(args.table))[0]
         )
     doc = fit.fit_table(
-        df, bootstrap_n=args.bootstrap, seed=args.seed, level=args.level, study=study
+        df,
+        bootstrap_n=args.bootstrap,
+        seed=args.seed,
+        level=args.level,
+        study=study,
+        include_unmet=args.include_unmet,
     )
     doc["table"] = os.path.abspath(args.table)
     problems = fit_report.validate(doc)
@@ -86,6 +93,43 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     write_atomic(args.out, dump_json(doc))
     for line in doc["discrepancy"]["summary"]:
         print(line, file=sys.stderr)
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from lanloss.analysis import validate
+
+    if args.jobs < 1:
+        raise vocab.OptionError(f"--jobs: {args.jobs} must be at least 1")
+    if args.holdout and (args.fit or args.host_file):
+        raise vocab.OptionError("--holdout fits the kept points itself: no --fit or --host-file")
+    if args.host_file and not args.fit:
+        raise vocab.OptionError("--host-file needs the --fit it was written by")
+    for path in (args.fit, args.host_file):
+        if path and not os.path.isfile(path):
+            raise vocab.OptionError(f"{path!r} does not exist")
+    for path in (args.out, args.json_out):
+        if path and os.path.isdir(path):
+            raise vocab.OptionError(f"{path!r} is a directory, not a file")
+    df = _read_table(args.table)
+    doc = None
+    if args.fit:
+        from lanloss.analysis import plan
+
+        doc = plan.load_fit(args.fit)
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\rsimulating {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
+
+    t, summary = validate.validate(
+        df, doc, args.host_file, holdout=args.holdout, jobs=args.jobs, progress=progress
+    )
+    print("\n".join(validate.render(t, summary)))
+    if args.out:
+        write_atomic(args.out, t.to_csv(index=False))
+    if args.json_out:
+        write_atomic(args.json_out, dump_json(summary))
     return 0
 
 
@@ -151,9 +195,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--level", type=_float, default=0.95, help="confidence level [0.95]")
     p.add_argument("--study", help="study name (default: the table's)")
     p.add_argument("--host-out", metavar="FILE.yaml", help="also write the host preset here")
+    p.add_argument(
+        "--include-unmet",
+        action="store_true",
+        help="also fit runs whose sender did not reach its rate (left out by default)",
+    )
     p.set_defaults(func=_cmd_fit)
 
     from lanloss.analysis import what_if
+
+    p = sub.add_parser(
+        "validate",
+        help="the calibrated simulator and the fitted curve at every testbed point of a table",
+    )
+    p.add_argument("table", metavar="TABLE.parquet")
+    p.add_argument("--fit", metavar="FIT.json", help="a `lanloss fit` of this table")
+    p.add_argument(
+        "--host-file", metavar="HOST.yaml", help="its calibrated host (default: the fit's)"
+    )
+    p.add_argument(
+        "--holdout",
+        action="store_true",
+        help="fit on two thirds of each panel's rates, judge the other third",
+    )
+    p.add_argument("--out", metavar="VALIDATION.csv", help="write the table here (atomically)")
+    p.add_argument("--json-out", metavar="SUMMARY.json", help="write the summary here")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel sim runs")
+    p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("plan", help="highest rate under a loss target, bottleneck, what moves it")
     p.add_argument("--fit", required=True, metavar="FIT.json", help="a `lanloss fit` result")

@@ -75,11 +75,27 @@ PILOT = 40  # bootstrap replicates that first look for unidentified parameters
 # Data
 
 
-def usable(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
-    """The rows the UDP model describes, and why the others were left out."""
+UNMET = "offered load not met (the sender fell behind its rate)"
+
+
+def usable(
+    df: pd.DataFrame, include_unmet: bool = False
+) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
+    """The rows the UDP model describes, and why the others were left out.
+
+    A run whose sender did not reach its rate (``offered_met`` 0) was not offered the load
+    its ``rate`` says: it is left out unless ``include_unmet``, and named in the notes.
+    """
     excluded: dict[str, int] = {}
     notes: list[str] = []
     keep = pd.Series(True, index=df.index)
+    if "offered_met" in df and not include_unmet:
+        unmet = df["offered_met"].astype(float) == 0.0
+        if unmet.any():
+            excluded[UNMET] = int(unmet.sum())
+            for f in sorted(df.loc[unmet, "run_file"].astype(str).unique())[:10]:
+                notes.append(f"offered load not met: {f}")
+        keep &= ~unmet
     if "protocol" in df:
         tcp = df["protocol"].astype(str) == "tcp"
         if tcp.any():
@@ -552,9 +568,10 @@ def fit_table(
     seed: int = 1,
     level: float = 0.95,
     study: str | None = None,
+    include_unmet: bool = False,
 ) -> dict[str, Any]:
     """The whole fit of a table -> the ``lanloss.fit/1`` document."""
-    data, excluded, notes = usable(df)
+    data, excluded, notes = usable(df, include_unmet)
     base = _host_base(data)  # what the testbed is compared with
     params = lm.parameters(lm.presets()[TESTBED_BASE])
     prior = lm.default_theta(params)

@@ -30,8 +30,8 @@ knee, batches, stalls).
 Host costs: a simulator run carries its host's values in its parameters (times the fit's
 ``theta_sim`` scales, which test how well this mean-value model matches the simulator);
 testbed runs use ``theta_host``, fitted. The testbed (netns) has its kernel work on another
-CPU than the reader (veth: the sender's), so its host has two cores; ``recv_cpu`` caps the
-readers' CPU share (a cgroup quota) and ``recv_work`` adds to c_a.
+CPU than the reader (veth: the sender's), so its host has two cores. On both sources
+``recv_cpu`` caps the readers' CPU share (a CFS quota) and ``recv_work`` adds to c_a.
 
 Validated against the simulator (tests/analysis/test_model_vs_sim.py, test_loss_model.py):
 host-model.rst's livelock table to 0.1 %, its stall runs, PAUSE moving the loss, fragment
@@ -134,8 +134,9 @@ def parameters(prior_host: dict[str, Any] | None = None) -> tuple[Param, ...]:
         ("sim_packet_scale", "sim", 1.0, 0.02, 50.0, "", "simulator's effective / configured c_d"),
         ("sim_read_scale", "sim", 1.0, 0.02, 50.0, "", "simulator's effective / configured c_a"),
     ]
+    # a preset's 0 (netns: no interrupts) is the bottom of a log-scale parameter
     return tuple(
-        Param(n, src, float(pr), float(lo), float(hi), True, u, text)
+        Param(n, src, max(float(pr), float(lo)), float(lo), float(hi), True, u, text)
         for n, src, pr, lo, hi, u, text in table
     )
 
@@ -287,10 +288,6 @@ def _configuration(
         itr = _f(row.get("itr"), 0.0)
         ring = math.inf  # veth: no ring or FIFO
         ts_fixed = 0.0
-        recv_cpu = _f(row.get("recv_cpu"))
-        enforced = _f(row.get("recv_cpu_enforced"), 1.0)
-        share = recv_cpu / 100.0 if (not math.isnan(recv_cpu) and enforced) else math.inf
-        work = _f(row.get("recv_work"), 0.0)
         c = (math.nan, math.nan, math.nan)
         stall = (0.0, 0.0)
     else:
@@ -300,9 +297,14 @@ def _configuration(
         frame_held = network.buffered_bytes(P, mtu) / w.fragments
         ring = (rx_ring - 1) + rx_fifo // frame_held if not math.isnan(rx_ring) else math.inf
         ts_fixed = hv("truesize", 0.0)
-        share, work = math.inf, 0.0
         c = (hv("irq_cost"), hv("packet_cost"), hv("read_cost"))
         stall = (hv("stall_period", 0.0), hv("stall_length", 0.0))
+    # A slow application, the same on both sources: a CPU quota (unless the testbed could
+    # only lower its priority) and work per datagram.
+    recv_cpu = _f(row.get("recv_cpu"))
+    enforced = _f(row.get("recv_cpu_enforced"), 1.0)
+    share = recv_cpu / 100.0 if (not math.isnan(recv_cpu) and enforced) else math.inf
+    work = _f(row.get("recv_work"), 0.0)
     rcv = _f(row.get("rcvbuf"))
     if math.isnan(rcv) and not bed and "rcvbuf" in preset:
         rcv = _f(preset.get("rcvbuf"))

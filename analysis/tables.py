@@ -23,6 +23,8 @@ flow
     ``lanloss.record.DROP_POINTS`` (this flow's drops).
 run
     ``offered_bps``, ``offered_pps``, ``achieved_send_bps`` (NaN unless the record has it),
+    ``offered_met`` (1 when every sender sent what was offered, 0 when one did not, NaN for
+    ``rate: max`` or records without it; lanloss.totals),
     ``pause_frames_sent``, ``pause_frames_received`` (NaN when the record has no count),
     ``wall_s``.
 receiving host
@@ -70,6 +72,7 @@ RUN = (
     "offered_bps",
     "offered_pps",
     "achieved_send_bps",
+    "offered_met",
     "pause_frames_sent",
     "pause_frames_received",
     "wall_s",
@@ -153,12 +156,14 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         offered_bps=_num(totals.get("offered_bps")),
         offered_pps=_num(totals.get("offered_pps")),
         achieved_send_bps=_num(totals.get("achieved_send_bps")),
+        offered_met=_num(totals.get("offered_met")),
         pause_frames_sent=_pause_count(record.pause, "frames_sent"),
         pause_frames_received=_pause_count(record.pause, "frames_received"),
         wall_s=_num(record.timing.get("wall_s")),
     )
     cpu = _cpu_section(record)
     hosts_env = record.env.get("hosts") if isinstance(record.env.get("hosts"), dict) else {}
+    sim_hosts = record.extra.get("hosts") if isinstance(record.extra.get("hosts"), dict) else {}
     rows = []
     for i, f in enumerate(record.flows):
         row = dict(base)
@@ -187,7 +192,12 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         shares = cpu.get(f.receiver) if isinstance(cpu.get(f.receiver), dict) else {}
         for k in ("irq", "softirq", "app", "idle"):
             row[f"cpu_{k}"] = _num(shares.get(k))
-        limit = (hosts_env.get(f.receiver) or {}).get("cpu_limit") or {}
+        # The testbed's cgroup is in env.hosts, the simulator's bandwidth group in extra.hosts.
+        limit = (
+            (hosts_env.get(f.receiver) or {}).get("cpu_limit")
+            or (sim_hosts.get(f.receiver) or {}).get("cpu_limit")
+            or {}
+        )
         enforced = limit.get("quota_enforced")
         row["recv_cpu_enforced"] = math.nan if enforced is None else float(bool(enforced))
         rows.append(row)

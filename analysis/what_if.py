@@ -61,4 +61,8 @@ def parse_what_if(given: dict[str, Any]) -> dict[str, Any]:
             raise vocab.OptionError(f"unknown what-if option {name!r}")
     if out.get("protocol") == "tcp":
         raise vocab.OptionError("protocol: 'tcp' is not planned (the loss model is for UDP)")
+    if out.get("payload", 0) > vocab.UDP_MAX_PAYLOAD:
+        raise vocab.OptionError(
+            f"payload: {out['payload']} exceeds the UDP maximum {vocab.UDP_MAX_PAYLOAD}"
+        )
     return out

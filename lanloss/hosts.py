@@ -32,6 +32,14 @@ igb_reset) with its ring at the 4096 maximum, four cores (seed 004's X3440), itr
 (seed 004: 790 kpps for one process), rmem_default 212992 (256 x SKB_TRUESIZE(256)),
 i.e. ``rcvbuf`` 106496.
 
+``netns``: the netns testbed's receiving host on this kind of machine (a veth pair
+into the emulated switch): two cores, the kernel's receive work on core 0 (veth: it runs
+on the sender's CPU), the reader on core 1; no interrupts (``irq_cost`` 0, ``itr`` 0), no
+NIC FIFO or ring to overflow (both set beyond reach), rmem_default 212992 as on the
+testbed machine (``rcvbuf`` 106496). ``packet_cost`` and ``read_cost`` (2 us each) are
+orders of magnitude for a virtual CPU, not fitted to any testbed point: ``lanloss fit``
+calibrates them, and the calibrated host file starts from this preset.
+
 ``rcvbuf`` is what the application passes to setsockopt; the kernel doubles it. A
 preset holds rmem_default / 2, so its socket has sk_rcvbuf = rmem_default, exactly as
 an application that never calls setsockopt, and the capacity rule is the same
@@ -101,11 +109,26 @@ PRESETS: dict[str, dict[str, Any]] = {
         "stall_length": 0.0,
         "rps": "off",
     },
+    "netns": {
+        "cores": 2,
+        "irq_cost": 0.0,
+        "packet_cost": 2e-6,
+        "read_cost": 2e-6,
+        "truesize": 0,
+        "rx_fifo": 1 << 24,
+        "rx_ring": 4096,
+        "itr": 0,
+        "backlog": 1000,
+        "rcvbuf": 106496,
+        "stall_period": 0.0,
+        "stall_length": 0.0,
+        "rps": "off",
+    },
 }
 
 # packet_cost = DriverCost + StackCost; the scenario splits it in these ratios
 # (ns3-scratch/scenario-hosts.cc, FAMILIES).
-DRIVER_SHARE: dict[str, float] = {"e1000-2008": 0.5, "modern": 0.25 / 0.6}
+DRIVER_SHARE: dict[str, float] = {"e1000-2008": 0.5, "modern": 0.25 / 0.6, "netns": 0.0}
 
 IDEAL = "ideal"
 
@@ -159,7 +182,9 @@ def load_host_file(path: str, base: str | None = None) -> dict[str, Any]:
                 f"host: {base!r} disagrees with base {file_base!r} of host file {path!r}"
             )
     elif base in (None, IDEAL):
-        raise OptionError(f"host file {path!r}: no base preset (add base: e1000-2008 or modern)")
+        raise OptionError(
+            f"host file {path!r}: no base preset (add base: one of {', '.join(PRESETS)})"
+        )
     chosen = file_base or _check_base(base, "host")
     values = dict(PRESETS[chosen])
     for key in HOST_OPTIONS:
@@ -192,7 +217,7 @@ def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = No
                 params[key] = loaded[key]
         return
     if host == IDEAL:
-        for key in (*HOST_OPTIONS, "readers"):
+        for key in (*HOST_OPTIONS, "readers", "recv_cpu", "recv_work"):
             value = params.get(key)
             if key in explicit and value is not None and not (key == "readers" and value == 1):
                 raise OptionError(

@@ -110,10 +110,11 @@ OPTIONS: tuple[Option, ...] = (
         "payload",
         "int",
         1472,
-        "UDP payload (TCP: message) size in bytes",
+        "UDP payload size in bytes (at most 65507); TCP: the message size of each send() "
+        "(netperf -m, iperf3 -l; at most 1048576, as lanloss-send)",
         "1472",
         minimum=1,
-        maximum=65507,
+        maximum=1048576,
     ),
     Option(
         "rate",
@@ -209,11 +210,11 @@ OPTIONS: tuple[Option, ...] = (
         "host",
         "choice",
         "ideal",
-        "receive-host model: ideal (no CPU or socket limits), e1000-2008 (seed 000's PC) or "
-        "modern (igb-class, 4 cores); each value below overrides the preset "
-        "(lanloss/hosts.py)",
+        "receive-host model: ideal (no CPU or socket limits), e1000-2008 (seed 000's PC), "
+        "modern (igb-class, 4 cores) or netns (the netns testbed's veth host); each value "
+        "below overrides the preset (lanloss/hosts.py)",
         "e1000-2008",
-        choices=("ideal", "e1000-2008", "modern"),
+        choices=("ideal", "e1000-2008", "modern", "netns"),
         bed=False,
     ),
     Option(
@@ -354,29 +355,31 @@ OPTIONS: tuple[Option, ...] = (
         maximum=1 << 30,
         bed=False,
     ),
-    # Testbed only: a slow receiving application (feasibility.md §3). On veth the receive
-    # softirq runs on the sender's CPU, so these slow the socket dequeue only.
+    # A slow receiving application, the same on both sources: on the testbed a cgroup CPU
+    # quota and busy work in lanloss-recv, in the simulator a HostCpu bandwidth group and
+    # HostReader WorkCost (both need a host model there).
     Option(
         "recv_cpu",
         "int",
         None,
-        "CPU share of each receiving process in percent of one CPU (cgroup CFS quota; "
-        "without a cgroup cpu controller: SCHED_IDLE, not a quota)",
+        "CPU share of each receiving host's readers in percent of one CPU: a CFS quota per "
+        "100 ms period (testbed: a cgroup, or SCHED_IDLE without a cpu controller; "
+        "simulator: the host model's bandwidth group)",
         "20",
         minimum=1,
         maximum=100,
-        sim=False,
     ),
     Option(
         "recv_work",
         "time",
         None,
-        "extra busy work per datagram in the receiving application",
+        "the receiving application's own CPU work per datagram, after the read",
         "2us",
         maximum=1.0,
-        sim=False,
     ),
 )
+
+UDP_MAX_PAYLOAD = 65507  # 65535 - 20 (IPv4 header) - 8 (UDP header)
 
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
 
@@ -492,8 +495,8 @@ def resolve(
         raise OptionError(
             f"warmup: {params['warmup']:g}s must be shorter than duration {params['duration']:g}s"
         )
-    if params["protocol"] == "udp" and params["payload"] > 65507:
-        raise OptionError(f"payload: {params['payload']} exceeds the UDP maximum 65507")
+    if params["protocol"] == "udp" and params["payload"] > UDP_MAX_PAYLOAD:
+        raise OptionError(f"payload: {params['payload']} exceeds the UDP maximum {UDP_MAX_PAYLOAD}")
     if params["cast"] == "multicast" and params["protocol"] == "tcp":
         raise OptionError("cast: multicast needs protocol udp (TCP is unicast)")
     if params["tcp_window"] is not None and params["protocol"] != "tcp":

@@ -19,6 +19,7 @@ from typing import Any
 from lanloss import hosts, paths, topology
 from lanloss import options as vocab
 from lanloss.record import RunRecord, emit
+from lanloss.totals import Stream, run_totals
 
 SCENARIO = "lanloss-sim"
 
@@ -88,6 +89,42 @@ def host_env(params: dict[str, Any], host_file: str | None = None) -> dict[str, 
     return env
 
 
+def ns3_version() -> str | None:
+    """The installed ns-3 (the PyPI wheel the scenario program is built against)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("ns3")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def streams_of(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Stream]:
+    """The scenario's sending applications (extra.senders) as lanloss.totals streams."""
+    rates = {f"flow{f['stream']}": f["rate_bps"] for f in raw["flows"]}
+    out = {}
+    for key, s in raw.get("extra", {}).get("senders", {}).items():
+        rate = rates.get(key, 0)
+        if "messages" in s:  # TCP: whole messages accepted; bulk transfer, rate max
+            attempted, span = int(s["messages"]), float(params["duration"])
+        else:
+            attempted = int(s["sent_ok"]) + int(s["send_failures"])
+            span = max(0.0, float(s.get("last_send_s", 0)) - float(s.get("first_send_s", 0)))
+        out[key] = Stream("max" if not rate else float(rate), attempted, span, params["pattern"])
+    return out
+
+
+def flows_and_totals(
+    raw: dict[str, Any], params: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The scenario's flows (without their stream keys) and the run's totals."""
+    streams = streams_of(raw, params)
+    keyed = [{**f, "stream": f"flow{f['stream']}"} for f in raw["flows"]]
+    totals = run_totals(keyed, streams, int(params["payload"]), float(params["duration"]))
+    flows = [{k: v for k, v in f.items() if k not in ("stream", "rate_bps")} for f in raw["flows"]]
+    return flows, totals
+
+
 def run_point(
     params: dict[str, Any], pcap_dir: str | None = None, host_file: str | None = None
 ) -> RunRecord:
@@ -120,19 +157,20 @@ def run_point(
             raw = json.load(fh)
     env = {
         "simulator": "ns-3",
-        "ns3_version": raw.get("ns3_version", "3.44"),
+        "ns3_version": ns3_version(),
         **git_describe(),
         "host": host_env(params, host_file),
     }
     timing = {"wall_s": round(wall, 3), **raw.get("timing", {})}
+    flows, totals = flows_and_totals(raw, params)
     return RunRecord.from_dict(
         {
             "schema": "lanloss.run/1",
             "source": "sim",
             "params": params,
             "env": env,
-            "flows": raw["flows"],
-            "totals": raw["totals"],
+            "flows": flows,
+            "totals": totals,
             "drops": raw["drops"],
             "pause": raw.get("pause", {}),
             "cpu": raw.get("cpu", {}),

@@ -10,7 +10,8 @@ A study is a YAML mapping (``config/studies/<name>.yaml``; the default study is
     fixed: {duration: 0.5s}       # options held for every point
     grid: {rate: [20Mbps, 95Mbps]}   # cross product of lists over option names
     # or grids: [{...}, {...}]    # sub-grids whose points are unioned; an entry may
-    #                             # restrict itself with `source: [bed]`
+    #                             # restrict itself with `source: [bed]`, and hold
+    #                             # options for one source only: `sim: {host: netns}`
     figures: [simbed]             # `lanloss figures NAME` on this study's table
     fit: true                     # `lanloss fit` on this study's table
 
@@ -130,7 +131,13 @@ def schema() -> dict[str, Any]:
             },
             "grid": {
                 "type": "object",
-                "properties": {**lists, "source": sources()},
+                "properties": {
+                    **lists,
+                    "source": sources(),
+                    # options one source needs to run the point (the simulator's host
+                    # model): they do not change which point it is for the other
+                    **{s: {"$ref": "#/$defs/fixed"} for s in SOURCES},
+                },
                 "additionalProperties": False,
             },
         },
@@ -261,6 +268,7 @@ def _expand(
     """(source, given, params) for every point of one grid entry, all validated."""
     entry = dict(entry)
     sources = tuple(entry.pop("source", study.sources))
+    only = {s: {n: _text(v) for n, v in (entry.pop(s, None) or {}).items()} for s in SOURCES}
     stray = [s for s in sources if s not in study.sources]
     where = f"grids[{k}]" if len(study.grids) > 1 else "grid"
     if stray:
@@ -283,14 +291,15 @@ def _expand(
         for seed in seeds:
             g = dict(given) if seed is None else {**given, "seed": str(seed)}
             for source in sources:
+                gs = {**g, **only[source]}
                 try:
-                    params = vocab.resolve(g, source)
+                    params = vocab.resolve(gs, source)
                 except OptionError as exc:
-                    shown = ", ".join(f"{n}={v}" for n, v in g.items())
+                    shown = ", ".join(f"{n}={v}" for n, v in gs.items())
                     raise StudyError(
                         f"study {study.where}: {source} point {{{shown}}}: {exc}"
                     ) from None
-                out.append((source, g, params))
+                out.append((source, gs, params))
     return out
 
 

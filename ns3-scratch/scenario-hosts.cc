@@ -14,6 +14,10 @@ namespace lanloss
 namespace
 {
 
+/** cpu.cfs_period_us of the testbed's recv_cpu cgroup (testbed/cpulimit.py PERIOD_US;
+ *  the run record reports it, and a test compares the two). */
+const Time RECV_CPU_PERIOD = MilliSeconds(100);
+
 /**
  * What a preset's NIC and driver family fix, beyond the host values a user sets
  * (lanloss/hosts.py holds those). models/doc/host-model.rst gives the sources.
@@ -36,6 +40,10 @@ const NicFamily FAMILIES[] = {
     // with XON; igb_setup_srrctl sets DROP_EN with several queues and rx pause off.
     // Driver 0.25 us + stack 0.35 us of the preset's 0.6 us.
     {"modern", DataRate("16Gbps"), 0.25 / 0.6, 0xFFFF, 0x7FFF, true},
+    // veth in a network namespace (the netns testbed's host): no FIFO, ring, DMA or PAUSE
+    // (the preset's FIFO and ring are too large to matter); the whole per-frame cost is
+    // the stack's.
+    {"netns", DataRate("400Gbps"), 0.0, 0xFFFF, 0x7FFF, false},
 };
 
 const NicFamily&
@@ -65,6 +73,30 @@ RxBufferTruesize(uint32_t mtu)
 }
 
 } // namespace
+
+bool
+IsHostPreset(const std::string& name)
+{
+    for (const NicFamily& f : FAMILIES)
+    {
+        if (name == f.preset)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string
+HostPresetNames()
+{
+    std::string names;
+    for (const NicFamily& f : FAMILIES)
+    {
+        names += std::string(names.empty() ? "" : ", ") + f.preset;
+    }
+    return names;
+}
 
 std::vector<ReceiverHost>
 InstallReceiverHosts(const ScenarioOptions& o,
@@ -108,6 +140,8 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetSocketAttribute("RcvBuf", UintegerValue(v.rcvbuf));
     helper.SetSocketAttribute("Force", BooleanValue(true));
     helper.SetReaderAttribute("ReadCost", TimeValue(v.readCost));
+    helper.SetReaderAttribute("WorkCost", TimeValue(o.recvWork));
+    helper.SetReaderCpuQuota(o.recvCpu / 100.0, RECV_CPU_PERIOD);
     helper.SetReaderAttribute("StallPeriod", TimeValue(v.stallPeriod));
     helper.SetReaderAttribute("StallLength", TimeValue(v.stallLength));
     helper.SetReaderAttribute("StallStart", TimeValue(trafficStart));

@@ -33,6 +33,11 @@ struct ReceiverHost
  * @p trafficStart. The drops go to @p global and, if @p own is not empty, to
  * @p own[i] for host i (multicast: each receiver's own attribution).
  */
+/** Whether @p name is a host preset this program has a NIC family for. */
+bool IsHostPreset(const std::string& name);
+/** The presets, comma-separated (for messages). */
+std::string HostPresetNames();
+
 std::vector<ReceiverHost> InstallReceiverHosts(
     const ScenarioOptions& o,
     const ns3::LanBuilder& lan,

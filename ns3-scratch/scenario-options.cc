@@ -1,5 +1,7 @@
 #include "scenario-options.h"
 
+#include "scenario-hosts.h"
+
 #include "ns3/command-line.h"
 
 #include <cstdlib>
@@ -120,7 +122,7 @@ ParseOptions(int argc, char* argv[])
     std::string switchBuffer = "131072", switchPool = "0", txQueue = "1048576";
     std::string blocking = "off", host = "ideal";
     std::string cast = "unicast", protocol = "udp", tcpWindow = "", frameLoss = "0";
-    std::string readers = "1";
+    std::string readers = "1", recvCpu = "", recvWork = "";
     // Host values: "" = not given (they are given all together, or not at all for ideal).
     std::string cores, irqCost, packetCost, readCost, truesize, rxFifo, rxRing, itr, backlog;
     std::string rcvbuf, stallPeriod, stallLength, rps;
@@ -137,7 +139,7 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("edge_switches", "edge switches under the core (two-tier)", edgeSwitches);
     cmd.AddValue("senders", "sending hosts", senders);
     cmd.AddValue("receivers", "receiving hosts", receivers);
-    cmd.AddValue("payload", "UDP payload bytes (1..65507)", payload);
+    cmd.AddValue("payload", "UDP payload bytes (1..65507), TCP message (1..1048576)", payload);
     cmd.AddValue("rate", "offered payload bit rate per flow, or max", rate);
     cmd.AddValue("pattern", "cbr, poisson or burst:N", pattern);
     cmd.AddValue("duration", "traffic duration", duration);
@@ -155,8 +157,10 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("protocol", "udp or tcp (bulk transfer of payload-byte messages)", protocol);
     cmd.AddValue("tcp_window", "TCP socket buffers = window, bytes (tcp only)", tcpWindow);
     cmd.AddValue("frame_loss", "probability that a receiving NIC discards a frame", frameLoss);
-    cmd.AddValue("host", "receive-host model: ideal, e1000-2008 or modern", host);
+    cmd.AddValue("host", "receive-host model: ideal or a preset of lanloss/hosts.py", host);
     cmd.AddValue("readers", "receiving processes per receiver (host model)", readers);
+    cmd.AddValue("recv_cpu", "readers' CPU share per host, % of one CPU (CFS quota)", recvCpu);
+    cmd.AddValue("recv_work", "the application's own CPU time per datagram", recvWork);
     cmd.AddValue("cores", "CPU cores of a receiving host", cores);
     cmd.AddValue("irq_cost", "CPU time per NIC interrupt", irqCost);
     cmd.AddValue("packet_cost", "kernel CPU time per frame (driver + IP/UDP)", packetCost);
@@ -183,7 +187,7 @@ ParseOptions(int argc, char* argv[])
     o.edgeSwitches = Count("edge_switches", edgeSwitches, 1, 64);
     o.senders = Count("senders", senders, 1, 1024);
     o.receivers = Count("receivers", receivers, 1, 1024);
-    o.payload = Count("payload", payload, 1, 65507);
+    o.payload = Count("payload", payload, 1, 1048576); // a TCP message, as lanloss-send
     if (rate == "max")
     {
         o.maxRate = true;
@@ -226,6 +230,8 @@ ParseOptions(int argc, char* argv[])
     if (protocol != "udp" && protocol != "tcp")
         Fail("protocol", protocol, "is not udp or tcp");
     o.tcp = protocol == "tcp";
+    if (!o.tcp && o.payload > 65507)
+        Fail("payload", payload, "exceeds the UDP maximum 65507");
     if (o.tcp && o.multicast)
         Fail("cast", cast, "needs protocol udp (TCP is unicast)");
     if (!tcpWindow.empty())
@@ -238,6 +244,10 @@ ParseOptions(int argc, char* argv[])
     }
     o.frameLoss = Probability("frame_loss", frameLoss);
     o.readers = Count("readers", readers, 1, 256);
+    if (!recvCpu.empty())
+        o.recvCpu = Count("recv_cpu", recvCpu, 1, 100);
+    if (!recvWork.empty())
+        o.recvWork = Duration("recv_work", recvWork);
 
     const std::pair<const char*, const std::string*> values[] = {
         {"cores", &cores},
@@ -259,15 +269,19 @@ ParseOptions(int argc, char* argv[])
         for (const auto& [name, text] : values)
         {
             if (!text->empty())
-                Fail(name, *text, "needs a host model (--host e1000-2008 or modern)");
+                Fail(name, *text, "needs a host model (--host " + HostPresetNames() + ")");
         }
         if (o.readers != 1)
-            Fail("readers", readers, "needs a host model (--host e1000-2008 or modern)");
+            Fail("readers", readers, "needs a host model (--host " + HostPresetNames() + ")");
+        if (!recvCpu.empty())
+            Fail("recv_cpu", recvCpu, "needs a host model (--host " + HostPresetNames() + ")");
+        if (!recvWork.empty())
+            Fail("recv_work", recvWork, "needs a host model (--host " + HostPresetNames() + ")");
         o.host = host;
         return o;
     }
-    if (host != "e1000-2008" && host != "modern")
-        Fail("host", host, "is not a known preset (ideal, e1000-2008, modern)");
+    if (!IsHostPreset(host))
+        Fail("host", host, "is not a known preset (ideal, " + HostPresetNames() + ")");
     o.host = host;
     for (const auto& [name, text] : values)
     {

@@ -66,6 +66,8 @@ struct ScenarioOptions
     std::string host = "ideal"; //!< ideal, or the preset (NIC family) of HostValues
     HostValues hostValues;
     uint32_t readers = 1;
+    uint32_t recvCpu = 0;  //!< readers' CPU quota, % of one CPU (0 = none)
+    ns3::Time recvWork;    //!< the application's work per datagram
     double frameLoss = 0;
     std::string out;  //!< JSON result file ("" = stdout)
     std::string pcap; //!< pcap prefix ("" = none)

@@ -67,6 +67,22 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
                 .Field("peak_queue", socket->GetPeakQueueLength())
                 .EndObject();
         }
+        if (h.host.cpuGroup != HostCpu::NONE)
+        {
+            // As the testbed's cpu_limit (testbed/cpulimit.py) plus cpu.stat's counters.
+            const Ptr<HostCpu>& cpu = h.host.cpu;
+            const uint32_t g = h.host.cpuGroup;
+            j.BeginObject("cpu_limit")
+                .Field("method", std::string("model"))
+                .Field("percent", run.options.recvCpu)
+                .Field("quota_enforced", true)
+                .Field("period_us", uint64_t(cpu->GetGroupPeriod(g).GetMicroSeconds()))
+                .Field("quota_us", uint64_t(cpu->GetGroupQuota(g).GetMicroSeconds()))
+                .Field("nr_periods", cpu->GetGroupPeriods(g))
+                .Field("nr_throttled", cpu->GetGroupThrottledPeriods(g))
+                .Field("throttled_s", cpu->GetGroupThrottledTime(g).GetSeconds())
+                .EndObject();
+        }
         j.BeginArray("readers");
         for (const auto& reader : h.host.readers)
         {
@@ -89,15 +105,10 @@ void
 WriteReport(std::ostream& os, const ScenarioRun& run)
 {
     const ScenarioOptions& o = run.options;
-    const double seconds = o.duration.GetSeconds();
     const Time windowStart = run.trafficStart + o.warmup;
     const Time stop = run.trafficStart + o.duration;
     JsonWriter j(os);
     j.BeginObject();
-    j.Field("ns3_version", "3.44");
-
-    uint64_t sentTotal = 0, receivedTotal = 0;
-    double offeredBps = 0, offeredPps = 0, goodputTotal = 0;
     Drops dropsTotal{};
 
     j.BeginArray("flows");
@@ -149,22 +160,11 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
             dropsTotal[p] += d[p];
         }
 
-        const double payloadBits = 8.0 * o.payload;
-        if (f.rate.GetBitRate() > 0)
-        {
-            offeredBps += f.rate.GetBitRate();
-            offeredPps += f.rate.GetBitRate() / payloadBits;
-        }
-        else // max: what the sender's stack accepted
-        {
-            offeredBps += sent * payloadBits / seconds;
-            offeredPps += sent / seconds;
-        }
-        sentTotal += sent;
-        receivedTotal += received;
-        goodputTotal += goodput;
-
+        // The record's totals (offered, loss, goodput, achieved) are computed from these
+        // by lanloss.totals, for the simulator and the testbed alike.
         j.BeginObject();
+        j.Field("stream", f.id);
+        j.Field("rate_bps", f.rate.GetBitRate()); // 0: max
         j.Field("sender", f.from);
         j.Field("receiver", f.to);
         j.Field("sent", sent);
@@ -188,14 +188,6 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     }
     j.EndArray();
 
-    j.BeginObject("totals");
-    j.Field("offered_bps", offeredBps);
-    j.Field("offered_pps", offeredPps);
-    j.Field("sent", sentTotal);
-    j.Field("received", receivedTotal);
-    j.Field("loss", sentTotal ? 1.0 - double(receivedTotal) / double(sentTotal) : 0.0);
-    j.Field("goodput_bps", goodputTotal);
-    j.EndObject();
     WriteDrops(j, "drops", dropsTotal);
 
     uint64_t pauseSent = 0, pauseReceived = 0;
@@ -268,7 +260,9 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
         {
             j.Field("sent_ok", f.source->GetSent())
                 .Field("send_failures", f.source->GetSendFailures())
-                .Field("blocked_s", f.source->GetBlockedTime().GetSeconds());
+                .Field("blocked_s", f.source->GetBlockedTime().GetSeconds())
+                .Field("first_send_s", f.source->GetFirstSendTime().GetSeconds())
+                .Field("last_send_s", f.source->GetLastSendTime().GetSeconds());
         }
         j.Field("frames_on_link",
                 run.senderFrames.count(f.from)

@@ -60,7 +60,8 @@ struct ScenarioRun
     uint64_t events = 0;
 };
 
-/** flows, totals, drops, pause, cpu, timing, extra (params and env are added by Python). */
+/** flows, drops, pause, cpu, timing, extra; Python adds params, env and the totals
+ *  (lanloss.totals: one definition for simulator and testbed). */
 void WriteReport(std::ostream& os, const ScenarioRun& run);
 
 } // namespace lanloss

@@ -106,6 +106,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     req = _request(args)  # everything validated: no host touched before this line
     with runner.Reporter(req.progress) as rep:
         record = runner.execute(req, rep)
+    if record.totals.get("offered_met") is False:
+        _say(
+            f"warning: the offered load was not met: sent {record.totals['achieved_send_bps']:.6g} "
+            f"bit/s of {record.totals['offered_bps']:.6g} offered (totals.offered_met false; "
+            "lanloss fit leaves such runs out)"
+        )
     emit(record, args.out)
     return 0
 

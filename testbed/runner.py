@@ -33,6 +33,7 @@ from lanloss.testbed import journal as jr
 from lanloss.testbed.errors import BedError, Cancelled
 from lanloss.testbed.hosts import Host, gather_facts
 from lanloss.testbed.ssh import SshBackend
+from lanloss.totals import Stream, run_totals
 
 DEFAULT_PREFIX = "lanloss-"
 FAULT_ENV = "LANLOSS_BED_FAULT"  # test hook: fail on purpose at a phase (see README)
@@ -395,6 +396,8 @@ def _work(
     captured = {h.name: settings.capture(h) for h in settable}
     state["captured"] = captured
     changes, unsupported = settings.plan_changes(p, req.given, senders, receivers, captured)
+    if hasattr(backend, "machine_changes"):
+        changes += backend.machine_changes(captured)
     rcvbuf_force = sndbuf_force = False
     for u in list(unsupported):
         if u.option == "rcvbuf" and u.setting.startswith("sysctl"):
@@ -600,7 +603,7 @@ def _record(
             latency = {k: lat.get(k) for k in ("p50", "p99", "max")}
             runs = frep.get("loss_runs") or {"count": 0, "mean": 0.0, "max": 0}
             dup, reord = int(frep.get("duplicated") or 0), int(frep.get("reordered") or 0)
-            achieved = float(srep.get("achieved_bps") or 0)
+            span = max(0, int(srep.get("end_ns") or 0) - int(srep.get("start_ns") or 0)) / 1e9
         else:
             crep = out.senders[st.id]
             srv = out.receivers[f"{fp.receiver.name}#{st.id}"]
@@ -618,7 +621,7 @@ def _record(
             streams = end_s.get("streams") or [{}]
             reord = int((streams[0].get("udp") or {}).get("out_of_order") or 0)
             dup = 0
-            achieved = float(end_c.get("sum_sent", {}).get("bits_per_second") or 0)
+            span = float(end_c.get("sum_sent", {}).get("seconds") or 0)
         ingress, egress = backend.flow_ports(fp.sender.name, fp.receiver.name)
         paths_.append(
             attribution.FlowPath(
@@ -647,9 +650,10 @@ def _record(
                 "goodput_bps": goodput,
                 "latency_us": latency,
                 "loss_runs": runs,
-                "achieved": achieved,
                 "stream": st.id,
                 "rate": st.rate,
+                "attempted": sent,
+                "span": span,
             }
         )
 
@@ -658,25 +662,12 @@ def _record(
     for row, d in zip(rows, attr["flows"], strict=True):
         row["drops"] = d
 
-    sent = sum(r["sent"] for r in rows)
-    received = sum(r["received"] for r in rows)
-    achieved_by_stream = {r["stream"]: r["achieved"] for r in rows}
-    achieved_send = sum(achieved_by_stream.values())
-    # offered: each flow's configured rate (per-flow rates of a topology file included);
-    # rate max offers what the sender achieved
-    offered = sum(
-        achieved_by_stream[r["stream"]] if r["rate"] == "max" else float(r["rate"]) for r in rows
-    )
-    totals = {
-        "offered_bps": offered,
-        "offered_pps": offered / (8 * payload),
-        "sent": sent,
-        "received": received,
-        "loss": (1 - received / sent) if sent else 0.0,
-        "goodput_bps": sum(r["goodput_bps"] for r in rows),
-        "achieved_send_bps": achieved_send,
-    }
-    flows = [{k: v for k, v in r.items() if k not in ("achieved", "stream", "rate")} for r in rows]
+    streams = _streams_done(req, out, rows)
+    totals = run_totals(rows, streams, payload, float(p["duration"]))
+    flows = [
+        {k: v for k, v in r.items() if k not in ("stream", "rate", "attempted", "span")}
+        for r in rows
+    ]
 
     env = _env(req, state, outcome, restore_report)
     pause = _pause(outcome)
@@ -706,6 +697,16 @@ def _record(
             "extra": extra,
         }
     )
+
+
+def _streams_done(req: Request, out: Any, rows: list[dict[str, Any]]) -> dict[int, Stream]:
+    """What each sending application did (lanloss.totals), from its tool's report."""
+    streams: dict[int, Stream] = {}
+    for r in rows:
+        if r["stream"] not in streams:
+            rate = r["rate"] if r["rate"] == "max" else float(r["rate"])
+            streams[r["stream"]] = Stream(rate, r["attempted"], r["span"], req.params["pattern"])
+    return streams
 
 
 def _env(

@@ -32,6 +32,9 @@ SYSCTLS = (
     "net.ipv4.udp_mem",
 )
 ETHTOOL_QUERIES = ("-a", "-c", "-g", "-k", "-i")
+# Kernel module parameters a backend may change, by name: machine-wide, captured on the
+# host that holds the machine's settings (netns: htb_hysteresis of its shapers).
+MODULE_PARAMS = {"sch_htb.htb_hysteresis": "/sys/module/sch_htb/parameters/htb_hysteresis"}
 
 
 def sysctl_path(key: str) -> str:
@@ -41,6 +44,8 @@ def sysctl_path(key: str) -> str:
 def capture_argvs(host: Host) -> list[tuple[str, list[str]]]:
     """(setting name, argv) pairs read on one host."""
     items = [(f"sysctl {k}", ["cat", sysctl_path(k)]) for k in SYSCTLS]
+    if host.spec.role == "machine":
+        items += [(f"param {k}", ["cat", path]) for k, path in MODULE_PARAMS.items()]
     if host.iface:
         i = host.iface
         items += [(f"ethtool {q} {i}", ["ethtool", q, i]) for q in ETHTOOL_QUERIES]
@@ -131,7 +136,7 @@ class Change:
     """One setting the run changes on one host; ``before`` is what restore writes back."""
 
     host: str
-    kind: str  # sysctl | pause | coalesce | ring | mtu
+    kind: str  # sysctl | param | pause | coalesce | ring | mtu
     target: str  # sysctl key or interface
     before: Any
     want: Any
@@ -161,6 +166,15 @@ class Unsupported:
 def itr_to_usecs(itr: int) -> int:
     """itr (max interrupts/s, 0 = one per packet) as ethtool rx-usecs."""
     return 0 if itr == 0 else max(1, round(1e6 / itr))
+
+
+def param_change(machine: Host, captured: Captured, name: str, want: int, why: str) -> Change:
+    """A backend's own change of a module parameter on `machine` (BedError if unreadable)."""
+    text = captured.values.get(f"param {name}")
+    if text is None:
+        reason = captured.unreadable.get(f"param {name}", "not captured")
+        raise BedError(f"{machine.name}: cannot read {MODULE_PARAMS[name]} ({why}): {reason}")
+    return Change(machine.name, "param", name, int(text.split()[0]), want, why, True)
 
 
 def plan_changes(
@@ -274,15 +288,21 @@ def plan_changes(
 # -- applying -------------------------------------------------------------------------------
 
 
+def _file_write(path: str, value: Any) -> list[str]:
+    # printf to the file: unlike `sysctl -w`, a refused write fails the command.
+    return ["sh", "-c", 'printf "%s\\n" "$1" > "$0"', path, str(value)]
+
+
 def _sysctl_write(key: str, value: Any) -> list[str]:
-    # printf to the /proc file: unlike `sysctl -w`, a refused write fails the command.
-    return ["sh", "-c", 'printf "%s\\n" "$1" > "$0"', sysctl_path(key), str(value)]
+    return _file_write(sysctl_path(key), value)
 
 
 def _argvs_for(change: Change, value: Any) -> list[list[str]]:
     k, t = change.kind, change.target
     if k == "sysctl":
         return [_sysctl_write(t, value)]
+    if k == "param":
+        return [_file_write(MODULE_PARAMS[t], value)]
     if k == "mtu":
         return [["ip", "link", "set", "dev", t, "mtu", str(value)]]
     if k == "pause":
@@ -301,8 +321,9 @@ def _argvs_for(change: Change, value: Any) -> list[list[str]]:
 
 def _read_back(host: Host, change: Change) -> Any:
     k, t = change.kind, change.target
-    if k == "sysctl":
-        r = host.transport.run(["cat", sysctl_path(t)])
+    if k in ("sysctl", "param"):
+        path = sysctl_path(t) if k == "sysctl" else MODULE_PARAMS[t]
+        r = host.transport.run(["cat", path])
         return int(r.out.split()[0]) if r.ok and r.out.split() else None
     if k == "mtu":
         return parse_mtu(host.transport.run(["ip", "-o", "link", "show", "dev", t]).out)

@@ -64,10 +64,17 @@ def _fmt(name: str, value) -> str:
 
 
 def panel_keys(table: pd.DataFrame) -> list[str]:
-    """Options that vary across the table (rate and seed aside): one panel per combination."""
+    """Options that vary across the table (rate and seed aside): one panel per combination.
+
+    With both sources in the table, only options both implement: what one source alone
+    needs to run a point (the simulator's ``host``) does not split the pair.
+    """
+    both = "source" in table and table["source"].astype(str).nunique() > 1
     keys = []
     for opt in vocab.OPTIONS:
         if opt.name in NOT_A_PANEL or opt.name not in table.columns:
+            continue
+        if both and not (opt.sim and opt.bed):
             continue
         if table[opt.name].astype(str).nunique(dropna=False) > 1:
             keys.append(opt.name)

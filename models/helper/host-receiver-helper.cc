@@ -8,7 +8,8 @@ namespace ns3
 {
 
 HostReceiverHelper::HostReceiverHelper()
-    : m_readerCoreSet(false)
+    : m_readerCoreSet(false),
+      m_quotaShare(0)
 {
     m_cpu.SetTypeId(HostCpu::GetTypeId());
     m_path.SetTypeId(HostRxPath::GetTypeId());
@@ -42,6 +43,16 @@ HostReceiverHelper::SetReaderAttribute(const std::string& name, const AttributeV
     m_reader.Set(name, value);
 }
 
+void
+HostReceiverHelper::SetReaderCpuQuota(double share, Time period)
+{
+    NS_ABORT_MSG_UNLESS(share >= 0 && share <= 1, "HostReceiverHelper: CPU share " << share);
+    NS_ABORT_MSG_UNLESS(share == 0 || period.IsStrictlyPositive(),
+                        "HostReceiverHelper: a CPU quota needs a positive period");
+    m_quotaShare = share;
+    m_quotaPeriod = period;
+}
+
 HostReceiverHelper::Host
 HostReceiverHelper::Install(Ptr<EthernetNetDevice> device,
                             const std::vector<uint16_t>& ports,
@@ -61,6 +72,11 @@ HostReceiverHelper::Install(Ptr<EthernetNetDevice> device,
     h.path->SetCpu(h.cpu);
     device->SetRxPath(h.path);
     const uint32_t cores = h.cpu->GetNCores();
+    // The testbed puts the receiving process (all its readers) in one cgroup.
+    const uint32_t group = h.cpuGroup = m_quotaShare > 0
+                               ? h.cpu->CreateBandwidthGroup(m_quotaPeriod * m_quotaShare,
+                                                             m_quotaPeriod)
+                               : HostCpu::NONE;
     uint32_t index = 0;
     for (uint16_t port : ports)
     {
@@ -73,6 +89,10 @@ HostReceiverHelper::Install(Ptr<EthernetNetDevice> device,
             {
                 reader->SetAttribute("Core",
                                      UintegerValue(cores == 1 ? 0 : 1 + index % (cores - 1)));
+            }
+            if (group != HostCpu::NONE)
+            {
+                reader->SetCpuGroup(group);
             }
             socket->AddReader(reader);
             h.readers.push_back(reader);

@@ -49,6 +49,7 @@ class HostReceiverHelper
         Ptr<HostRxPath> path;
         std::vector<Ptr<HostSocket>> sockets;
         std::vector<Ptr<HostReader>> readers;
+        uint32_t cpuGroup = HostCpu::NONE; //!< the readers' bandwidth group, if capped
     };
 
     HostReceiverHelper();
@@ -57,6 +58,12 @@ class HostReceiverHelper
     void SetRxPathAttribute(const std::string& name, const AttributeValue& value);
     void SetSocketAttribute(const std::string& name, const AttributeValue& value);
     void SetReaderAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Cap the readers of each host at @p share (0..1] of one CPU, as a cgroup CFS
+     * quota: one bandwidth group per host, quota share x @p period per @p period
+     * (option recv_cpu; the testbed's period is 100 ms). 0 = no cap.
+     */
+    void SetReaderCpuQuota(double share, Time period);
 
     /**
      * Install the model on @p device: one HostSocket per port in @p ports,
@@ -79,6 +86,8 @@ class HostReceiverHelper
     ObjectFactory m_socket;
     ObjectFactory m_reader;
     bool m_readerCoreSet;
+    double m_quotaShare;
+    Time m_quotaPeriod;
 };
 
 } // namespace ns3

@@ -52,6 +52,11 @@ HostCpu::DoDispose()
     {
         c.event.Cancel();
     }
+    for (Group& g : m_groups)
+    {
+        g.refill.Cancel();
+    }
+    m_groups.clear();
     m_contexts.clear();
     m_cores.clear();
     Object::DoDispose();
@@ -141,44 +146,47 @@ HostCpu::Submit(uint32_t context, Time cost, Work work, Callback<void> done)
     Dispatch(x.core);
 }
 
+uint32_t
+HostCpu::Pick(uint32_t core)
+{
+    Core& c = m_cores[core];
+    if (!m_contexts[c.hardirq].jobs.empty())
+    {
+        return c.hardirq;
+    }
+    if (!m_contexts[c.softirq].jobs.empty())
+    {
+        return c.softirq;
+    }
+    // A task that has no job left has blocked, one in a throttled group waits for its
+    // refill (Refill queues it again): either leaves the run queue, and its next
+    // wake-up starts a fresh slice.
+    while (!c.runQueue.empty() &&
+           (m_contexts[c.runQueue.front()].jobs.empty() || !Runnable(c.runQueue.front())))
+    {
+        Context& t = m_contexts[c.runQueue.front()];
+        t.queued = false;
+        t.sliceUsed = Seconds(0);
+        c.runQueue.pop_front();
+    }
+    return c.runQueue.empty() ? NONE : c.runQueue.front();
+}
+
 void
 HostCpu::Dispatch(uint32_t core)
 {
     Core& c = m_cores[core];
-    uint32_t best = NONE;
-    if (!m_contexts[c.hardirq].jobs.empty())
-    {
-        best = c.hardirq;
-    }
-    else if (!m_contexts[c.softirq].jobs.empty())
-    {
-        best = c.softirq;
-    }
-    else
-    {
-        // A task that has no job left has blocked: it leaves the run queue, and
-        // its next wake-up starts a fresh slice.
-        while (!c.runQueue.empty() && m_contexts[c.runQueue.front()].jobs.empty())
-        {
-            Context& t = m_contexts[c.runQueue.front()];
-            t.queued = false;
-            t.sliceUsed = Seconds(0);
-            c.runQueue.pop_front();
-        }
-        if (!c.runQueue.empty())
-        {
-            best = c.runQueue.front();
-        }
-    }
+    uint32_t best = Pick(core);
     if (best == c.running)
     {
         return;
     }
     if (c.running != NONE)
     {
-        Suspend(core);
+        Suspend(core); // may throttle a group: pick again
+        best = Pick(core);
     }
-    if (best != NONE)
+    if (best != NONE && c.running == NONE)
     {
         Start(core, best);
     }
@@ -200,6 +208,12 @@ HostCpu::Start(uint32_t core, uint32_t context)
             left = Seconds(0);
         }
         run = std::min(run, left);
+        if (x.group != NONE)
+        {
+            Group& g = m_groups[x.group];
+            RollPeriods(g);
+            run = std::min(run, std::max(g.runtime, Seconds(0)));
+        }
     }
     c.event = Simulator::Schedule(run, &HostCpu::Expire, this, core);
 }
@@ -218,7 +232,9 @@ HostCpu::Suspend(uint32_t core)
         x.sliceUsed += elapsed;
     }
     c.event.Cancel();
+    const uint32_t id = c.running;
     c.running = NONE;
+    ChargeGroup(id, elapsed);
 }
 
 void
@@ -236,6 +252,7 @@ HostCpu::Expire(uint32_t core)
         x.sliceUsed += elapsed;
     }
     c.running = NONE;
+    ChargeGroup(id, elapsed);
     if (!j.remaining.IsStrictlyPositive())
     {
         Callback<void> done = j.done;
@@ -258,6 +275,164 @@ HostCpu::Expire(uint32_t core)
         }
     }
     Dispatch(core);
+}
+
+uint32_t
+HostCpu::CreateBandwidthGroup(Time quota, Time period)
+{
+    NS_ABORT_MSG_UNLESS(quota.IsStrictlyPositive() && period.IsStrictlyPositive(),
+                        "HostCpu: a bandwidth group needs a positive quota and period");
+    Group g;
+    g.quota = quota;
+    g.period = period;
+    g.periodStart = Simulator::Now();
+    g.runtime = quota;
+    g.periods = 1;
+    m_groups.push_back(g);
+    return m_groups.size() - 1;
+}
+
+void
+HostCpu::SetThreadGroup(uint32_t context, uint32_t group)
+{
+    NS_ABORT_MSG_UNLESS(context < m_contexts.size() && m_contexts[context].level == TASK,
+                        "HostCpu: only tasks join a bandwidth group");
+    NS_ABORT_MSG_UNLESS(group < m_groups.size(), "HostCpu: no bandwidth group " << group);
+    m_contexts[context].group = group;
+    m_groups[group].members.push_back(context);
+}
+
+bool
+HostCpu::Runnable(uint32_t context) const
+{
+    const uint32_t g = m_contexts[context].group;
+    return g == NONE || !m_groups[g].throttled;
+}
+
+void
+HostCpu::RollPeriods(Group& g)
+{
+    const Time now = Simulator::Now();
+    if (now < g.periodStart + g.period)
+    {
+        return;
+    }
+    const int64_t k = (now - g.periodStart).GetTimeStep() / g.period.GetTimeStep();
+    g.periodStart += g.period * k;
+    g.periods += k;
+    g.runtime = g.quota; // unused quota does not carry over
+}
+
+void
+HostCpu::ChargeGroup(uint32_t context, Time elapsed)
+{
+    Context& x = m_contexts[context];
+    if (x.level != TASK || x.group == NONE)
+    {
+        return;
+    }
+    Group& g = m_groups[x.group];
+    // The run may have crossed period boundaries: each part is charged to its period.
+    Time from = Simulator::Now() - elapsed;
+    Time left = elapsed;
+    if (from < g.periodStart) // a period another task of the group has already closed
+    {
+        left -= std::min(left, g.periodStart - from);
+        from = g.periodStart;
+    }
+    while (left.IsStrictlyPositive())
+    {
+        const Time end = g.periodStart + g.period;
+        const Time part = std::min(left, end - from);
+        g.runtime -= part;
+        left -= part;
+        from += part;
+        if (from >= end)
+        {
+            g.periodStart = end;
+            g.runtime = g.quota;
+            ++g.periods;
+        }
+    }
+    RollPeriods(g);
+    if (g.throttled || g.runtime.IsStrictlyPositive())
+    {
+        return;
+    }
+    g.throttled = true;
+    g.throttledSince = Simulator::Now();
+    ++g.throttledPeriods;
+    g.refill = Simulator::Schedule(g.periodStart + g.period - Simulator::Now(),
+                                   &HostCpu::Refill,
+                                   this,
+                                   x.group);
+    // Its other tasks running elsewhere stop now too.
+    for (uint32_t core = 0; core < m_nCores; ++core)
+    {
+        const uint32_t running = m_cores[core].running;
+        if (running != NONE && running != context && m_contexts[running].group == x.group)
+        {
+            Suspend(core);
+            Dispatch(core);
+        }
+    }
+}
+
+void
+HostCpu::Refill(uint32_t group)
+{
+    Group& g = m_groups[group];
+    RollPeriods(g);
+    g.throttled = false;
+    g.throttledTime += Simulator::Now() - g.throttledSince;
+    std::vector<uint32_t> cores;
+    for (uint32_t m : g.members)
+    {
+        Context& t = m_contexts[m];
+        if (!t.jobs.empty() && !t.queued)
+        {
+            t.queued = true;
+            m_cores[t.core].runQueue.push_back(m);
+            cores.push_back(t.core);
+        }
+    }
+    for (uint32_t core : cores)
+    {
+        Dispatch(core);
+    }
+}
+
+Time
+HostCpu::GetGroupQuota(uint32_t group) const
+{
+    return m_groups.at(group).quota;
+}
+
+Time
+HostCpu::GetGroupPeriod(uint32_t group) const
+{
+    return m_groups.at(group).period;
+}
+
+uint64_t
+HostCpu::GetGroupPeriods(uint32_t group) const
+{
+    const Group& g = m_groups.at(group);
+    const Time since = Simulator::Now() - g.periodStart;
+    return g.periods + (since >= g.period ? since.GetTimeStep() / g.period.GetTimeStep() : 0);
+}
+
+uint64_t
+HostCpu::GetGroupThrottledPeriods(uint32_t group) const
+{
+    return m_groups.at(group).throttledPeriods;
+}
+
+Time
+HostCpu::GetGroupThrottledTime(uint32_t group) const
+{
+    const Group& g = m_groups.at(group);
+    return g.throttledTime + (g.throttled ? Simulator::Now() - g.throttledSince : Seconds(0));
 }
 
 Time

@@ -39,6 +39,12 @@ namespace ns3
  * it blocks (no job) or its slice ends. There is no wake-up pre-emption and
  * no migration between cores.
  *
+ * Bandwidth groups (CreateBandwidthGroup) are CFS bandwidth control, a cgroup's
+ * cpu.cfs_quota_us per cpu.cfs_period_us: the tasks of a group share Quota of
+ * CPU time per Period; when it is used up they are throttled (taken off their
+ * cores, runnable or not) until the next period refills it. Periods start at
+ * the group's creation; unused quota does not carry over (cfs_burst_us 0).
+ *
  * Time is accounted by the kind of work (Work), not by the context it ran in:
  * softirq work done by ksoftirqd counts as softirq, as /proc/stat counts it
  * with CONFIG_IRQ_TIME_ACCOUNTING.
@@ -46,6 +52,9 @@ namespace ns3
 class HostCpu : public Object
 {
   public:
+    /** No context, no group. */
+    static constexpr uint32_t NONE = UINT32_MAX;
+
     /** Kinds of work, for the CPU shares (the run record's cpu {irq, softirq, app}). */
     enum Work : uint8_t
     {
@@ -77,6 +86,24 @@ class HostCpu : public Object
      */
     void Submit(uint32_t context, Time cost, Work work, Callback<void> done);
 
+    /**
+     * A CFS bandwidth group: its tasks share @p quota of CPU time every @p period.
+     * @return the group's id, for SetThreadGroup
+     */
+    uint32_t CreateBandwidthGroup(Time quota, Time period);
+    /** Put task @p context (from CreateThread) in bandwidth group @p group. */
+    void SetThreadGroup(uint32_t context, uint32_t group);
+    /** The group's quota (cpu.cfs_quota_us). */
+    Time GetGroupQuota(uint32_t group) const;
+    /** The group's period (cpu.cfs_period_us). */
+    Time GetGroupPeriod(uint32_t group) const;
+    /** Periods that began since the group was created (cpu.stat nr_periods). */
+    uint64_t GetGroupPeriods(uint32_t group) const;
+    /** Periods in which the group was throttled (cpu.stat nr_throttled). */
+    uint64_t GetGroupThrottledPeriods(uint32_t group) const;
+    /** Time the group spent throttled (cpu.stat throttled_time), up to now. */
+    Time GetGroupThrottledTime(uint32_t group) const;
+
     /** Jobs queued in @p context, the running one included. */
     uint32_t GetQueuedJobs(uint32_t context) const;
     /** Core a context runs on. */
@@ -97,8 +124,6 @@ class HostCpu : public Object
     void DoDispose() override;
 
   private:
-    static constexpr uint32_t NONE = UINT32_MAX;
-
     enum Level : uint8_t
     {
         HARDIRQ,
@@ -119,8 +144,24 @@ class HostCpu : public Object
         Level level = TASK;
         uint32_t core = 0;
         std::string name;
-        bool queued = false; //!< TASK: in its core's run queue
-        Time sliceUsed;      //!< TASK: CPU time used in the current slice
+        bool queued = false;   //!< TASK: in its core's run queue
+        Time sliceUsed;        //!< TASK: CPU time used in the current slice
+        uint32_t group = NONE; //!< TASK: bandwidth group
+    };
+
+    struct Group
+    {
+        Time quota;
+        Time period;
+        Time periodStart; //!< start of the current period
+        Time runtime;     //!< quota left in the current period
+        bool throttled = false;
+        Time throttledSince;
+        Time throttledTime;
+        uint64_t periods = 0;
+        uint64_t throttledPeriods = 0;
+        EventId refill;
+        std::vector<uint32_t> members;
     };
 
     struct Core
@@ -135,6 +176,8 @@ class HostCpu : public Object
     };
 
     static Context MakeContext(Level level, uint32_t core, const std::string& name);
+    /** The context that should run on @p core now (NONE: idle). */
+    uint32_t Pick(uint32_t core);
     /** Put the right context on @p core (pre-empting if needed). */
     void Dispatch(uint32_t core);
     void Start(uint32_t core, uint32_t context);
@@ -142,12 +185,21 @@ class HostCpu : public Object
     void Suspend(uint32_t core);
     /** The running job ended or its slice ran out. */
     void Expire(uint32_t core);
+    /** Charge @p elapsed CPU time of task @p context to its group (throttling it at 0). */
+    void ChargeGroup(uint32_t context, Time elapsed);
+    /** Start the periods that have begun by now (a new period refills the quota). */
+    void RollPeriods(Group& g);
+    /** The next period began: refill, unthrottle and requeue the group's tasks. */
+    void Refill(uint32_t group);
+    /** Whether @p context may run (not in a throttled group). */
+    bool Runnable(uint32_t context) const;
 
     uint32_t m_nCores;
     Time m_timeSlice;
     Time m_created;
     std::vector<Core> m_cores;
     std::vector<Context> m_contexts;
+    std::vector<Group> m_groups;
 };
 
 } // namespace ns3

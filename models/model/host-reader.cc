@@ -27,6 +27,12 @@ HostReader::GetTypeId()
                           TimeValue(MicroSeconds(5)),
                           MakeTimeAccessor(&HostReader::m_readCost),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("WorkCost",
+                          "The application's own CPU time (s) per datagram, after the read "
+                          "(lanloss-recv --work-ns; option recv_work).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostReader::m_workCost),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("Core",
                           "Core the process is pinned to (< HostCpu Cores).",
                           UintegerValue(0),
@@ -52,7 +58,9 @@ HostReader::GetTypeId()
 
 HostReader::HostReader()
     : m_readCost(MicroSeconds(5)),
+      m_workCost(Seconds(0)),
       m_core(0),
+      m_group(HostCpu::NONE),
       m_socket(nullptr),
       m_thread(0),
       m_reading(false),
@@ -87,6 +95,10 @@ HostReader::Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId)
     m_cpu = cpu;
     m_socket = socket;
     m_thread = cpu->CreateThread(m_core, "reader:" + std::to_string(socket->GetPort()));
+    if (m_group != HostCpu::NONE)
+    {
+        cpu->SetThreadGroup(m_thread, m_group);
+    }
     m_readDone = MakeCallback(&HostReader::ReadDone, this);
     if (m_stallPeriod.IsStrictlyPositive() && m_stallLength.IsStrictlyPositive())
     {
@@ -127,7 +139,9 @@ HostReader::TryRead()
     }
     m_reading = true;
     m_current = m_socket->Dequeue();
-    m_cpu->Submit(m_thread, m_readCost, HostCpu::APP_WORK, m_readDone);
+    // One job: the datagram left the socket at the read, so the work after it holds no
+    // socket memory, as in the kernel.
+    m_cpu->Submit(m_thread, m_readCost + m_workCost, HostCpu::APP_WORK, m_readDone);
 }
 
 void
@@ -135,7 +149,7 @@ HostReader::ReadDone()
 {
     m_reading = false;
     ++m_reads;
-    m_cpuTime += m_readCost;
+    m_cpuTime += m_readCost + m_workCost;
     HostDatagram d = std::move(m_current);
     m_current = HostDatagram();
     m_socket->Consume(d);
@@ -160,6 +174,13 @@ HostReader::StallEnd()
 {
     m_stalled = false;
     TryRead();
+}
+
+void
+HostReader::SetCpuGroup(uint32_t group)
+{
+    NS_ABORT_MSG_IF(m_cpu, "HostReader: SetCpuGroup after Start");
+    m_group = group;
 }
 
 uint32_t

@@ -56,6 +56,11 @@ class HostReader : public Object
     bool IsReading() const;
     /** Data arrived: a waiting reader starts reading. */
     void Wake();
+    /**
+     * Run the reader's thread in HostCpu bandwidth group @p group (a cgroup CPU
+     * quota, option recv_cpu); before Start.
+     */
+    void SetCpuGroup(uint32_t group);
 
     uint32_t GetCore() const;
     /** Datagrams read (copy finished). */
@@ -75,7 +80,9 @@ class HostReader : public Object
     void StallEnd();
 
     Time m_readCost;
+    Time m_workCost;
     uint32_t m_core;
+    uint32_t m_group;
     Time m_stallPeriod;
     Time m_stallLength;
     Time m_stallStart;

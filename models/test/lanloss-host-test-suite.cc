@@ -317,6 +317,68 @@ class HostCpuSchedulingTestCase : public TestCase
 };
 
 /**
+ * CFS bandwidth control: a group's tasks share Quota per Period and are
+ * throttled, on every core at once, when it is used up; the next period
+ * refills it. Completion times and cpu.stat-style counters are exact.
+ */
+class HostCpuBandwidthTestCase : public TestCase
+{
+  public:
+    HostCpuBandwidthTestCase()
+        : TestCase("HostCpu: CFS bandwidth groups throttle at their quota, exact times")
+    {
+    }
+
+  private:
+    void Done(std::string name)
+    {
+        m_done[name] = Simulator::Now();
+    }
+
+    void DoRun() override
+    {
+        Ptr<HostCpu> cpu = CreateObject<HostCpu>();
+        cpu->SetAttribute("Cores", UintegerValue(3));
+        cpu->SetAttribute("TimeSlice", TimeValue(MilliSeconds(3)));
+        const uint32_t a = cpu->CreateThread(0, "a");
+        const uint32_t b = cpu->CreateThread(1, "b");
+        const uint32_t c = cpu->CreateThread(2, "c");
+        const uint32_t ga = cpu->CreateBandwidthGroup(MilliSeconds(20), MilliSeconds(100));
+        const uint32_t gbc = cpu->CreateBandwidthGroup(MilliSeconds(30), MilliSeconds(100));
+        cpu->SetThreadGroup(a, ga);
+        cpu->SetThreadGroup(b, gbc);
+        cpu->SetThreadGroup(c, gbc);
+        auto done = [this](std::string n) { return Callback<void>([this, n]() { Done(n); }); };
+        Simulator::Schedule(Seconds(0), [&]() {
+            cpu->Submit(a, MilliSeconds(50), HostCpu::APP_WORK, done("a"));
+            cpu->Submit(b, MilliSeconds(20), HostCpu::APP_WORK, done("b"));
+            cpu->Submit(c, MilliSeconds(20), HostCpu::APP_WORK, done("c"));
+        });
+        Simulator::Stop(MilliSeconds(250));
+        Simulator::Run();
+        const uint64_t periods = cpu->GetGroupPeriods(ga);
+        const uint64_t throttled = cpu->GetGroupThrottledPeriods(ga);
+        const Time throttledTime = cpu->GetGroupThrottledTime(ga);
+        const uint64_t throttledBc = cpu->GetGroupThrottledPeriods(gbc);
+        const Time app = cpu->GetBusyTime(HostCpu::APP_WORK);
+        Simulator::Destroy();
+
+        // a: 20 ms of quota per 100 ms period: runs 0-20, 100-120, 200-210.
+        NS_TEST_ASSERT_MSG_EQ(m_done["a"], MilliSeconds(210), "50 ms of work at 20 ms/100 ms");
+        NS_TEST_ASSERT_MSG_EQ(periods, 3, "periods begun at 0, 100 and 200 ms");
+        NS_TEST_ASSERT_MSG_EQ(throttled, 2, "throttled in the first two periods");
+        NS_TEST_ASSERT_MSG_EQ(throttledTime, MilliSeconds(160), "20-100 and 120-200 ms");
+        // b and c share 30 ms: both run 15 ms in parallel, wait, then finish at 105 ms.
+        NS_TEST_ASSERT_MSG_EQ(m_done["b"], MilliSeconds(105), "the group's quota is shared");
+        NS_TEST_ASSERT_MSG_EQ(m_done["c"], MilliSeconds(105), "throttled on every core at once");
+        NS_TEST_ASSERT_MSG_EQ(throttledBc, 1, "one throttled period");
+        NS_TEST_ASSERT_MSG_EQ(app, MilliSeconds(90), "CPU time = work done");
+    }
+
+    std::map<std::string, Time> m_done;
+};
+
+/**
  * Linux's UDP charging rule: with a stalled reader the socket takes exactly
  * floor(sk_rcvbuf / truesize) + 1 datagrams, sk_rcvbuf = 2 * min(SO_RCVBUF,
  * rmem_max) (or rmem_default without setsockopt), truesize by the copybreak
@@ -1264,6 +1326,7 @@ class LanlossHostTestSuite : public TestSuite
         : TestSuite("lanloss-host", Type::UNIT)
     {
         AddTestCase(new HostCpuSchedulingTestCase, Duration::QUICK);
+        AddTestCase(new HostCpuBandwidthTestCase, Duration::QUICK);
         AddTestCase(new TruesizeRuleTestCase, Duration::QUICK);
         //                                 name, payload, pps, RcvBuf, Force, Truesize, rcvbuf,
         //                                 truesize

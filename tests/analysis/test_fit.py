@@ -237,3 +237,16 @@ def test_fit_cli_bad_input(run, tmp_path):
     assert len(err.strip().splitlines()) == 1
     code, _, err = run("fit", bad, "--out", tmp_path / "f.json", "--bootstrap", "-1")
     assert code == 2 and "--bootstrap" in err
+
+
+def test_runs_that_missed_their_offered_load_are_left_out_and_named():
+    rng = np.random.default_rng(4)
+    df = draw(bed_configs([100, 200]), lm.default_theta(), rng, seeds=1)
+    df["offered_met"] = 1.0
+    df.loc[df["rate"] == 200e6, "offered_met"] = 0.0
+    doc = fit.fit_table(df, bootstrap_n=0)
+    assert doc["data"]["excluded"] == {fit.UNMET: 1}
+    assert doc["data"]["rows"]["bed"] == 1
+    assert any("offered load not met" in n for n in doc["data"]["notes"])
+    kept = fit.fit_table(df, bootstrap_n=0, include_unmet=True)
+    assert kept["data"]["rows"]["bed"] == 2 and fit.UNMET not in kept["data"]["excluded"]

@@ -93,7 +93,8 @@ def test_sim_records_to_parquet(sim_runs, cli, tmp_path):
     assert ra["sent"] == ra["received"] + sum(ra[f"drop_{p}"] for p in DROP_POINTS)
     assert ra["latency_p99_us"] == f["latency_us"]["p99"]
     assert ra["offered_pps"] == rec["totals"]["offered_pps"] and math.isnan(ra["cpu_irq"])
-    assert math.isnan(ra["achieved_send_bps"])  # the simulator does not report it
+    assert ra["achieved_send_bps"] == pytest.approx(150e6, rel=1e-6)  # a paced source on time
+    assert ra["offered_met"] == 1.0
     rb = df[df["point"] == "b"].iloc[0]
     assert rb["rate_max"] and math.isnan(rb["rate"]) and rb["payload"] == 576
     assert df["pause"].dtype == "string" and df["rcvbuf"].dtype == "float64"

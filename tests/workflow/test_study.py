@@ -27,7 +27,7 @@ def test_schema_knows_every_option_and_only_those():
     names = {o.name for o in options.OPTIONS}
     assert set(s["$defs"]["option"]) == names
     assert set(s["$defs"]["fixed"]["properties"]) == names
-    assert set(s["$defs"]["grid"]["properties"]) == names | {"source"}
+    assert set(s["$defs"]["grid"]["properties"]) == names | {"source", "sim", "bed"}
 
 
 def test_choices_in_the_schema_are_the_vocabulary_choices():
@@ -151,7 +151,8 @@ BAD = [
     ("name: b\ngrid: {payload: [70000]}\n", "70000"),
     ("name: b\ngrid: {rate: [fastMbps]}\n", "fastMbps"),
     ("name: b\ngrid: {rate: 20Mbps}\n", "'20Mbps' is not of type 'array'"),
-    ("name: b\ngrid: {recv_cpu: [20]}\n", "recv_cpu: not supported by source 'sim'"),
+    ("name: b\ngrid: {recv_cpu: [20]}\n", "recv_cpu: 20 needs a host model"),
+    ("name: b\ngrid: {rate: [1M], sim: {sndbuf: 1000}}\n", "sndbuf: not supported by source 'sim'"),
     ("name: b\nfixed: {duration: 1s, warmup: 2s}\n", "warmup"),
     ("name: B!\n", "'B!'"),
     ("name: b\ngrid: {rate: [1M]}\ngrids: [{rate: [2M]}]\n", "either grid or grids"),
@@ -228,3 +229,25 @@ def test_config_readme_example_is_a_valid_study():
     example = CONFIG_README.split("## Example", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
     st = study.from_mapping(yaml.safe_load(example), "config/README.md example")
     assert len(st.points_for("sim")) == len(st.points_for("bed")) == 4 * 2 * 3
+
+
+def test_an_entry_may_give_options_to_one_source_only():
+    st = study.from_mapping(
+        {
+            "name": "u",
+            "source": ["sim", "bed"],
+            "grid": {"rate": ["40Mbps"], "recv_cpu": [20], "sim": {"host": "netns"}},
+        }
+    )
+    (s,) = st.points_for("sim")
+    (b,) = st.points_for("bed")
+    assert s.params["host"] == "netns" and s.params["recv_cpu"] == 20
+    assert "host" not in b.given and b.params["recv_cpu"] == 20
+
+
+def test_an_option_the_other_source_lacks_is_still_refused_where_it_runs():
+    with pytest.raises(study.StudyError, match="pause"):
+        study.from_mapping(
+            {"name": "u", "source": ["sim", "bed"],
+             "grid": {"rate": ["40Mbps"], "bed": {"pause": "on", "host": "netns"}}}
+        )  # fmt: skip

@@ -30,3 +30,50 @@ rule fit:
         f"{RESULTS}/benchmarks/{{study}}/fit.tsv"
     shell:
         "{LANLOSS} fit {input} --out {output.fit} --host-out {output.host} 2> {log}"
+
+
+# The calibration checked end to end (`lanloss validate`): the simulator with the calibrated
+# host at every testbed point, and the fitted testbed curve, against the testbed; then the
+# same on a third of the rates the fit did not see (--holdout).
+rule validate:
+    input:
+        table=table_path("{study}"),
+        fit=fit_path("{study}"),
+        host=host_path("{study}"),
+    output:
+        csv=f"{RESULTS}/fits/{{study}}-validation.csv",
+        json=f"{RESULTS}/fits/{{study}}-validation.json",
+        txt=report(
+            f"{RESULTS}/fits/{{study}}-validation.txt",
+            caption="../report/validation.rst",
+            category="{study}",
+            subcategory="fit",
+            labels={"study": "{study}", "file": "validation"},
+        ),
+    threads: workflow.cores
+    log:
+        f"{RESULTS}/logs/{{study}}/validate.log",
+    shell:
+        "{LANLOSS} validate {input.table} --fit {input.fit} --host-file {input.host}"
+        " --jobs {threads} --out {output.csv} --json-out {output.json} > {output.txt} 2> {log}"
+
+
+rule holdout:
+    input:
+        table=table_path("{study}"),
+    output:
+        csv=f"{RESULTS}/fits/{{study}}-holdout.csv",
+        json=f"{RESULTS}/fits/{{study}}-holdout.json",
+        txt=report(
+            f"{RESULTS}/fits/{{study}}-holdout.txt",
+            caption="../report/validation.rst",
+            category="{study}",
+            subcategory="fit",
+            labels={"study": "{study}", "file": "held-out validation"},
+        ),
+    threads: workflow.cores
+    log:
+        f"{RESULTS}/logs/{{study}}/holdout.log",
+    shell:
+        "{LANLOSS} validate {input.table} --holdout"
+        " --jobs {threads} --out {output.csv} --json-out {output.json} > {output.txt} 2> {log}"

@@ -1,0 +1,103 @@
+"""A run's totals: one definition for the simulator and the testbed (the record's ``totals``).
+
+Both sources describe what happened per flow (sender -> receiver: sent, received, goodput)
+and per *stream* (one sending application; a multicast stream feeds a flow per member),
+and this module turns that into the record's ``totals``:
+
+``offered_bps``
+    the load offered to the receivers: per flow, the configured rate of its stream (a
+    topology file's per-flow rate, else ``rate``), summed over flows (a multicast stream
+    counts once per member); with ``rate: max`` a stream offers what it achieved.
+``offered_pps``
+    ``offered_bps / (8 payload)``.
+``sent``, ``received``, ``loss``, ``goodput_bps``
+    sums over flows; ``loss = 1 - received / sent`` (0 when nothing was sent).
+``achieved_send_bps``
+    what the sending applications handed to their sockets, per stream (failures
+    included), over the time they took: ``8 payload attempted / max(duration, span)``
+    where span runs from the first attempt to the last plus one mean interval, so a
+    sender that kept its schedule achieves exactly what it was scheduled to send.
+``offered_met``
+    whether every stream sent what was offered: its achieved rate at least 99 % of its
+    configured rate (Poisson streams: less 3 standard deviations of their random count,
+    3/sqrt(expected datagrams), where that is more than 1 %); ``null`` when ``rate: max``
+    (nothing was offered but what the sender could do). A testbed sender slowed by its own CPU, or a
+    simulated one blocked by a full transmit queue, fails it; ``lanloss bed run`` warns,
+    ``lanloss table`` marks the rows and ``lanloss fit`` leaves them out by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MET_TOLERANCE = 0.01  # achieved within 1 % of the offered rate
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One sending application's schedule and what it did."""
+
+    rate: float | str  # configured payload bit/s, or "max"
+    attempted: int  # datagrams (TCP: messages) it tried to send, failures included
+    span_s: float  # first attempt to last attempt (seconds); 0 if fewer than two
+    pattern: str = "cbr"  # cbr | poisson | burst:N
+
+    def achieved_bps(self, payload: int, duration: float) -> float:
+        if self.attempted <= 0:
+            return 0.0
+        gap = 0.0 if self.rate == "max" or not self.rate else 8.0 * payload / float(self.rate)
+        took = max(float(duration), self.span_s + gap)
+        return 8.0 * payload * self.attempted / took
+
+    def met(self, payload: int, duration: float) -> bool | None:
+        """Did it keep its schedule (None: rate max, nothing was scheduled)?"""
+        if self.rate == "max":
+            return None
+        rate = float(self.rate)
+        tolerance = MET_TOLERANCE
+        if self.pattern == "poisson":
+            expected = rate * float(duration) / (8.0 * payload)
+            tolerance = max(tolerance, 3.0 / expected**0.5) if expected > 0 else 1.0
+        return self.achieved_bps(payload, duration) >= (1 - tolerance) * rate
+
+
+def run_totals(
+    flows: Iterable[Mapping[str, Any]],
+    streams: Mapping[Any, Stream],
+    payload: int,
+    duration: float,
+) -> dict[str, Any]:
+    """The record's totals from its flows (each names its ``stream``) and streams."""
+    flows = list(flows)
+    offered = 0.0
+    for f in flows:
+        st = streams[f["stream"]]
+        offered += st.achieved_bps(payload, duration) if st.rate == "max" else float(st.rate)
+    sent = sum(int(f["sent"]) for f in flows)
+    received = sum(int(f["received"]) for f in flows)
+    verdicts = [st.met(payload, duration) for st in streams.values()]
+    scheduled = [v for v in verdicts if v is not None]
+    return {
+        "offered_bps": offered,
+        "offered_pps": offered / (8.0 * payload) if payload else 0.0,
+        "sent": sent,
+        "received": received,
+        "loss": (1.0 - received / sent) if sent else 0.0,
+        "goodput_bps": float(sum(float(f.get("goodput_bps") or 0.0) for f in flows)),
+        "achieved_send_bps": sum(st.achieved_bps(payload, duration) for st in streams.values()),
+        "offered_met": all(scheduled) if scheduled else None,
+    }
+
+
+def late_streams(streams: Mapping[Any, Stream], payload: int, duration: float) -> list[str]:
+    """Streams that missed their schedule, as 'name: achieved of scheduled' lines."""
+    out = []
+    for name, st in streams.items():
+        if st.met(payload, duration) is False:
+            out.append(
+                f"{name}: sent {st.achieved_bps(payload, duration) / 1e6:.3f} Mbit/s of "
+                f"{float(st.rate) / 1e6:.3f} offered"
+            )
+    return out

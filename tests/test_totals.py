@@ -1,0 +1,58 @@
+"""lanloss.totals: the one definition of a run's totals (offered, achieved, loss, met)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lanloss.totals import Stream, late_streams, run_totals
+
+P = 1472
+BITS = 8 * P
+
+
+def test_a_cbr_sender_on_schedule_achieves_its_rate_exactly():
+    n = 8493  # 100 Mbit/s of 1472-byte datagrams for 1 s (last due at (n-1)/r)
+    st = Stream(100e6, n, (n - 1) * BITS / 100e6)
+    assert st.achieved_bps(P, n * BITS / 100e6) == pytest.approx(100e6, rel=1e-12)
+    assert st.met(P, 1.0) is True
+
+
+def test_a_late_sender_misses_the_offered_load():
+    n = 8493
+    on_time = (n - 1) * BITS / 100e6
+    assert Stream(100e6, n, on_time + 0.005).met(P, 1.0) is True  # 0.5 % late
+    late = Stream(100e6, n, on_time + 0.02)  # 2 % late
+    assert late.met(P, 1.0) is False
+    assert late.achieved_bps(P, 1.0) == pytest.approx(n * BITS / (on_time + 0.02 + BITS / 100e6))
+    assert late_streams({"s1": late}, P, 1.0) == ["s1: sent 98.039 Mbit/s of 100.000 offered"]
+    # a sender that sent fewer (a blocked simulated sender does not catch up)
+    assert Stream(100e6, int(0.97 * n), on_time).met(P, 1.0) is False
+
+
+def test_poisson_counts_get_three_standard_deviations():
+    n_expected = 100e6 / BITS  # 8492.8 per second: sd 1.09 %
+    low = Stream(100e6, int(n_expected * 0.975), 0.999, "poisson")  # -2.3 sd
+    assert low.met(P, 1.0) is True
+    assert Stream(100e6, int(n_expected * 0.96), 0.999, "poisson").met(P, 1.0) is False
+    assert Stream(100e6, int(n_expected * 0.975), 0.999, "cbr").met(P, 1.0) is False
+
+
+def test_rate_max_offers_what_it_achieved_and_has_no_verdict():
+    st = Stream("max", 10_000, 0.5)
+    flows = [{"stream": 0, "sent": 10_000, "received": 9_000, "goodput_bps": 1e6}]
+    t = run_totals(flows, {0: st}, P, 1.0)
+    assert t["offered_met"] is None
+    assert t["offered_bps"] == pytest.approx(10_000 * BITS / 1.0)
+    assert t["loss"] == pytest.approx(0.1)
+
+
+def test_multicast_offers_per_member_and_achieves_per_stream():
+    st = Stream(20e6, 1699, 1698 * BITS / 20e6)
+    flows = [
+        {"stream": "a", "sent": 1699, "received": r, "goodput_bps": 20e6} for r in (1699, 1600)
+    ]
+    t = run_totals(flows, {"a": st}, P, 1699 * BITS / 20e6)
+    assert t["offered_bps"] == pytest.approx(40e6)
+    assert t["achieved_send_bps"] == pytest.approx(20e6)
+    assert t["sent"] == 3398 and t["received"] == 3299 and t["offered_met"] is True
+    assert t["offered_pps"] == pytest.approx(40e6 / BITS)
