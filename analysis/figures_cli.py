@@ -1,6 +1,6 @@
 """`lanloss figures`: one of the seed papers' figures from a study's table (and fit).
 
-    lanloss figures NAME --table T.parquet [--fit F.json] --out DIR
+    lanloss figures NAME --table T.parquet [--fit F.json] [--validation V.csv] --out DIR
         -> DIR/NAME.png, DIR/NAME.pdf, DIR/NAME-errors.csv (written whole or not at all)
     lanloss figures --list
 
@@ -55,6 +55,23 @@ def _read_fit(path: str | None) -> dict | None:
     return fit
 
 
+def _read_validation(path: str):
+    import pandas as pd
+
+    try:
+        v = pd.read_csv(path)
+    except FileNotFoundError:
+        raise OptionError(f"--validation: {path!r} does not exist") from None
+    except Exception as exc:  # pandas raises several kinds for a file that is not CSV
+        raise OptionError(f"--validation: {path!r} is not a readable CSV ({exc})") from None
+    missing = {"panel", "rate_mbps", "bed_loss", "sim_loss", "sim_ok", "model_ok"} - set(v)
+    if missing:
+        raise OptionError(
+            f"--validation: {path!r} is not a lanloss validate table: no {sorted(missing)}"
+        )
+    return v
+
+
 def _cmd(args: argparse.Namespace) -> int:
     from lanloss.analysis.figures import common
 
@@ -71,8 +88,13 @@ def _cmd(args: argparse.Namespace) -> int:
         raise OptionError("figures: --table and --out are required")
     table = _read_table(args.table)
     fit = _read_fit(args.fit)
+    extra = {}
+    if args.validation:
+        if args.name != "simbed":
+            raise OptionError(f"--validation: only simbed draws it, not {args.name!r}")
+        extra["validation"] = _read_validation(args.validation)
     try:
-        fig, errors = figures.module(args.name).draw(table, fit)
+        fig, errors = figures.module(args.name).draw(table, fit, **extra)
     except common.FigureInputError as exc:
         raise OptionError(str(exc)) from None
     for note in common.notes_of(errors):
@@ -91,6 +113,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("name", nargs="?", help=f"the figure: {', '.join(figures.FIGURES)}")
     p.add_argument("--table", metavar="T.parquet", help="the study's table (lanloss table)")
     p.add_argument("--fit", metavar="F.json", help="the study's fit (lanloss fit), if any")
+    p.add_argument(
+        "--validation", metavar="V.csv", help="simbed: a `lanloss validate` table to draw"
+    )
     p.add_argument("--out", metavar="DIR", help="folder for NAME.png, NAME.pdf, NAME-errors.csv")
     p.add_argument("--list", action="store_true", help="print every figure and its study")
     p.set_defaults(func=_cmd)

@@ -115,26 +115,21 @@ def summary(doc, disc, out_params, base, data) -> list[str]:
     if not runs.get("sim"):
         lines.append("Only testbed runs: the discrepancy is between the testbed and the model.")
     if disc.get("d0"):
-        d0, d1 = disc["d0"], disc["d1"]
-        e0, e1 = d0["estimate"], d1["estimate"]
-        ci0 = d0["ci"]
-        ci_txt = f", CI [{ci0[0]:+.2f}, {ci0[1]:+.2f}]" if ci0 else ""
-        if abs(e0) < 0.05 and abs(e1) < 0.05:
+        for key, where in (
+            ("d0", "at the network's stages (wire, switch)"),
+            ("d1", "at the host's stages (interrupts, cpu, socket buffer)"),
+        ):
+            e, ci = disc[key]["estimate"], disc[key]["ci"]
+            ci_txt = f", CI [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""
+            if abs(e) < 0.05:
+                lines.append(f"The testbed matches the model {where} ({key} {e:+.2f}{ci_txt}).")
+                continue
+            sure = ci is not None and (ci[0] > 0 or ci[1] < 0)
             lines.append(
-                f"The testbed matches the calibrated model: no discrepancy (d0 {e0:+.2f}{ci_txt},"
-                f" d1 {e1:+.2f})."
-            )
-        else:
-            sure = ci0 is not None and (ci0[0] > 0 or ci0[1] < 0)
-            lines.append(
-                f"The testbed loses {'more' if e0 > 0 else 'less'} than the calibrated model at"
-                f" low load: odds x{math.exp(e0):.3g} (d0 {e0:+.2f}{ci_txt})"
+                f"The testbed loses {'more' if e > 0 else 'less'} than the model {where}:"
+                f" odds x{math.exp(e):.3g} ({key} {e:+.2f}{ci_txt})"
                 + ("" if sure else "; the interval includes no difference")
                 + "."
-            )
-            lines.append(
-                f"Toward saturation the gap {'grows' if e1 > 0 else 'shrinks'}: odds"
-                f" x{math.exp(e1):.3g} per unit of lambda/C_wire (d1 {e1:+.2f})."
             )
         lines.append(
             f"AIC {'prefers' if disc['preferred'] == 'with' else 'does not need'} the discrepancy"
@@ -222,7 +217,7 @@ def validate(doc: Any) -> list[str]:
             need(v, k, (int, float), f"fit_quality.{s}")
     disc = need(doc, "discrepancy", dict, "fit")
     if disc is not None:
-        for k in ("form", "tau", "d0", "d1", "aic_with", "aic_without", "preferred"):
+        for k in ("form", "tau", "stages", "d0", "d1", "aic_with", "aic_without", "preferred"):
             need(disc, k, None, "discrepancy")
         need(disc, "summary", list, "discrepancy")
         need(disc, "matched_points", list, "discrepancy")

@@ -88,12 +88,14 @@ def scenario(doc: dict[str, Any], what_if: dict[str, Any], host: str | None) -> 
         for k, v in values.items():
             if k not in what_if:
                 params[k] = v
-    d0 = (doc.get("discrepancy") or {}).get("d0")
-    if d0 and abs(d0["estimate"]) > 0.5:
-        notes.append(
-            f"the testbed differs from the model by odds x{math.exp(d0['estimate']):.2g} "
-            "(fit discrepancy d0); the plan is the model's"
-        )
+    disc = doc.get("discrepancy") or {}
+    for key, where in (("d0", "network"), ("d1", "host")):
+        d = disc.get(key)
+        if d and abs(d["estimate"]) > 0.5:
+            notes.append(
+                f"the testbed differs from the model at the {where}'s stages by odds "
+                f"x{math.exp(d['estimate']):.2g} (fit discrepancy {key}); the plan is the model's"
+            )
     return Scenario(params, label, theta, asked if isinstance(asked, (int, float)) else None, notes)
 
 

@@ -57,31 +57,16 @@ def shared_options() -> list[str]:
     return [o.name for o in vocab.OPTIONS if o.sim and o.bed]
 
 
-def panel_columns(bed: pd.DataFrame) -> list[str]:
-    """The options that vary across the testbed's rows, rate and seed aside."""
-    cols = []
-    for name in shared_options():
-        if name in ("rate", "seed") or name not in bed.columns:
-            continue
-        if bed[name].astype(str).nunique(dropna=False) > 1:
-            cols.append(name)
-    return cols
+def points(bed: pd.DataFrame, data: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Testbed rows -> one row per point: panel, rate, loss (pooled), the runs' files and seeds.
 
+    Panels are the simbed figure's, from the options that vary across ``data`` (the whole
+    table: both sources), so that the figure can draw these points in its panels.
+    """
+    from lanloss.analysis.figures import simbed
 
-def _label(row: pd.Series, cols: list[str]) -> str:
-    from lanloss.analysis.figures.simbed import _fmt, _unset
-
-    parts = [_fmt(c, row[c]) for c in cols if not _unset(row[c])]
-    return ", ".join(parts) or "all runs"
-
-
-def points(bed: pd.DataFrame) -> pd.DataFrame:
-    """Testbed rows -> one row per point: panel, rate, loss (pooled), the runs' files and seeds."""
-    cols = panel_columns(bed)
-    frame = bed.assign(
-        panel=bed.apply(lambda r: _label(r, cols), axis=1) if len(bed) else [],
-        rate_key=bed["rate"].astype(float),
-    )
+    keys = simbed.panel_keys(bed if data is None else data)
+    frame = bed.assign(panel=simbed._key(bed, keys), rate_key=bed["rate"].astype(float))
     out = []
     for (panel, rate), g in frame.groupby(["panel", "rate_key"], sort=True):
         sent, lost = float(g["sent"].sum()), float(g["lost"].sum())
@@ -118,6 +103,10 @@ def sim_given(template: pd.Series, seed: int) -> dict[str, Any]:
         value = p.get(name)
         if value is None or name == "seed":
             continue
+        if isinstance(value, np.generic):  # a table cell: back to a plain Python value
+            value = value.item()
+        if vocab.BY_NAME[name].kind == "int":
+            value = int(value)
         given[name] = value
     given["seed"] = seed
     return given
@@ -254,7 +243,7 @@ def validate(
     bed = data[data["source"].astype(str) == "bed"].reset_index(drop=True)
     if bed.empty:
         raise vocab.OptionError("the table has no usable testbed runs to validate against")
-    pts = points(bed)
+    pts = points(bed, data)
     judged = held_out(pts) if holdout else pd.Series(True, index=pts.index)
     if holdout or doc is None:
         keep_runs = {f for runs in pts.loc[~judged, "runs"] for f in runs} if holdout else None

@@ -85,11 +85,25 @@ def _unset(value) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
+def _from_preset(row: pd.Series, key: str) -> bool:
+    """A simulator host value its preset filled in (the testbed leaves it unset)."""
+    from lanloss.hosts import HOST_OPTIONS, PRESETS
+
+    preset = PRESETS.get(str(row.get("host")))
+    if key not in HOST_OPTIONS or preset is None or str(row.get("source")) != "sim":
+        return False
+    try:
+        return float(row[key]) == float(preset[key])
+    except (TypeError, ValueError):
+        return str(row[key]) == str(preset[key])
+
+
 def _key(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
-    """A configuration's label: the varying options it sets (unset ones left out)."""
+    """A configuration's label: the varying options it sets (unset ones, and a simulator
+    host's values from its preset, left out: the testbed's point has none of them)."""
 
     def label(row: pd.Series) -> str:
-        parts = [_fmt(k, row[k]) for k in keys if not _unset(row[k])]
+        parts = [_fmt(k, row[k]) for k in keys if not _unset(row[k]) and not _from_preset(row, k)]
         return ", ".join(parts) or ("all runs" if not keys else "defaults")
 
     if frame.empty:
@@ -105,7 +119,9 @@ def _curve_rows(template: pd.Series, rates: np.ndarray) -> pd.DataFrame:
     return rows
 
 
-def draw(table: pd.DataFrame, fit: dict | None = None):
+def draw(table: pd.DataFrame, fit: dict | None = None, validation: pd.DataFrame | None = None):
+    """validation: a ``lanloss validate`` table; its calibrated-simulator points are drawn
+    in their panels and its verdicts counted in the notes."""
     common.require_columns(table, REQUIRED, STUDY)
     notes = common.source_notes(table, common.SOURCES)
     if fit is None:
@@ -146,6 +162,9 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             x = rates / 1e6
             ax.plot(x, c["est"], color=common.COLOR[src], lw=1.8, zorder=2)
             ax.fill_between(x, c["lo"], c["hi"], color=common.COLOR[src], alpha=0.18, lw=0)
+        if validation is not None:
+            v = validation[validation["panel"] == config]
+            ax.plot(v["rate_mbps"], v["sim_loss"], "x", color="black", ms=7, mew=1.6, zorder=4)
         payload = int(here["payload"].iloc[0])
         cap = wire.saturation_goodput_bps(
             payload, float(here["edge_rate"].min()), int(here["mtu"].iloc[0])
@@ -178,8 +197,38 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             ),
             common.handle("band", "95 % bootstrap band", color="0.5"),
         ]
+    if validation is not None:
+        handles.append(
+            common.handle(
+                "line",
+                "simulator with the calibrated host",
+                color="black",
+                marker="x",
+                linestyle="none",
+                mew=1.6,
+            )
+        )
+        notes += validation_notes(validation)
     common.finish(fig, "Simulator vs testbed: loss versus offered rate", handles, notes)
     return fig, common.with_notes(common.error_table(STUDY, rows), notes)
+
+
+def validation_notes(v: pd.DataFrame) -> list[str]:
+    """What agrees and what does not, in numbers (a ``lanloss validate`` table)."""
+    j = v[v["judged"].astype(bool)] if "judged" in v else v
+    out = []
+    for src, name in (("sim", "calibrated simulator"), ("model", "fitted testbed curve")):
+        ok = j[f"{src}_ok"].astype(bool)
+        line = f"{name}: within max(0.5 %, 15 %) of the testbed at {int(ok.sum())} of {len(j)}"
+        worst = j.loc[~ok]
+        if len(worst):
+            w = worst.loc[(worst[f"{src}_error"]).abs().idxmax()]
+            line += (
+                f"; worst {w['panel']}, {w['rate_mbps']:g} Mbit/s: {100 * w[f'{src}_loss']:.2f} %"
+                f" vs {100 * w['bed_loss']:.2f} %"
+            )
+        out.append(line)
+    return out
 
 
 def _errors(here: pd.DataFrame, config: str, fit: dict | None, flows: pd.DataFrame) -> list[dict]:

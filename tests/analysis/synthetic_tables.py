@@ -32,7 +32,8 @@ def draw(
     d1: float = 0.0,
 ) -> pd.DataFrame:
     """A table like `lanloss table` writes: each (source, params) run `seeds` times, losses
-    drawn binomially from the model at theta (testbed rows shifted by d0 + d1 lambda/C)."""
+    drawn binomially from the model at theta (testbed rows shifted by d0 at the network's
+    stages, d1 at the host's: lanloss.analysis.fit.probabilities)."""
     frames = []
     for i, (source, p) in enumerate(configs):
         for s in range(seeds):

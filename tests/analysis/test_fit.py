@@ -40,7 +40,7 @@ def test_joint_fit_recovers_known_parameters():
         [45, 60, 80], rcvbuf=12000, duration="0.05s"
     )
     configs += sim_configs([50_000, 60_000, 64_000, 68_000, 72_000, 76_000, 80_000])
-    df = draw(configs, truth, rng, seeds=3, d0=0.4)
+    df = draw(configs, truth, rng, seeds=3, d1=0.4)  # the testbed's host loses more
     doc = fit.fit_table(df, bootstrap_n=100, seed=3, study="recovery")
     assert fit_report.validate(doc) == []
     ps = doc["parameters"]
@@ -57,8 +57,14 @@ def test_joint_fit_recovers_known_parameters():
     assert not ps["irq_cost"]["identified"] and not ps["packet_cost"]["identified"]
     assert ps["irq_cost"]["estimate"] == ps["irq_cost"]["prior"]
     disc = doc["discrepancy"]
-    assert covers(disc["d0"], 0.4) and disc["d0"]["ci"][0] > 0  # the testbed loses more
-    assert covers(disc["d1"], 0.0)
+    # the testbed's losses are all at its host (readers capped at 10 %): d1 carries the
+    # discrepancy, d0 (the network's stages, which lose nothing here) stays at 0
+    assert covers(disc["d1"], 0.4) and disc["d1"]["ci"][0] > 0
+    assert disc["d0"]["estimate"] == pytest.approx(0.0, abs=0.05)
+    assert disc["stages"] == {
+        "d0": ["wire", "switch"],
+        "d1": ["interrupts", "cpu", "socket_buffer"],
+    }
     assert disc["preferred"] == "with"
     # the replicates are kept, each with every free parameter and the discrepancy, and
     # the intervals are their percentiles
@@ -79,13 +85,13 @@ def test_joint_fit_recovers_known_parameters():
 
 
 def test_bootstrap_intervals_cover_at_about_their_nominal_rate():
-    """200 data sets of 30 runs (read_cost free), 100 run-resampling replicates each.
+    """1000 data sets of 30 runs (read_cost free), 100 parametric replicates each.
 
-    Nominal 80 %. The coverage estimate's binomial sd is sqrt(0.8 x 0.2 / 200) = 0.028; the
-    band is 3 sd either side. (Percentile intervals from 30 runs run ~2-3 points under
-    nominal, measured while building this; the band allows that.)
+    Nominal 95 %: the coverage must be within 0.93-0.97 (the estimate's binomial sd is
+    sqrt(0.95 x 0.05 / 1000) = 0.007). Measured while building this: 0.939; resampling
+    whole runs instead gave 0.914.
     """
-    D, B, level = 200, 100, 0.80
+    D, B, level = 1000, 100, 0.95
     rng = np.random.default_rng(11)
     params = lm.parameters()
     truth = lm.default_theta(params)
@@ -101,7 +107,7 @@ def test_bootstrap_intervals_cover_at_about_their_nominal_rate():
     stack.run = group * prep.n + np.tile(np.asarray(prep.run), D)
     x_hat, ok = fit.batch_fit(stack, group, D, spec, spec.x0(spec.fixed))
     assert ok.all()
-    Xb, okb = fit.bootstrap(stack, spec, x_hat, B, rng, group=group)
+    Xb, okb = fit.bootstrap(stack, spec, x_hat, B, rng, group=group, parametric=True)
     assert okb.mean() > 0.99
     a = (1 - level) / 2
     hits = 0
@@ -109,8 +115,7 @@ def test_bootstrap_intervals_cover_at_about_their_nominal_rate():
         lo, hi = np.quantile(Xb[g][okb[g], 0], [a, 1 - a])
         hits += lo <= math.log(3e-6) <= hi
     coverage = hits / D
-    sd = math.sqrt(level * (1 - level) / D)
-    assert level - 3 * sd <= coverage <= level + 3 * sd, coverage
+    assert 0.93 <= coverage <= 0.97, coverage
     # and the estimates themselves are unbiased to within their spread
     est = x_hat[:, 0]
     assert abs(est.mean() - math.log(3e-6)) < 3 * est.std() / math.sqrt(D)

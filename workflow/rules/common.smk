@@ -105,6 +105,11 @@ def host_path(study):
     return f"{RESULTS}/fits/{study}-host.yaml"
 
 
+def validated(study):
+    """A fitted study with testbed points gets `lanloss validate` (and --holdout)."""
+    return STUDY[study].fit and "bed" in sources(study) and bool(points(study, "bed"))
+
+
 def validation_files(study, kind):
     """`lanloss validate` of a fitted study with testbed runs: kind validation or holdout."""
     return [f"{RESULTS}/fits/{study}-{kind}.{ext}" for ext in ("csv", "json", "txt")]
@@ -135,7 +140,7 @@ def all_targets():
         out += files + [table_path(s.name), summary_path(s.name)]
         if s.fit:
             out += [fit_path(s.name), host_path(s.name)]
-            if "bed" in sources(s.name) and points(s.name, "bed"):
+            if validated(s.name):
                 out += validation_files(s.name, "validation") + validation_files(s.name, "holdout")
         for fig in s.figures:
             out += figure_files(s.name, fig)

@@ -18,6 +18,9 @@ rule figure:
     input:
         table=table_path("{study}"),
         fit=lambda w: [fit_path(w.study)] if STUDY[w.study].fit else [],
+        validation=lambda w: [validation_files(w.study, "validation")[0]]
+        if w.figure == "simbed" and validated(w.study)
+        else [],
     output:
         png=report(
             f"{RESULTS}/figures/{{study}}/{{figure}}.png",
@@ -36,6 +39,7 @@ rule figure:
         ),
     params:
         fit=lambda w, input: f"--fit {input.fit}" if input.fit else "",
+        validation=lambda w, input: f"--validation {input.validation}" if input.validation else "",
         outdir=lambda w, output: os.path.dirname(output.png),
         caption=_figure_caption,
     log:
@@ -43,5 +47,5 @@ rule figure:
     benchmark:
         f"{RESULTS}/benchmarks/{{study}}/figure-{{figure}}.tsv"
     shell:
-        "{LANLOSS} figures {wildcards.figure} --table {input.table} {params.fit}"
+        "{LANLOSS} figures {wildcards.figure} --table {input.table} {params.fit} {params.validation}"
         " --out {params.outdir}/ 2> {log}"

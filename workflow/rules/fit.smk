@@ -50,7 +50,7 @@ rule validate:
             subcategory="fit",
             labels={"study": "{study}", "file": "validation"},
         ),
-    threads: workflow.cores
+    threads: 2
     log:
         f"{RESULTS}/logs/{{study}}/validate.log",
     shell:
@@ -71,7 +71,7 @@ rule holdout:
             subcategory="fit",
             labels={"study": "{study}", "file": "held-out validation"},
         ),
-    threads: workflow.cores
+    threads: 2
     log:
         f"{RESULTS}/logs/{{study}}/holdout.log",
     shell:
