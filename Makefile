@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # lanloss: two commands on a fresh machine.
 #   make run   - set up, then the main job (sim + netns testbed sweep + fit + figures)
 #   make test  - set up, then the test suite
@@ -31,7 +32,7 @@ $(STAMP): pyproject.toml
 build: cxx ctools
 
 # C++: the ns-3 module, its tests, the scenario programs, benchmarks; then the module
-# is copied into the wheel's prefix so `from ns import ns` loads it (ns3-wheel.md).
+# is copied into the wheel's prefix so `from ns import ns` loads it (docs/building.md).
 cxx: $(STAMP)
 	cmake -S . -B build -DNS3_PREFIX=$(NS3_PREFIX) -DCMAKE_BUILD_TYPE=Release > build-cmake.log 2>&1 || (cat build-cmake.log; exit 1)
 	cmake --build build -j $(JOBS)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # lanloss workflow: the data flow, top to bottom.
 #
 #   study (config/) --> points --> sim: `lanloss sim run`  --> results/runs/<study>/sim/<point>.json

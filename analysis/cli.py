@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Subcommands `table`, `fit`, `validate` and `plan` (registered in lanloss.cli.SUBCOMMAND_MODULES).
 
     lanloss table --study NAME --out results/tables/NAME.parquet RUN.json|DIR ...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss figures`: one of the seed papers' figures from a study's table (and fit).
 
     lanloss figures NAME --table T.parquet [--fit F.json] [--validation V.csv] --out DIR

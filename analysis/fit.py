@@ -1,4 +1,5 @@
-"""Joint fit of the loss model to simulator and testbed runs (science.md §3.7-3.8).
+# SPDX-License-Identifier: GPL-2.0-only
+"""Joint fit of the loss model to simulator and testbed runs (docs/physics.md §6).
 
 Likelihood: losses are counts, k lost of N sent per flow, binomial in the model's loss
 (``lanloss.analysis.loss_model``). Simulator and testbed are fitted together,
@@ -322,7 +323,7 @@ def _weak_in_bootstrap(spec: Spec, Xb: np.ndarray) -> tuple[str, str] | None:
 
 def _moment_start(prep: lm.Prepared, prior: dict[str, float]) -> dict[str, float]:
     """Start values from the data: testbed runs that lost > 1 % delivered what their readers
-    could read, so c_a ~ CPU share / delivered rate - recv_work (science.md 1.2)."""
+    could read, so c_a ~ CPU share / delivered rate - recv_work (docs/physics.md §2)."""
     start = dict(prior)
     obs = np.where(prep.sent > 0, prep.lost / np.maximum(prep.sent, 1), 0.0)
     lossy = prep.bed & (obs > 0.01) & prep.host_on

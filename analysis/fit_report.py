@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The fit document of ``lanloss fit`` (schema ``lanloss.fit/1``, described in
 ``lanloss.analysis.fit``): the calibrated host preset, the plain-language discrepancy
 summary, the matched sim/bed points, and ``validate`` for the document's shape."""

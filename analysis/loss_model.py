@@ -1,7 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The combined loss-versus-rate model: a UDP flow through wire, switch and receiving host.
 
-A physical model (science.md §1.2, §2, §3, §5), not a free curve. Per flow, in series
-(lambda_(i+1) = lambda_i (1 - L_i); L = 1 - prod(1 - L_i), science.md §3.6):
+A physical model (docs/physics.md §1-§5), not a free curve. Per flow, in series
+(lambda_(i+1) = lambda_i (1 - L_i); L = 1 - prod(1 - L_i), docs/physics.md §5):
 
 1. **network** (``lanloss.analysis.network``): wire capacity from the closed form on every
    link of the path, multicast flooding, switch buffers (speed-mismatch bursts, Poisson
@@ -20,7 +21,7 @@ A physical model (science.md §1.2, §2, §3, §5), not a free curve. Per flow, 
    copybreak rule of host-model.rst, summed over fragments). Loss: M/D/1/K below the knee
    (Poisson arrivals; CBR into the simulator: none), fluid above, over a run of finite
    length (``mdk.run_loss``); datagrams arriving in batches of b per interrupt need K > b;
-   stalls of T_off every period lose max(0, lambda T_off - K) each (science.md §1.2).
+   stalls of T_off every period lose max(0, lambda T_off - K) each (docs/physics.md §2).
 
 Stage losses are reported by bottleneck: ``wire`` (link capacity, sender queue), ``switch``
 (buffering below capacity), ``interrupts`` (livelock or ring overflow where interrupt work
@@ -525,7 +526,7 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     q_total = np.where(on, q_total, 0.0)
     q_fluid = np.where(on, q_fluid, 0.0)
     # below the knee a stall loses what the socket cannot hold: lambda T_off on top of the
-    # mean backlog of an interrupt batch, (b - 1)/2, beyond K (science.md §1.2)
+    # mean backlog of an interrupt batch, (b - 1)/2, beyond K (docs/physics.md §2)
     over = np.maximum(Lam_s * prep.stall_length + (b - 1) / 2 - K, 0.0)
     L_stall = np.where(
         stalls & (rho < 1), np.minimum(duty, over / np.maximum(Lam_s * period, 1e-12)), 0.0
@@ -572,7 +573,7 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
 
 
 def livelock_goodput(lam, c_i, c_d, c_a, itr=0.0, n_f=1):
-    """science.md §1.2 on one core: gamma = min(lambda, (1 - U_k)/c_a), U_k < 1."""
+    """docs/physics.md §2 on one core: gamma = min(lambda, (1 - U_k)/c_a), U_k < 1."""
     lam = np.asarray(lam, dtype=float)
     phi = lam * n_f
     n_int = phi if not itr else np.minimum(phi, itr)

@@ -1,11 +1,12 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Finite-buffer queues: M/D/1/K (exact and fast), M/M/1/K (closed form), fluid limit.
 
-K counts the datagrams the system holds, the one in service included (science.md §3.1-3.2).
+K counts the datagrams the system holds, the one in service included (docs/physics.md §4).
 
 M/D/1/K has no closed form (Brun & Garcia, J. Appl. Prob. 37(4), 2000). It is solved on its
 embedded departure chain: a_k = e^-rho rho^k / k! arrivals per service, states 0..K-1 left
 behind by a departure, and P_loss = 1 - 1/(pi_0 + rho). ``md1k_exact`` builds that chain and
-solves it (science.md's method, kept as the reference). ``md1k_loss`` is the vectorised
+solves it (the method of docs/physics.md §4, kept as the reference). ``md1k_loss`` is the vectorised
 version the fit calls thousands of times: the chain's stationary vector is, up to
 normalisation, the same for every K (M/G/1/K truncation property, Takagi 1993 vol. 2), so one
 forward recursion per rho gives every K at once:

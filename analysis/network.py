@@ -1,6 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The network part of the loss model: links, flows, and what each flow loses before a host.
 
-Fluid model of one run configuration (science.md §3.3, §3.6, §4). The LAN is the one the
+Fluid model of one run configuration (docs/physics.md §4, §5, §7). The LAN is the one the
 simulator builds (models/helper/lan-spec.cc: star, two-tier, two-site, or a topology file):
 a tree of full-duplex links. A unicast flow follows the tree path; a multicast stream is
 flooded along every link away from its sender (no IGMP snooping), so a port carries every
@@ -17,7 +18,7 @@ each path (a stream thinned by one link offers less to the next; solved to a fix
   with K the buffer in datagrams; CBR does not;
 * bursts (``switch``): n back-to-back frames arriving at R_in for an egress of R_out < R_in
   build a queue of burst (1 - R_out/R_in); what does not fit in the buffer is lost, and a
-  datagram that loses one fragment is lost (science.md §3.3 speed-mismatch term).
+  datagram that loses one fragment is lost (docs/physics.md §4, bursts).
 
 With ``pause on`` (802.3x) a switch egress that cannot keep up pauses the links feeding it,
 so nothing is dropped in the switch: every sender whose traffic crosses it is slowed by the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss plan`: the highest rate a configuration carries under a loss target, and why.
 
 From a fitted model (``lanloss fit`` output) and a what-if (vocabulary options: payload,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Run records -> one table (Parquet): one row per run and flow (receiver).
 
 ``lanloss table --study NAME --out results/tables/NAME.parquet RUN.json|DIR ...``; a folder

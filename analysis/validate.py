@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Does the calibration reproduce its own testbed? ``lanloss validate``.
 
 At every testbed point of a table (a configuration and rate, repetitions pooled) it puts

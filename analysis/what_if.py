@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """What-if options of `lanloss plan`: the shared vocabulary plus host values it lacks.
 
 Kept apart from the planner so that building the `lanloss` parser imports nothing heavy.

@@ -1,4 +1,5 @@
-"""Closed-form Ethernet wire accounting for UDP over IPv4 (science.md §5).
+# SPDX-License-Identifier: GPL-2.0-only
+"""Closed-form Ethernet wire accounting for UDP over IPv4 (docs/physics.md §1).
 
 Per frame on the wire: preamble+SFD 8, MAC header 14, FCS 4, inter-frame gap 12
 (38 bytes), and the MAC payload padded to 46 bytes. A datagram larger than the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Testbed traffic tools: lanloss-send against iperf3 on one veth pair, as ratios.
 
 One run, two namespaces made here (lltools-bench-<pid>-a/-b, 10.201.0.1 -> .2 over a
@@ -9,8 +10,8 @@ change in machine load hits every tool alike; tables show medians.
 1. Max packets/s sent for 64- and 1472-byte payloads: `lanloss-send --rate max`
    (sendmmsg batch 1, 32 or 256, with and without --gso) against
    `iperf3 -u -b 0 -l N --udp-counters-64bit`. Ratio = best lanloss / iperf3 (goal
-   >= 1.5). On veth the receive softirq runs in the sender's context (feasibility.md
-   section 3), so "sent" pays for delivery too, and a receiver that overflows makes
+   >= 1.5). On veth the receive softirq runs in the sender's context (docs/testbed.md
+   §3), so "sent" pays for delivery too, and a receiver that overflows makes
    the sender faster (a dropped skb is cheap): the received rate is shown as well.
 2. Achieved-rate error of paced lanloss-send at 10 %, 50 % and 90 % of its own best
    max from (1) (same flags): |achieved_bps / rate - 1| from its report (goal < 1 %),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * csma-bridge-star: the reference half of the simulator-speed benchmark
  * (bench/sim_speed.py). The same star LAN and UDP traffic as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """What the receiving-host model costs: the same traffic with `--host ideal` and a host preset.
 
 Each case runs lanloss-sim twice per repetition, interleaved (ideal, host, ideal, host, ...)

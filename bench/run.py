@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Run every benchmark of the project, one after the other (`make bench`).
 
 Benchmarks print ratios against a baseline measured side by side in the same run;

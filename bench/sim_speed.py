@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Simulator speed: lanloss's Ethernet model against ns-3's CSMA + bridge, as a ratio.
 
 Both programs simulate the same star LAN and traffic: `senders` hosts on 100 Mbit/s

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Workflow speed: the default study's wall time by stage, and Snakemake's overhead per job.
 
 1. Overhead per job, measured side by side in one run (interleaved, median of --reps):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The `lanloss` command: one entry point, a subcommand per part.
 
     lanloss sim run [options]     one simulation point -> run record (JSON)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Receiving-host presets for the simulator, and host files (a calibrated preset).
 
 ``--host`` names a preset; every value of it can be overridden by the option of the
@@ -46,7 +47,7 @@ an application that never calls setsockopt, and the capacity rule is the same
 everywhere: floor(2 * rcvbuf / truesize) + 1 datagrams.
 
 ``packet_cost`` is the kernel's CPU time per frame, driver poll plus IP and UDP
-(c_d of science.md 1.2). The model charges the two parts at different places (the
+(c_d of docs/physics.md §2). The model charges the two parts at different places (the
 driver part in the NAPI poll, the stack part where IP runs, which with ``rps on`` is
 another core); an override keeps the preset's ratio: 1:1 for e1000-2008,
 0.25:0.35 for modern.

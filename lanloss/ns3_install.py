@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Copy the built lanloss ns-3 module into the ns-3 wheel's prefix.
 
 The wheel's Python loader (``from ns import ns``) loads every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The shared option vocabulary: defined once, everything else derives from it.
 
 The CLI options of ``lanloss sim run`` / ``lanloss bed run``, the ns-3 scenario

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Where lanloss's built programs and data live (editable install: the repo)."""
 
 from __future__ import annotations

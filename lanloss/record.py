@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The run record: one JSON per run, the same for the simulator and the testbed.
 
 Schema ``lanloss.run/1`` (see shared design): params, env, flows (one per
@@ -21,7 +22,7 @@ from typing import Any
 
 SCHEMA = "lanloss.run/1"
 
-# The drop points, in path order. Each maps to a Linux counter (design.md).
+# The drop points, in path order. Each maps to a Linux counter (docs/architecture.md).
 DROP_POINTS: tuple[str, ...] = (
     "sender_socket",  # SndbufErrors / ENOBUFS
     "sender_queue",  # qdisc drops (sim: the sending NIC's transmit queue)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss sim run`: one simulation point through the ns-3 scenario program.
 
 The vocabulary options are validated here (before anything runs), passed to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Studies: a named grid of points over the shared vocabulary, as the workflow runs them.
 
 A study is a YAML mapping (``config/studies/<name>.yaml``; the default study is

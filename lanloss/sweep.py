@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss sweep`: a grid of points (cross product of option lists), one record per point.
 
     lanloss sweep --source sim --set payload=64,576,1472 --set rate=20Mbps,max \\

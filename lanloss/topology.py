@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Topology files (YAML) for topologies the named ones do not cover.
 
     switches: [sw1, sw2]

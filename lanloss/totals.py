@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A run's totals: one definition for the simulator and the testbed (the record's ``totals``).
 
 Both sources describe what happened per flow (sender -> receiver: sent, received, goodput)

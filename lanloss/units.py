@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Parsing of the unit-bearing values of the shared vocabulary.
 
 Every parser takes the text a user typed and returns a canonical number:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A minimal streaming JSON writer for the scenario's result (no dependency).
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * lanloss-sim: one simulation point of a switched Ethernet LAN carrying UDP
  * (unicast or multicast) or TCP flows to ideal or modelled receiving hosts,

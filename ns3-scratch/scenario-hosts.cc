@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-hosts.h"
 
 #include "ns3/boolean.h"
@@ -117,7 +118,7 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetRxPathAttribute("DropWhenNoDescriptor",
                               BooleanValue(family.dropWhenNoRing && !o.pause));
     helper.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(v.itr));
-    // A host sends PAUSE only from its FIFO's high-water mark (anchors_ns3.md A5).
+    // A host sends PAUSE only from its FIFO's high-water mark (docs/physics.md §7).
     helper.SetRxPathAttribute("FlowControl", BooleanValue(o.pause));
     helper.SetRxPathAttribute("PauseTime", UintegerValue(family.pauseTime));
     helper.SetRxPathAttribute("PauseRefreshQuanta", UintegerValue(family.refresh));

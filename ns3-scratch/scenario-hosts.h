@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The receiving hosts of a scenario: the host model (HostReceiverHelper) installed from
  * the run's host values, its drops wired to the accountants, CPU shares over the window.

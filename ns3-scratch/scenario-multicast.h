@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Multicast attribution: which switch ports lead towards a receiver, so that a drop on one
  * branch of a flood counts only for the receivers behind it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The scenario's flags: the shared vocabulary (lanloss/options.py), same names.
  */

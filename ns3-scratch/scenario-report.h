@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Turns a finished scenario into the scenario part of a lanloss run record.
  */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Counter deltas -> the run record's drop points, with ``unexplained`` the remainder.
 
 | drop point     | counter (delta over the run)                                  | where      |

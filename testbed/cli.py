@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss bed ...`: the testbed harness on the command line.
 
     lanloss bed run [options]   one point on the testbed -> run record (JSON)

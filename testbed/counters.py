@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Counter snapshots before and after a run, and their deltas.
 
 Per host, in one round trip: ``/proc/net/snmp``, ``/proc/net/netstat``,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A slow receiver: CPU quota for the receiving process (option recv_cpu).
 
 Preference order, detected on the host that runs the receiver:
@@ -5,7 +6,7 @@ Preference order, detected on the host that runs the receiver:
 1. cgroup v2 ``cpu.max`` when the cpu controller is enabled for children of
    the root (``cgroup.subtree_control``); we do not enable it ourselves;
 2. cgroup v1 ``cpu.cfs_quota_us`` (this machine: v2 has only hugetlb,
-   feasibility.md §3);
+   docs/testbed.md §3);
 3. no cpu controller: SCHED_IDLE (``chrt --idle 0``). That is a scheduling
    class, not a quota: the receiver is slowed only when something else wants
    the CPU, and the record says so.

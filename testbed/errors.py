@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Errors of the testbed harness.
 
 Bad input (inventory, options) is ``lanloss.options.OptionError`` and is raised

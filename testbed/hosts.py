@@ -1,9 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A host as the harness uses it: what it is (spec), how to reach it (transport),
 and where its kernel-wide settings live (``machine``).
 
 In the netns backend the emulated hosts share one kernel: net.core.rmem_max,
 netdev_max_backlog and udp_mem exist only in the initial namespace (read-only
-mirrors or absent in the others, feasibility.md §4), so those settings are
+mirrors or absent in the others, docs/testbed.md §4), so those settings are
 applied on the ``machine`` host, this machine's initial namespace.
 """
 

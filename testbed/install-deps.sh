@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # System packages lanloss needs, installed once (Debian; needs root to install).
 # tshark reads the sim's pcaps; iproute2/ethtool/iperf3/openssh-server are the
 # testbed's tools; iputils-ping for connectivity checks; tcpdump for bench/bed_tools.py.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The host inventory (YAML) of the ssh backend: loaded and validated completely
 before any host is contacted.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The restore journal: everything a run changes or starts, written before it happens.
 
 One JSON file per harness prefix (``<state dir>/journal-<prefix>.json``),

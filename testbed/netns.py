@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The netns backend: the run's LAN built from network namespaces on this machine.
 
 Every host and every switch is a namespace named ``<prefix><node>`` (so a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """One testbed run, end to end: validate, recover, set up, capture, apply, count, run
 traffic, count, restore, tear down -> a RunRecord with source "bed".
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Host settings: capture (verbatim text), plan and apply the run's changes, restore.
 
 Captured on every host before and after a run, verbatim, so that "restored"
@@ -8,7 +9,7 @@ the interface under test; its MTU and qdisc.
 A change is journalled (``journal.Journal.record_change``, fsynced) before it
 is made, and verified by reading the value back afterwards: in a non-initial
 network namespace ``sysctl -w net.core.rmem_max=...`` prints an error but
-exits 0 (feasibility.md §4), so an exit status alone proves nothing. What a
+exits 0 (docs/testbed.md §4), so an exit status alone proves nothing. What a
 host cannot do (ethtool -A/-C/-G on veth) is recorded as unsupported; it is
 fatal only when the run asked for that setting explicitly.
 """

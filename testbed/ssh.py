@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The ssh backend's transport: real hosts reached with key authentication.
 
 Every call is ``ssh [options] HOST -- <one argument>``, the argument being a

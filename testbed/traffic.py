@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Traffic: receivers first, a barrier, then the senders; reports parsed from JSON.
 
 Tools: the project's lanloss-send / lanloss-recv (default) or iperf3 (``--tool

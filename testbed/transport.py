@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Run a command on a host: this machine (optionally inside a network namespace) or ssh.
 
 Commands are always argument lists. Nothing from a config file is ever pasted
@@ -271,7 +272,7 @@ class Local(Transport):
                 raise HostUnreachable(f"{self.name}: network namespace {self.netns!r} is missing")
             self._checked = True
         # nsenter --net changes only the network namespace: unlike `ip netns exec` it
-        # keeps /sys, so /sys/fs/cgroup stays usable (feasibility.md §3).
+        # keeps /sys, so /sys/fs/cgroup stays usable (docs/testbed.md §3).
         return ["nsenter", f"--net={NETNS_DIR}/{self.netns}", "--"]
 
     def describe(self) -> dict[str, Any]:

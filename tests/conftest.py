@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Shared fixtures: the built programs, and the conservation check every sim test uses."""
 
 from __future__ import annotations

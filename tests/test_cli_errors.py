@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Bad input: a one-line error naming the value, exit code 2, no output file."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The module's examples run: from C++, and from ns-3's Python bindings (cppyy)."""
 
 from __future__ import annotations

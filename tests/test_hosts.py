@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Host presets and host files (lanloss.hosts): precedence, validation, the API the fit uses."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The house style is checked where CI runs (make test): ruff lint and ruff format."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The ns-3 module's own TestSuites, run with ns-3's TestRunner."""
 
 from __future__ import annotations

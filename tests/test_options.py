@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The vocabulary is defined once: units parse exactly, and the scenario's flags match it."""
 
 from __future__ import annotations

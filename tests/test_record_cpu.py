@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The run record's optional `cpu` section and the `rx_error` drop point: old records still load."""
 
 from __future__ import annotations

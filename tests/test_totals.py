@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """lanloss.totals: the one definition of a run's totals (offered, achieved, loss, met)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The closed-form wire model against the table of science.md §5."""
+# SPDX-License-Identifier: GPL-2.0-only
+"""The closed-form wire model against the table of docs/physics.md §1"""
 
 import pytest
 

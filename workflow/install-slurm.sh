@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Debian packages for running the workflow on a one-node Slurm "cluster" on this machine
-# (tests/workflow/test_slurm.py; shared/research/slurm.md): slurm-wlm (slurmctld, slurmd,
+# (tests/workflow/test_slurm.py; docs/slurm.md): slurm-wlm (slurmctld, slurmd,
 # sbatch, squeue) and munge (authentication). Installed once, as root; the daemons are
 # not started here (the test starts and stops its own).
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The seed papers' figures, each with the seed's reference values and an error table.
 
 One module per figure (``seed001``, ``seed000``, ``seed003``, ``seed002``, ``seed004``,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """What every figure shares: the look, the table checks, the reference CSVs, the error table
 and saving (PNG + PDF + errors CSV, each file whole or absent).
 

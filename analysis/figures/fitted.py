@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A fit (``lanloss fit``, schema lanloss.fit/1) as curves for a figure: the fitted loss at
 table-like rows, with a band.
 

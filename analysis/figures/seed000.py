@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Seed 000, figure 6: send and receive throughput versus payload for the default receiver
 (an interrupt per packet) and the ITR-optimised one, and delivered versus offered (livelock).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Seed 001: netperf UDP and TCP throughput on 100 Mbit/s by message size and socket buffer,
 the simulator and the netns testbed against the seed's Linux-Linux table (LL).
 

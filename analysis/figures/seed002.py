@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Seed 002: TCP throughput versus window over a long 1 Gbit/s link (two sites joined by a
 WDM channel of a few hundred km), standard and jumbo frames.
 

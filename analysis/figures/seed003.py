@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Seed 003: TCP and UDP at 1 Gbit/s for 1400-, 40000- and 65000-byte messages: received
 versus offered, loss versus offered, and per-datagram delay versus offered.
 
@@ -42,7 +43,7 @@ PROTO_STYLE = {"udp": {"marker": "o", "ls": "-"}, "tcp": {"marker": "s", "ls": "
 
 
 def capacity_mbps(protocol: str, payload: int, mtu: int) -> float:
-    """The link's payload capacity: the closed form (science.md 5)."""
+    """The link's payload capacity: the closed form (docs/physics.md §1)."""
     if protocol == "tcp":
         return wire.tcp_goodput_bps(LINK_BPS, mtu) / 1e6
     return wire.saturation_goodput_bps(payload, LINK_BPS, mtu) / 1e6
@@ -106,7 +107,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
                 cap,
                 sim=ceiling,
                 relation="approx",
-                reference="closed-form payload capacity (lanloss.analysis.wire, science.md 5)",
+                reference="closed-form payload capacity (analysis/wire.py, docs/physics.md §1)",
             )
         )
     if r.empty:

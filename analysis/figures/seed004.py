@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Seed 004: UDP payload limits, and receive capacity versus the number of receiving
 processes at 1 Gbit/s (1-byte and 100-byte payloads).
 

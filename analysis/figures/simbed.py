@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The simulator against the netns testbed: loss versus offered rate, one panel per
 configuration (the options that vary in the table, rate and seed aside), with the fitted
 model (``lanloss fit``) and its band for each source.

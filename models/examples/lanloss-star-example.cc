@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The lanloss module from C++: a 1 Gbit/s server sends 300 Mbit/s of UDP to a
  * client on a 100 Mbit/s switch port, with or without IEEE 802.3x PAUSE, and

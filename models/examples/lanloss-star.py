@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Build a small switched LAN with the lanloss helpers from ns-3's Python bindings.
 
 A 1 Gbit/s server sends 300 Mbit/s of 1472-byte UDP datagrams to a client on a

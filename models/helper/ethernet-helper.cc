@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "ethernet-helper.h"
 
 #include "ns3/drop-tail-queue.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Builds full-duplex Ethernet links (two EthernetNetDevices on one EthernetChannel).
  */

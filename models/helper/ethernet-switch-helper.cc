@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "ethernet-switch-helper.h"
 
 #include "ns3/ethernet-net-device.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Turns a node with EthernetNetDevice ports into an EthernetSwitch.
  */

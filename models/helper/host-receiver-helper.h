@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Installs the receiving-host model (CPU, receive path, sockets, readers) on a host's NIC.
  */

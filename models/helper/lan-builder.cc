@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "lan-builder.h"
 
 #include "ns3/arp-cache.h"

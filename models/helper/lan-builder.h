@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Builds a LanSpec into ns-3 nodes: hosts with IPv4, switches, Ethernet links.
  */

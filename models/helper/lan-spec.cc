@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "lan-spec.h"
 
 #include <fstream>

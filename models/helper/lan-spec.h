@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A LAN described as hosts, switches, links and flows: what LanBuilder builds.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "loss-accountant.h"
 
 #include "ns3/callback.h"

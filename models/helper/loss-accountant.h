@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Attributes every lost datagram to the first drop point that dropped any of its frames.
  */
@@ -29,7 +30,7 @@ namespace ns3
  * dropped). Datagrams are identified by their FlowSeqTag; untagged frames
  * (ARP, PAUSE) are counted separately and never enter the conservation.
  *
- * The drop point names are the run record's (design.md), so the ns-3 API and
+ * The drop point names are the run record's (docs/architecture.md), so the ns-3 API and
  * `lanloss sim run` report the same numbers.
  */
 class LossAccountant : public SimpleRefCount<LossAccountant>

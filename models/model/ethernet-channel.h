@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A full-duplex point-to-point Ethernet link (one cable, two ends).
  */

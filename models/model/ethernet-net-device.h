@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A full-duplex Ethernet MAC + PHY with exact 802.3 wire timing and 802.3x PAUSE.
  */

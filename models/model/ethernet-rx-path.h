@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The hook between an EthernetNetDevice's MAC and the host's protocol stack.
  */

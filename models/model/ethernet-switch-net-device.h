@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A store-and-forward Ethernet switch with per-port buffers and 802.3x PAUSE.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * IEEE 802.3 wire accounting shared by the lanloss Ethernet model.
  *

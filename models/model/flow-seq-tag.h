@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Packet tag naming the datagram a packet (or IPv4 fragment) belongs to.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "host-cpu.h"
 
 #include "ns3/abort.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The CPU of a receiving host: cores shared by hard-IRQ, softirq and process work.
  */

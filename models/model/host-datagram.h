@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A received frame as the host receive path carries it, and a reassembled datagram.
  */

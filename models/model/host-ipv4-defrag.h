@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * IPv4 reassembly inside the host receive model (Linux ip_defrag()).
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "host-cpu.h"
 #include "host-reader.h"
 #include "host-socket.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A process that reads datagrams from a HostSocket, on the host's CPU.
  */

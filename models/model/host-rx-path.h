@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The receive path of a Linux host: NIC FIFO, RX ring, interrupts, NAPI, backlog, IP, sockets.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A UDP socket's receive queue charged by skb truesize, as in Linux.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "mac-control-header.h"
 
 #include "ethernet-wire.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * IEEE 802.3 MAC Control frame carrying a PAUSE (802.3x, Annex 31B).
  */

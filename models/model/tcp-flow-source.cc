@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tcp-flow-source.h"
 
 #include "ns3/abort.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A TCP bulk (or paced) sender of fixed-size messages, the TCP cases of the testbed's lanloss-send.
  */

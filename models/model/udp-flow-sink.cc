@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "udp-flow-sink.h"
 
 #include "flow-seq-tag.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A UDP sink that measures per-flow loss, reordering, loss runs and latency.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A UDP traffic source with sequence numbers and timestamps (iperf3/netperf-like).
  */

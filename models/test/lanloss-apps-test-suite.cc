@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of the lanloss traffic applications: FlowSeqTag, UdpFlowSource, UdpFlowSink.
  *

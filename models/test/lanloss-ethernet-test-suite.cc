@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of the Ethernet device, channel and PAUSE timing against IEEE 802.3
  * numbers computed by hand (exact event times, no tolerance unless stated).

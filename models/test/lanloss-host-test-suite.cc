@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of the receiving-host model: HostCpu, HostRxPath, HostSocket, HostReader.
  *
@@ -922,7 +923,7 @@ class ReassemblyTimeoutTestCase : public TestCase
 };
 
 /**
- * Receive livelock (science.md 1.2), 64-byte payloads at 100 Mbit/s, costs
+ * Receive livelock (docs/physics.md §2), 64-byte payloads at 100 Mbit/s, costs
  * c_i = 8 us per interrupt, c_d = 4 us per frame, c_a = 5 us per read, one
  * core. ITR 0: one interrupt per frame (while 1/lambda > c_i + c_d), so the
  * application gets what is left: goodput = min(lambda, (1 - lambda (c_i +

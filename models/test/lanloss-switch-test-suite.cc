@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of the Ethernet switch: learning and flooding, egress limits and the
  * shared pool, the PAUSE headroom formula, XOFF/XON.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Fixtures of the analysis tests (table, fit, plan)."""
 
 from __future__ import annotations

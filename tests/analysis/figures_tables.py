@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Tables for the figure tests: real simulator records where the simulator runs the options
 today, and synthetic rows (each test says which) where an option is not simulated yet.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Helpers for the analysis tests: parameters, and tables drawn from the model with binomial
 noise (imported by the tests as a plain module: pytest puts this folder on sys.path)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss figures`: the reference data, the error table, and the command's contract
 (--list, outputs, bad tables rejected with exit 2 before anything is written)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The seed figures (seed000 ... seed004): each draws from a small table, writes PNG, PDF and
 its error table, and the error table's numbers are the ones the seed and the physics give.
 

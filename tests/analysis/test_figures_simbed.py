@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The simbed figure: simulator and testbed loss versus rate with the fitted model and its band.
 
 The simulator's runs are real; the testbed's are real when the tests run as root (network

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss fit`: parameter recovery, interval coverage, awkward tables, the document."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The combined model against the simulator's validated numbers (models/doc/host-model.rst)
-and the wire's closed forms (science.md §5)."""
+and the wire's closed forms (docs/physics.md §1)."""
 
 from __future__ import annotations
 
@@ -94,8 +95,8 @@ def test_socket_capacity_rule():
 def test_wire_capacity_is_the_closed_form(payload, edge, pps):
     prep, pred = predict(payload=payload, edge_rate=int(edge), rate="10Gbps", duration="1s")
     assert prep.capacity[0] == pytest.approx(wire(payload).datagrams_per_s(edge), rel=1e-12)
-    assert prep.capacity[0] == pytest.approx(pps, rel=5e-4)  # science.md §5 table, rounded
-    # long run: goodput = eta R (science.md §5)
+    assert prep.capacity[0] == pytest.approx(pps, rel=5e-4)  # docs/physics.md §1, rounded
+    # long run: goodput = eta R (docs/physics.md §1)
     p = sim_params(payload=payload, edge_rate=int(edge), rate="10Gbps")
     flows = network.solve(p, duration=float("inf"))
     (fr,) = flows.values()
@@ -117,7 +118,7 @@ def test_fragment_loss():
     p = 1e-3
     prep, pred = predict(payload=64512, rate="10Mbps", frame_loss=p)
     assert prep.n_f[0] == 44
-    assert pred.loss[0] == pytest.approx(1 - (1 - p) ** 44)  # 4.3 %, science.md §5
+    assert pred.loss[0] == pytest.approx(1 - (1 - p) ** 44)  # 4.3 %, docs/physics.md §5
 
 
 def test_pause_moves_the_loss_to_the_sender():

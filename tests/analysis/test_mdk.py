@@ -1,4 +1,5 @@
-"""Finite queues: M/D/1/K (science.md §3.2), M/M/1/K closed form, fluid limit, finite runs."""
+# SPDX-License-Identifier: GPL-2.0-only
+"""Finite queues: M/D/1/K (docs/physics.md §4), M/M/1/K closed form, fluid limit, finite runs."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def mm1k_by_ctmc(rho: float, K: int) -> float:
 
 
 def test_science_values():
-    # science.md §3.2 table
+    # docs/physics.md §4
     assert mdk.md1k_exact(0.9, 20) == pytest.approx(1.85e-3, rel=3e-3)
     assert mdk.md1k_exact(1.2, 20) == pytest.approx(0.167, rel=3e-3)
     assert mdk.mm1k_loss(0.9, 20) == pytest.approx(1.37e-2, rel=5e-3)

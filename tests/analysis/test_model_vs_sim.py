@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The model against the simulator itself: real `lanloss sim run` records, through the table.
 
 Each point's loss must agree with the model's prediction within the binomial noise of the

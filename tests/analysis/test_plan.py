@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss plan`: the highest rate under a loss target, its bottleneck, and --verify."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss table`: run records -> Parquet, one row per run and flow."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss validate`: points, knees, the bar and the holdout split (the simulator part runs
 in tests/analysis/test_validate_sim.py)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Helpers for simulation tests: run a point and check conservation on every record."""
 
 from __future__ import annotations

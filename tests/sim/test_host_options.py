@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The host, multicast and TCP options from the command line: bad values named, host files."""
 
 from __future__ import annotations

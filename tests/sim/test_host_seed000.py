@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Seed 000's story in simulation (Tambach & Hennig, "How reliable is UDP?").
 
 A 2008 PC (``--host e1000-2008``) receives 64-byte datagrams on 100 Mbit/s:
@@ -8,7 +9,7 @@ buffer cures the rest (the seed: "deutlich unter einem Paket von zehntausend").
 
 The preset's costs are c_i = 8 us per interrupt, c_d = 4 us per frame and
 c_a = 5 us per read, so with one interrupt per frame the knee is
-1 / (c_i + c_d + c_a) = 58.8 kpps = 30.1 Mbit/s of payload (science.md 1.2).
+1 / (c_i + c_d + c_a) = 58.8 kpps = 30.1 Mbit/s of payload (docs/physics.md §2).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def test_itr0_knee_at_a_few_tens_of_mbits(itr0_sweep):
 
 
 def test_itr0_goodput_falls_past_the_knee(itr0_sweep):
-    """Livelock: past the knee, more offered means less delivered (science.md 1.2)."""
+    """Livelock: past the knee, more offered means less delivered (docs/physics.md §2)."""
     gp = {pps: rec.totals["goodput_bps"] / PAYLOAD_BITS for pps, rec in itr0_sweep.items()}
     assert gp[64_000] > gp[72_000] > gp[80_000]
     assert gp[80_000] < 0.25 * gp[56_000]  # "absolut weniger Daten" than at lower rates

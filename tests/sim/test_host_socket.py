@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The receiving host's socket buffer, NIC FIFO and PAUSE, and fragment loss, from the CLI."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """UDP multicast: one group, every receiver a member, the switches flood it.
 
 One record flow per receiver (as the testbed writes them: testbed/runner.py), each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Mixed speeds and IEEE 802.3x: overflow without PAUSE, back-pressure and HOL blocking with it."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Saturation goodput equals the closed form (science.md §5), and seed 001 is reproduced."""
+# SPDX-License-Identifier: GPL-2.0-only
+"""Saturation goodput equals the closed form (docs/physics.md §1), and seed 001 is reproduced."""
 
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """recv_cpu and recv_work in the simulator: the same meaning as on the testbed.
 
 recv_cpu is a CFS quota (quota = share x period, period as the testbed's cgroup) on the

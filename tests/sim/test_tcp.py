@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """TCP bulk transfer (--protocol tcp): goodput against the closed forms.
 
 Messages of `payload` bytes written as fast as the socket accepts them; the record

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The named topologies and topology files build the LANs they describe."""
 
 from __future__ import annotations

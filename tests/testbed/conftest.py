@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Generic fixtures for the testbed tests: root, namespace names, the harness's state folder.
 
 Tests create network namespaces only under their own name prefix and send traffic only

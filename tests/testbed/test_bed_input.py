@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Bad inventories and options are rejected with one line naming the value, exit 2, before
 any host is touched: no journal, no namespace, no ssh connection attempt."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`lanloss bed run` on the netns backend: rates against the closed form, and loss attributed
 to the layer that dropped it. Traffic stays inside the namespaces the harness builds."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Settings come back byte-identical: after a run, a failed run, SIGINT, SIGTERM, and after
 kill -9 followed by the next call. The run raises kernel-wide sysctls above their current
 values (rmem_max, wmem_max, netdev_max_backlog), so there is something to restore."""

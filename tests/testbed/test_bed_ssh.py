@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The ssh backend against real sshd servers, each running inside a network namespace
 built here (hosts lltbs-h1, lltbs-h2 on a bridge, the harness in lltbs-ctl). It must run
 the same point as the netns backend and give a record of the same shape."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The harness's pure parts: parsers of real tool output, deltas, attribution arithmetic."""
 
 from __future__ import annotations

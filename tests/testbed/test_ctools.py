@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The C traffic tools (testbed/tools), run for real between two network namespaces.
 
 Each test starts lanloss-recv in namespace B, waits for its --ready-file, runs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The workflow tests' marker; their helpers are in snakerun.py."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A one-node Slurm cluster on this machine, for the workflow's Slurm test.
 
-What shared/research/slurm.md found, made repeatable: Debian's slurm-wlm and munge
+What docs/slurm.md found, made repeatable: Debian's slurm-wlm and munge
 (installed by workflow/install-slurm.sh if missing), a private munged (own key, own
 socket), a slurm.conf for this host in a temporary folder, slurmctld and slurmd in the
 foreground. The Snakemake Slurm executor's job step strips SLURM_CONF from srun's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Helpers: running the real Snakemake workflow in a private working directory.
 
 Every test runs `python -m snakemake -s <repo>/Snakefile -d <tmp>` with the interpreter of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`snakemake -n` on every shipped study plans exactly the study's runs; a bad study
 stops the workflow before any job, naming the bad value."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The whole workflow on the smoke study: simulator and testbed (as root) runs of the same
 two points, the table, the summary and the report, with the physics checked end to end:
 below the 100 Mbit/s knee nothing is lost, above it the receiver gets exactly what the

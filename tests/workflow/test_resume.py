@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Resume: a finished workflow re-run recomputes nothing; deleting one run record
 recomputes only that point; an interrupted workflow finishes without redoing the points
 that have a record."""

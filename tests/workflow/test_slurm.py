@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The workflow on Slurm: a one-node cluster on this machine runs the tiny study through
 `snakemake --profile profiles/slurm`, every simulation point as a Slurm job.
 
@@ -42,7 +43,7 @@ def test_tiny_study_runs_as_slurm_jobs(tmp_path, slurm):
         str(REPO / "profiles" / "slurm"),
         config={"studies": ["tiny"]},
         env=slurm,
-        timeout=300,  # the executor can wait forever on a status it cannot read (slurm.md)
+        timeout=300,  # the executor can wait forever on a status it cannot read (docs/slurm.md)
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-4000:]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Studies: the schema is derived from the vocabulary, grids expand to exactly the points
 they name, every point is resolved for its source, and bad studies are named in one line."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The report's per-point summary pools repetitions as counts and names where the loss was."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Studies -> points and paths. Everything is validated here, at parse time, so a bad
 # study stops the workflow before any job runs: the workflow keys against
 # config.schema.yaml, each study against study.schema.yaml (Snakemake's validate, with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Table (+ fit) -> one figure of a study (`lanloss figures FIGURE`): PNG and PDF, and the
 # error table against the seed's reference values. A figure's caption in the report is
 # workflow/report/fig-<figure>.rst when it exists, else a generic one.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Table -> the combined loss-versus-rate model (`lanloss fit`): parameters with bootstrap
 # CIs, fit quality per source, the sim-vs-testbed discrepancy, and the host preset
 # calibrated from the testbed that `lanloss sim run --host-file` accepts.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # One job per point and source: `lanloss sim run` / `lanloss bed run` with the point's
 # flags writes its run record atomically, so a record is whole or absent and an
 # interrupted workflow resumes with the points that have none. The log's first line

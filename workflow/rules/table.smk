@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Run records -> one table per study (`lanloss table`: one row per run and receiver,
 # parameters flattened), and a per-point summary of it for the report.
 

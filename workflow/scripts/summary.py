@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A study's table, summarised for the report: one row per source and point (repetitions
 pooled), with the options the study's grids vary, the pooled loss (losses are counts:
 sum(lost) / sum(sent)), its range over the runs, the goodput, and where the datagrams
