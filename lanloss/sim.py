@@ -17,7 +17,7 @@ import tempfile
 import time
 from typing import Any
 
-from lanloss import hosts, paths, topology
+from lanloss import hosts, paths, provenance, topology
 from lanloss import options as vocab
 from lanloss.record import RunRecord, emit
 from lanloss.totals import Stream, run_totals
@@ -135,6 +135,7 @@ def run_point(
     recorded in ``env.host``; the values themselves are in ``params``.
     """
     program = paths.program(SCENARIO)
+    started = provenance.utc_now()
     with tempfile.TemporaryDirectory(prefix="lanloss-sim-") as tmp:
         out = os.path.join(tmp, "result.json")
         spec_file = None
@@ -161,6 +162,9 @@ def run_point(
         "ns3_version": ns3_version(),
         **git_describe(),
         "host": host_env(params, host_file),
+        "started_utc": started,
+        "hostname": provenance.hostname(),
+        "program_sha256": provenance.files_sha256([program]),
     }
     timing = {"wall_s": round(wall, 3), **raw.get("timing", {})}
     flows, totals = flows_and_totals(raw, params)

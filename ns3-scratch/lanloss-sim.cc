@@ -408,6 +408,9 @@ main(int argc, char* argv[])
 
     if (!o.pcap.empty())
     {
+        // Nanosecond timestamps: a 64-byte frame lasts 0.67 us at 1 Gbit/s, so microseconds
+        // would give frames of one burst the same time (tshark reads both formats).
+        Config::SetDefault("ns3::PcapFileWrapper::NanosecMode", BooleanValue(true));
         lan.Links().EnablePcapAll(o.pcap, true);
     }
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
 import signal
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from lanloss import paths
+from lanloss import paths, provenance
 from lanloss.options import OptionError
 from lanloss.record import RunRecord
 from lanloss.testbed import attribution, counters, cpulimit, netns, settings, traffic
@@ -299,6 +300,7 @@ def execute(req: Request, reporter: Reporter) -> RunRecord:
         journal = jr.Journal.create(req.state_dir, req.prefix, req.backend)
         journal.record("local_dirs", run_dir)
         state: dict[str, Any] = {"changes": [], "hosts": {}, "captured": {}, "cpu": {}}
+        state["started_utc"] = provenance.utc_now()
         outcome: dict[str, Any] = {}
         error: BaseException | None = None
         with signals_raise():
@@ -756,18 +758,28 @@ def _env(
     tool: dict[str, Any] = {"name": req.tool}
     if req.tool == "lanloss":
         tool["path"] = str(paths.ctool("lanloss-send").parent)
+        tool["sha256"] = provenance.files_sha256(
+            [paths.ctool("lanloss-send"), paths.ctool("lanloss-recv")]
+        )
         reps = outcome["traffic"].senders
         tool["version"] = next(iter(reps.values()), {}).get("version") if reps else None
     else:
         reps = outcome["traffic"].senders
         first = next(iter(reps.values()), {})
         tool["version"] = first.get("start", {}).get("version")
+        iperf3 = shutil.which("iperf3")
+        tool["sha256"] = provenance.files_sha256([iperf3]) if iperf3 else None
     changes = [c.to_dict() for c in state["changes"]]
     return {
         "backend": req.backend,
         "tool": tool,
         "harness": {"python": platform.python_version(), **git_describe()},
-        "controller": {"kernel": platform.release(), "machine": platform.machine()},
+        "controller": {
+            "kernel": platform.release(),
+            "machine": platform.machine(),
+            "hostname": provenance.hostname(),
+        },
+        "started_utc": state.get("started_utc"),
         "hosts": hosts,
         "topology": backend.describe(),
         "changes": changes,

@@ -146,11 +146,11 @@ EthernetNetDevice::GetTypeId()
             .AddTraceSource("PauseTx",
                             "A PAUSE frame was put on the wire (argument: pause_time quanta).",
                             MakeTraceSourceAccessor(&EthernetNetDevice::m_pauseTxTrace),
-                            "ns3::TracedValueCallback::Uint16")
+                            "ns3::EthernetNetDevice::PauseTracedCallback")
             .AddTraceSource("PauseRx",
                             "A PAUSE frame arrived (argument: pause_time quanta).",
                             MakeTraceSourceAccessor(&EthernetNetDevice::m_pauseRxTrace),
-                            "ns3::TracedValueCallback::Uint16");
+                            "ns3::EthernetNetDevice::PauseTracedCallback");
     return tid;
 }
 

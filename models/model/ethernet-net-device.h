@@ -63,6 +63,12 @@ class EthernetNetDevice : public NetDevice
         GAP,
     };
 
+    /**
+     * A PAUSE frame sent or received.
+     * @param quanta its pause_time in quanta of 512 bit times (0: XON)
+     */
+    typedef void (*PauseTracedCallback)(uint16_t quanta);
+
     static TypeId GetTypeId();
 
     EthernetNetDevice();

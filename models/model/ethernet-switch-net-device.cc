@@ -73,12 +73,12 @@ EthernetSwitchNetDevice::GetTypeId()
                           MakeTimeChecker())
             .AddTraceSource("EgressDrop",
                             "A frame was dropped: egress buffer or shared pool full "
-                            "(packet without MAC header, egress port index).",
+                            "(the frame with MAC header and padding, without FCS; egress port index).",
                             MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_egressDropTrace),
                             "ns3::EthernetSwitchNetDevice::DropTracedCallback")
             .AddTraceSource("IngressDrop",
                             "A frame was dropped: ingress headroom exhausted "
-                            "(packet without MAC header, ingress port index).",
+                            "(the frame with MAC header and padding, without FCS; ingress port index).",
                             MakeTraceSourceAccessor(&EthernetSwitchNetDevice::m_ingressDropTrace),
                             "ns3::EthernetSwitchNetDevice::DropTracedCallback")
             .AddTraceSource("IngressCopyDrop",

@@ -60,6 +60,28 @@ class EthernetSwitchNetDevice : public NetDevice
         PAUSE_TIMED, //!< PAUSE with PauseQuanta refreshed every half pause time, no XON
     };
 
+    /**
+     * A frame dropped at a port.
+     * @param frame the frame with its MAC header and padding, without FCS
+     * @param port the port's index (egress for EgressDrop, ingress for IngressDrop)
+     */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> frame, uint32_t port);
+    /**
+     * One copy of a flooded frame dropped at ingress.
+     * @param frame the frame with its MAC header and padding, without FCS
+     * @param ingress the ingress port's index
+     * @param egress the egress port the copy was for
+     */
+    typedef void (*CopyDropTracedCallback)(Ptr<const Packet> frame,
+                                           uint32_t ingress,
+                                           uint32_t egress);
+    /**
+     * The switch sent a PAUSE frame.
+     * @param port the port's index
+     * @param quanta its pause_time (0: XON)
+     */
+    typedef void (*PauseTracedCallback)(uint32_t port, uint16_t quanta);
+
     static TypeId GetTypeId();
 
     EthernetSwitchNetDevice();

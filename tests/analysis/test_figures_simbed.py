@@ -150,3 +150,40 @@ def test_simbed_real_testbed_against_the_simulator(sim_table, tmp_path):
     hi = errors[(errors["quantity"] == "datagram loss") & errors["point"].str.contains("150")]
     # the same 150 Mbit/s into a 100 Mbit/s port loses about a third in both
     assert abs(hi["sim_value"].iloc[0] - hi["bed_value"].iloc[0]) < 0.03
+
+
+def _as_testbed(sim: pd.DataFrame) -> pd.DataFrame:
+    """The simulator's own runs labelled as testbed runs: a testbed identical to the model."""
+    bed = sim.copy()
+    bed["source"] = "bed"
+    bed["run_file"] = "bed/" + bed["run_file"].astype(str)
+    bed["host"] = None  # the testbed has no simulator host model
+    return bed
+
+
+def test_validate_end_to_end_and_the_figure_draws_it(sim_table, tmp_path):
+    """`lanloss validate` on a testbed that is the simulator: the calibrated simulator at the
+    same options and seeds loses exactly what it measured, and simbed draws and counts it."""
+    from lanloss.analysis import validate
+
+    table = pd.concat([sim_table, _as_testbed(sim_table)], ignore_index=True)
+    doc = fitmod.fit_table(table, bootstrap_n=0, study="simbed")
+    t, summary = validate.validate(table, doc, jobs=2)
+    assert len(t) == 2 and summary["points"] == 2
+    assert (t["sim_loss"] - t["bed_loss"]).abs().max() < 1e-12
+    assert summary["sim_within"] == 1.0 and summary["sim_meets_bar"]
+    assert t.loc[t["rate_mbps"] == 50, "bed_loss"].item() == 0
+    fig, errors = simbed.draw(table, doc, validation=t)
+    common.save(fig, errors, str(tmp_path), "simbed")
+    notes = " ".join(common.notes_of(errors))
+    assert "calibrated simulator: within max(0.5 %, 15 %) of the testbed at 2 of 2" in notes
+
+
+def test_a_simulator_host_filled_from_its_preset_does_not_split_a_panel():
+    row = {"source": "sim", "host": "netns", "rcvbuf": 106496.0, "recv_cpu": 20.0}
+    bed = {"source": "bed", "host": None, "rcvbuf": None, "recv_cpu": 20.0}
+    frame = pd.DataFrame([row, bed])
+    labels = simbed._key(frame, ["rcvbuf", "recv_cpu"])
+    assert labels.iloc[0] == labels.iloc[1] == "recv_cpu 20"
+    frame.loc[0, "rcvbuf"] = 50000.0  # chosen, not the preset's: a different point
+    assert simbed._key(frame, ["rcvbuf", "recv_cpu"]).nunique() == 2

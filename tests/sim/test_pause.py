@@ -137,3 +137,24 @@ def test_tshark_decodes_pause_frames_in_pcap(simulate, tmp_path):
         assert int(pause_time) in (1000, 0)  # XOFF with the configured quanta, or XON
         assert int(length) == 60  # 64-byte minimum frame without FCS
     assert any(int(r[2]) == 1000 for r in rows)
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
+def test_pcaps_have_nanosecond_timestamps_tshark_reads(simulate, tmp_path):
+    """64-byte payloads back to back at 1 Gbit/s are 130 wire bytes, 1040 ns, apart: a pcap
+    in microseconds would show gaps of 1 and 2 us; in nanoseconds they are exactly 1040 ns."""
+    import struct
+
+    simulate(pcap_dir=str(tmp_path), payload=64, rate="max", sender_rate="1Gbps",
+             edge_rate="1Gbps", duration="0.0002s", warmup="0s")  # fmt: skip
+    pcap = next(tmp_path.glob("*s1-*.pcap"))
+    assert struct.unpack("<I", pcap.read_bytes()[:4])[0] == 0xA1B23C4D  # nanosecond magic
+    out = subprocess.run(
+        ["tshark", "-r", str(pcap), "-Y", "udp", "-T", "fields", "-e", "frame.time_epoch"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    from decimal import Decimal
+
+    t = [Decimal(x) for x in out]
+    gaps = {t[i + 1] - t[i] for i in range(10, 30)}
+    assert gaps == {Decimal("0.000001040")}, gaps

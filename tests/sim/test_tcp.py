@@ -53,3 +53,16 @@ def test_window_below_the_bdp_gives_window_over_rtt(simulate):
     assert 100e6 * rtt / 8 > window  # the bandwidth-delay product is larger
     assert rec.totals["goodput_bps"] == pytest.approx(8 * in_flight / rtt, rel=0.01)
     assert rec.totals["goodput_bps"] < 0.8 * wire.tcp_goodput_bps(100e6)
+
+
+def test_a_tcp_payload_is_a_message_and_may_exceed_a_udp_datagram(simulate):
+    """seed 001's TCP rows send 65536-byte messages (netperf -m): allowed for TCP, refused
+    for UDP (65507 is the largest UDP payload)."""
+    from lanloss.options import OptionError, resolve
+
+    r = simulate(protocol="tcp", payload=65536, rate="max", duration="0.2s", warmup="0.05s")
+    assert r.params["payload"] == 65536 and r.totals["received"] > 0
+    with pytest.raises(OptionError, match="65507"):
+        resolve({"payload": "65536"}, "sim")
+    with pytest.raises(OptionError, match="payload: '2000000' is above the maximum"):
+        resolve({"protocol": "tcp", "payload": "2000000"}, "sim")

@@ -40,6 +40,14 @@ def test_50m_into_100m_arrives_whole_at_the_offered_rate(bed, tmp_path):
     assert all(v == 0 for v in rec.drops.values())
     f = rec.flows[0]
     assert (f.sender, f.receiver) == ("s1", "r1") and f.latency_us["p50"] is not None
+    # provenance: when, on which machine, with which tools
+    import hashlib
+
+    from lanloss import paths
+
+    assert rec.env["started_utc"].endswith("Z") and rec.env["controller"]["hostname"]
+    tools = b"".join(paths.ctool(t).read_bytes() for t in ("lanloss-send", "lanloss-recv"))
+    assert rec.env["tool"]["sha256"] == hashlib.sha256(tools).hexdigest()
 
 
 def test_150m_offered_saturates_at_the_closed_form_goodput(bed, tmp_path):
