@@ -41,6 +41,11 @@ class Option:
     bed: bool = True  # implemented by the testbed harness
 
     @property
+    def one_source_because(self) -> str:
+        """Why only one source implements it (ONE_SOURCE_BECAUSE), '' for shared options."""
+        return ONE_SOURCE_BECAUSE.get(self.name, "")
+
+    @property
     def flag(self) -> str:
         """The CLI flag: design names with dashes."""
         return "--" + self.name.replace("_", "-")
@@ -380,6 +385,39 @@ OPTIONS: tuple[Option, ...] = (
     ),
 )
 
+# Why an option exists for one source only: where the physics allows, options are shared.
+_NETEM = "the testbed's kernel has no netem (docs/testbed.md §1); on real hosts the cable decides"
+_HOST = (
+    "the testbed's host is a real one: its costs are measured, and `lanloss fit` calibrates "
+    "them into a host file for the simulator"
+)
+ONE_SOURCE_BECAUSE: dict[str, str] = {
+    "link_delay": _NETEM,
+    "wan_delay": _NETEM,
+    "frame_loss": _NETEM,
+    "pause_style": "a real NIC's PAUSE style and quanta are its driver's constants, not settings; "
+    "veth has no PAUSE",
+    "pause_quanta": "a real NIC's PAUSE style and quanta are its driver's constants, not "
+    "settings; veth has no PAUSE",
+    "switch_pool": "a Linux bridge has per-port queues only, no shared buffer pool",
+    "blocking": "the testbed's sender is a real socket: lanloss-send paces without blocking "
+    "and counts what the socket refuses as sender_socket",
+    "host": _HOST,
+    "cores": _HOST,
+    "irq_cost": _HOST,
+    "packet_cost": _HOST,
+    "read_cost": _HOST + " (on the testbed, recv_work adds to it)",
+    "truesize": _HOST,
+    "rx_fifo": _HOST + " (a NIC's FIFO is fixed by its hardware)",
+    "rps": "not applied by the testbed harness yet (rps_cpus in sysfs; veth in netns has one "
+    "queue)",
+    "stall_period": "lanloss-recv has no stall schedule yet",
+    "stall_length": "lanloss-recv has no stall schedule yet",
+    "tcp_window": "on the testbed Linux derives the window from the socket buffers: use rcvbuf "
+    "and sndbuf",
+    "sndbuf": "the simulator's sender has no socket send buffer: its queue is tx_queue",
+}
+
 UDP_MAX_PAYLOAD = 65507  # 65535 - 20 (IPv4 header) - 8 (UDP header)
 
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
@@ -539,8 +577,13 @@ def markdown_table(source: str | None = None) -> str:
         if source and not getattr(o, source):
             continue
         default = "" if o.default is None else str(o.default)
+        why = (
+            f" ({'simulator' if o.sim else 'testbed'} only: {o.one_source_because})"
+            if (o.one_source_because)
+            else ""
+        )
         rows.append(
-            f"| `{o.name}` | {o.help} | {default} | {o.example} | "
+            f"| `{o.name}` | {o.help}{why} | {default} | {o.example} | "
             f"{'yes' if o.sim else ''} | {'yes' if o.bed else ''} |"
         )
     return "\n".join(rows)

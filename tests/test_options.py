@@ -58,3 +58,12 @@ def test_scenario_flags_are_the_vocabulary(built):
     flags = set(re.findall(r"^\s+--([a-z_]+):", help_text, re.M)) - {"out", "pcap"}
     vocabulary = {o.name for o in options.for_source("sim")}
     assert flags == vocabulary
+
+
+def test_every_one_source_option_says_why_and_no_shared_one_does():
+    from lanloss import options as vocab
+
+    for o in vocab.OPTIONS:
+        one_source = not (o.sim and o.bed)
+        assert bool(o.one_source_because) == one_source, o.name
+    assert set(vocab.ONE_SOURCE_BECAUSE) <= set(vocab.BY_NAME)
