@@ -46,10 +46,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from lanloss import constants
+
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "testbed" / "tools"
 A_ADDR, B_ADDR = "10.201.0.1", "10.201.0.2"
-PORT, IPERF_PORT = 5001, 5201
+PORT, IPERF_PORT = constants.PORT, 5201
 RCVBUF = 4 << 20  # asked; Linux doubles it (8 MiB), the same for both receivers
 PAYLOADS = (64, 1472)
 # lanloss-send variants for the max rate: name -> extra flags

@@ -18,6 +18,7 @@
  * so process start-up and topology construction cost neither side anything.
  */
 #include "ns3/applications-module.h"
+#include "ns3/lanloss-wire-format.h"
 #include "ns3/bridge-module.h"
 #include "ns3/core-module.h"
 #include "ns3/csma-module.h"
@@ -38,7 +39,7 @@ namespace
 {
 
 // Mirrors lanloss-sim and LanBuilder so both programs carry identical traffic.
-constexpr uint16_t SINK_PORT = 5001;      // lanloss-sim's SINK_PORT
+constexpr uint16_t SINK_PORT = LANLOSS_PORT; // lanloss-sim's SINK_PORT
 constexpr uint32_t QUEUE_BYTES = 1048576; // lanloss-sim's default --tx_queue
 
 uint64_t g_framesDelivered = 0;

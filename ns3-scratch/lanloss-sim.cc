@@ -34,8 +34,8 @@ using namespace lanloss;
 namespace
 {
 
-constexpr uint16_t SINK_PORT = 5001;
-const Ipv4Address GROUP("239.77.0.1"); // the testbed's group (testbed/netns.py)
+constexpr uint16_t SINK_PORT = LANLOSS_PORT;
+const Ipv4Address GROUP(LANLOSS_GROUP); // the testbed's group too
 
 LanSpec
 MakeSpec(const ScenarioOptions& o)

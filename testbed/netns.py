@@ -45,13 +45,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from lanloss import constants
 from lanloss import topology as topofile
 from lanloss.options import OptionError
 from lanloss.testbed.errors import BedError
 from lanloss.testbed.transport import NETNS_DIR, Local
 
 SUBNET = ipaddress.IPv4Network("10.77.0.0/16")
-GROUP = "239.77.0.1"
+GROUP = constants.GROUP
 WIRE_OVERHEAD = 24  # preamble+SFD 8, FCS 4, IFG 12 (the 14-byte MAC header is in skb->len)
 MIN_WIRE = 84  # 64-byte minimum frame + preamble/SFD + IFG
 IFACE = "eth0"

@@ -24,11 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lanloss import constants
 from lanloss.testbed.errors import BedError
 from lanloss.testbed.hosts import Host
 from lanloss.testbed.transport import Proc, wait_until
 
-PORT = 5001
+PORT = constants.PORT
 IPERF_PORT = 5201
 START_DELAY_S = 0.25
 READY_TIMEOUT_S = 10.0

@@ -6,6 +6,7 @@
 #define LANLOSS_UDP_FLOW_SOURCE_H
 
 #include "ethernet-wire.h"
+#include "lanloss-wire-format.h"
 
 #include "ns3/address.h"
 #include "ns3/application.h"
@@ -38,7 +39,7 @@ class Socket;
  * Every datagram carries a FlowSeqTag (flow, seq, send time) as a packet tag,
  * and, when PayloadSize >= 24, the testbed tools' header in its first 24
  * payload bytes (little-endian: seq u64, tx_ns u64, flow u32, magic u32 =
- * 0x4C4C5353; testbed/tools/wire.h), so that captures of the sim and the
+ * LANLOSS_MAGIC; lanloss-wire-format.h), so that captures of the sim and the
  * testbed read alike. As there, a payload of 8 to 23 bytes carries the seq
  * only and a shorter one nothing; the rest of the payload is zeros.
  * Sequence numbers count send attempts: a datagram whose Send fails still
@@ -74,9 +75,9 @@ class Socket;
 class UdpFlowSource : public Application
 {
   public:
-    static constexpr uint32_t HEADER_BYTES = 24;         //!< seq 8, tx_ns 8, flow 4, magic 4
-    static constexpr uint32_t SEQ_BYTES = 8;             //!< the truncated header: seq only
-    static constexpr uint32_t HEADER_MAGIC = 0x4C4C5353; //!< "LLSS" read little-endian
+    static constexpr uint32_t HEADER_BYTES = LANLOSS_HDR_FULL; //!< seq 8, tx_ns 8, flow 4, magic 4
+    static constexpr uint32_t SEQ_BYTES = LANLOSS_HDR_SEQ; //!< the truncated header: seq only
+    static constexpr uint32_t HEADER_MAGIC = LANLOSS_MAGIC; //!< "LLSS" read little-endian
     static constexpr uint32_t MAX_PAYLOAD = 65507;       //!< 65535 - IPv4 20 - UDP 8
 
     /** The testbed tools' datagram header. */

@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "recv.h"
+#include "wire.h"
 #include "util.h"
 
 atomic_bool ll_rx_stop;
@@ -27,7 +28,7 @@ atomic_bool ll_rx_stop;
 static const char usage[] =
 	"usage: lanloss-recv [options]\n"
 	"  --bind ADDR           local address (0.0.0.0)\n"
-	"  --port N              (5001)\n"
+	"  --port N              (" LL_STR(LANLOSS_PORT) ")\n"
 	"  --proto udp|tcp       (udp)\n"
 	"  --group ADDR          join this multicast group\n"
 	"  --iface-addr ADDR     local interface address for the join\n"
@@ -244,7 +245,7 @@ static void add_drops(struct recv_summary *s, int fd, uint16_t port)
 int main(int argc, char **argv)
 {
 	struct recv_cfg c = {
-		.port = 5001,
+		.port = LANLOSS_PORT,
 		.proto = LL_UDP,
 		.rcvbuf = -1,
 		.readers = 1,

@@ -13,11 +13,12 @@
 
 #include "clock.h"
 #include "send.h"
+#include "wire.h"
 
 static const char usage[] =
 	"usage: lanloss-send --dst ADDR [options]\n"
 	"  --dst ADDR            IPv4 unicast or multicast destination (required)\n"
-	"  --port N              destination port (5001)\n"
+	"  --port N              destination port (" LL_STR(LANLOSS_PORT) ")\n"
 	"  --proto udp|tcp       (udp)\n"
 	"  --payload N           UDP payload 1..65507, TCP message 1..1048576 (1472)\n"
 	"  --rate BPS|max        payload bit/s, or max = as fast as the kernel takes\n"
@@ -236,7 +237,7 @@ uint64_t ll_tx_start(const struct send_cfg *c)
 int main(int argc, char **argv)
 {
 	struct send_cfg c = {
-		.port = 5001,
+		.port = LANLOSS_PORT,
 		.proto = LL_UDP,
 		.payload = 1472,
 		.rate = 1000000,

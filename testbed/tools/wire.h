@@ -10,7 +10,7 @@
  *   offset  8  u64  tx_ns  CLOCK_MONOTONIC just before the send call (that
  *                          clock is shared by all network namespaces of a host)
  *   offset 16  u32  flow   --flow
- *   offset 20  u32  magic  0x4C4C5353
+ *   offset 20  u32  magic  LANLOSS_MAGIC (models/model/lanloss-wire-format.h)
  *
  * A payload shorter than 24 bytes carries a truncated header: from 8 to 23
  * bytes, seq only (flow 0, no timestamp, no magic to check); under 8 bytes,
@@ -38,9 +38,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LL_MAGIC 0x4C4C5353u
-#define LL_HDR_FULL 24u /* seq + tx_ns + flow + magic */
-#define LL_HDR_SEQ 8u /* seq only */
+#include "../../models/model/lanloss-wire-format.h"
+
+#define LL_MAGIC LANLOSS_MAGIC
+#define LL_HDR_FULL LANLOSS_HDR_FULL /* seq + tx_ns + flow + magic */
+#define LL_HDR_SEQ LANLOSS_HDR_SEQ /* seq only */
+#define LL_STR_(x) #x
+#define LL_STR(x) LL_STR_(x)
 #define LL_LOG_REC 32u
 
 #define LL_NO_SEQ UINT64_MAX
