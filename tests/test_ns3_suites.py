@@ -7,7 +7,14 @@ import subprocess
 
 import pytest
 
-SUITES = ["lanloss-ethernet", "lanloss-switch", "lanloss-apps", "lanloss-host"]
+SUITES = [
+    "lanloss-ethernet",
+    "lanloss-switch",
+    "lanloss-apps",
+    "lanloss-host",
+    "lanloss-host-nic",
+    "lanloss-host-kernel",
+]
 
 
 @pytest.mark.parametrize("suite", SUITES)

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tests of the receiving-host model, the NIC: FIFO, DMA into the ring, interrupt moderation,
+ * host PAUSE
+ * (the bed: host-test-bed.h).
+ */
+#include "host-test-bed.h"
+
+using namespace ns3;
+using namespace hosttest;
+
+/**
+ * An idle host: a datagram reaches the application exactly wire + cable +
+ * DMA + IrqCost + DriverCost + StackCost + ReadCost after it was sent (the
+ * first interrupt after a quiet period is immediate, even with ITR), and
+ * without a HostSocket, without ReadCost.
+ */
+class IdleLatencyTestCase : public TestCase
+{
+  public:
+    IdleLatencyTestCase(bool socket, bool dma)
+        : TestCase(std::string("idle host latency is the sum of the stages") +
+                   (socket ? ", with a reader" : ", no socket") + (dma ? ", PCI DMA" : ", no DMA")),
+          m_socket(socket),
+          m_dma(dma)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Bed bed(DataRate("100Mbps"));
+        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(3), MicroSeconds(5));
+        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(2500));
+        bed.host.SetRxPathAttribute("DmaRate",
+                                    DataRateValue(DataRate(m_dma ? "1064Mbps" : "0bps")));
+        bed.Install(m_socket ? 1 : 0);
+        // 64-byte payloads 1 ms apart: every one finds the host idle.
+        bed.Traffic(64, 1000, MilliSeconds(1), MilliSeconds(21), MilliSeconds(0));
+        Outcome o = bed.Finish(MilliSeconds(50), 64);
+
+        const uint32_t frame = 64 + 8 + 20 + ethernet::MAC_HEADER_BYTES; // 106, no FCS
+        const double wireUs = ethernet::FrameWireBytes(frame) * 8 / 100.0;
+        const double dmaUs =
+            m_dma ? DataRate("1064Mbps").CalculateBytesTxTime(frame + 4).GetNanoSeconds() / 1000.0
+                  : 0.0;
+        const double expected = wireUs + 1.0 + dmaUs + 8 + 2 + 3 + (m_socket ? 5 : 0);
+        NS_TEST_ASSERT_MSG_EQ(o.sent, 20, "20 datagrams");
+        NS_TEST_ASSERT_MSG_EQ(o.received, 20, "no loss");
+        NS_TEST_ASSERT_MSG_EQ_TOL(o.latencyP50Us, expected, 1e-6, "p50 latency exact");
+        NS_TEST_ASSERT_MSG_EQ_TOL(o.latencyMaxUs, expected, 1e-6, "max latency exact");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, 20, "one interrupt each");
+        NS_TEST_ASSERT_MSG_EQ(o.busy[HostCpu::IRQ_WORK], MicroSeconds(20 * 8), "IRQ CPU time");
+        NS_TEST_ASSERT_MSG_EQ(o.busy[HostCpu::SOFTIRQ_WORK], MicroSeconds(20 * 5), "softirq CPU");
+        NS_TEST_ASSERT_MSG_EQ(o.busy[HostCpu::APP_WORK],
+                              MicroSeconds(m_socket ? 20 * 5 : 0),
+                              "application CPU time");
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+    }
+
+    bool m_socket;
+    bool m_dma;
+};
+
+/**
+ * InterruptThrottleRate: interrupts are exactly the e1000 ITR interval apart
+ * under steady traffic (floor(1e9 / (256 * 2500)) * 256 ns = 399.872 us);
+ * ITR 0 raises one per frame while the kernel keeps up.
+ */
+class InterruptThrottleTestCase : public TestCase
+{
+  public:
+    InterruptThrottleTestCase()
+        : TestCase("ITR: interrupts exactly 399.872 us apart at 2500; one per frame at 0")
+    {
+    }
+
+  private:
+    void Irq(uint32_t ringFrames)
+    {
+        m_times.push_back(Simulator::Now());
+    }
+
+    void DoRun() override
+    {
+        {
+            Ptr<HostRxPath> p = CreateObject<HostRxPath>();
+            p->SetAttribute("InterruptThrottleRate", UintegerValue(2500));
+            NS_TEST_ASSERT_MSG_EQ(p->GetInterruptInterval(), NanoSeconds(399872), "2500/s");
+            p->SetAttribute("InterruptThrottleRate", UintegerValue(100000));
+            NS_TEST_ASSERT_MSG_EQ(p->GetInterruptInterval(), NanoSeconds(9984), "100000/s");
+            p->SetAttribute("InterruptThrottleRate", UintegerValue(0));
+            NS_TEST_ASSERT_MSG_EQ(p->GetInterruptInterval(), Seconds(0), "off");
+        }
+        for (uint32_t itr : {2500u, 0u})
+        {
+            m_times.clear();
+            Bed bed(DataRate("100Mbps"));
+            bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
+            bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(itr));
+            bed.Install(1);
+            bed.rx.path->TraceConnectWithoutContext(
+                "Interrupt",
+                MakeCallback(&InterruptThrottleTestCase::Irq, this));
+            bed.Traffic(64, 40000, MilliSeconds(1), MilliSeconds(51));
+            Outcome o = bed.Finish(MilliSeconds(80), 64);
+            NS_TEST_ASSERT_MSG_EQ(o.sent, 2000, "40 kpps for 50 ms");
+            NS_TEST_ASSERT_MSG_EQ(o.received, 2000, "no loss at 40 kpps");
+            NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, m_times.size(), "trace = counter");
+            if (itr == 0)
+            {
+                NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, 2000, "one interrupt per frame");
+                NS_TEST_ASSERT_MSG_EQ(o.stats.polls, 2000, "one poll per interrupt");
+            }
+            else
+            {
+                uint64_t wrong = 0;
+                for (std::size_t k = 1; k < m_times.size(); ++k)
+                {
+                    wrong += m_times[k] - m_times[k - 1] != NanoSeconds(399872);
+                }
+                NS_TEST_ASSERT_MSG_EQ(wrong, 0, "every gap is the ITR interval");
+                // 50 ms / 399.872 us = 125.04: 126 interrupts, maybe one more for the tail
+                NS_TEST_ASSERT_MSG_EQ_TOL(double(m_times.size()), 126.5, 0.5, "interrupt count");
+            }
+            NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+        }
+    }
+
+    std::vector<Time> m_times;
+};
+
+/**
+ * RxBufferWrite: the driver gives cleaned descriptors back every 16 frames,
+ * so during one poll the NIC refills the ring from its FIFO and the poll goes
+ * on (ring of 40, 100 frames: polls of 64 and 36, one interrupt). Giving them
+ * back only at the end of a poll (64) empties the ring first: 3 polls of at
+ * most 39, 3 interrupts.
+ */
+class RxBufferWriteTestCase : public TestCase
+{
+  public:
+    RxBufferWriteTestCase(uint32_t rxBufferWrite, uint64_t interrupts, uint64_t polls)
+        : TestCase("RxBufferWrite " + std::to_string(rxBufferWrite) + ": " +
+                   std::to_string(interrupts) + " interrupts, " + std::to_string(polls) + " polls"),
+          m_rxBufferWrite(rxBufferWrite),
+          m_interrupts(interrupts),
+          m_polls(polls)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Bed bed(DataRate("100Mbps"));
+        bed.Costs(MilliSeconds(1), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
+        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
+        bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(40));
+        bed.host.SetRxPathAttribute("RxBufferWrite", UintegerValue(m_rxBufferWrite));
+        bed.Install(0);
+        bed.Traffic(18,
+                    1000,
+                    MilliSeconds(1),
+                    MilliSeconds(1) + NanoSeconds(1),
+                    Seconds(0),
+                    "burst:100");
+        Outcome o = bed.Finish(MilliSeconds(50), 18);
+        NS_TEST_ASSERT_MSG_EQ(o.received, 100, "no loss: the FIFO holds the rest");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.peakRingFrames, 39, "a ring of 40 holds 39");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, m_interrupts, "interrupts");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.polls, m_polls, "polls");
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+    }
+
+    uint32_t m_rxBufferWrite;
+    uint64_t m_interrupts;
+    uint64_t m_polls;
+};
+
+/**
+ * FIFO and ring: a burst of 50 frames during a 1 ms hard IRQ with a ring of
+ * 8 descriptors (7 usable). e1000: 43 frames wait in the FIFO (RNBC counts
+ * them, nothing lost); a 640-byte FIFO holds 10 and drops 33 (rx_fifo);
+ * DROP_EN drops all 43 at once (rx_ring).
+ */
+class RingAndFifoTestCase : public TestCase
+{
+  public:
+    RingAndFifoTestCase(uint32_t fifo, bool dropEn, uint64_t fifoDrops, uint64_t ringDrops)
+        : TestCase("ring of 8, FIFO " + std::to_string(fifo) + (dropEn ? ", DROP_EN" : "") + ": " +
+                   std::to_string(fifoDrops) + " rx_fifo, " + std::to_string(ringDrops) +
+                   " rx_ring"),
+          m_fifo(fifo),
+          m_dropEn(dropEn),
+          m_fifoDrops(fifoDrops),
+          m_ringDrops(ringDrops)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Bed bed(DataRate("100Mbps"));
+        bed.Costs(MilliSeconds(1), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
+        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
+        bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(8));
+        bed.host.SetRxPathAttribute("RxFifoBytes", UintegerValue(m_fifo));
+        bed.host.SetRxPathAttribute("DropWhenNoDescriptor", BooleanValue(m_dropEn));
+        bed.Install(1);
+        bed.Traffic(18,
+                    1000,
+                    MilliSeconds(1),
+                    MilliSeconds(1) + NanoSeconds(1),
+                    Seconds(0),
+                    "burst:50");
+        Outcome o = bed.Finish(MilliSeconds(50), 18);
+
+        NS_TEST_ASSERT_MSG_EQ(o.sent, 50, "one burst of 50");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.rxNoBuffer, 43, "arrivals with no free descriptor");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.rxFifoDrops, m_fifoDrops, "rx_missed_errors");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.rxRingDrops, m_ringDrops, "ring drops");
+        NS_TEST_ASSERT_MSG_EQ(o.Drops(LossAccountant::RX_FIFO), m_fifoDrops, "rx_fifo");
+        NS_TEST_ASSERT_MSG_EQ(o.Drops(LossAccountant::RX_RING), m_ringDrops, "rx_ring");
+        NS_TEST_ASSERT_MSG_EQ(o.received, 50 - m_fifoDrops - m_ringDrops, "the rest arrive");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.peakRingFrames, 7, "a ring of 8 holds 7");
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+    }
+
+    uint32_t m_fifo;
+    bool m_dropEn;
+    uint64_t m_fifoDrops;
+    uint64_t m_ringDrops;
+};
+
+/**
+ * Host PAUSE comes from the NIC FIFO only. A host whose softirq cannot keep
+ * up (DriverCost 20 us: 50 kpps, offered 80 kpps) exhausts its ring, the FIFO
+ * fills, and every XOFF is sent with no free descriptor and the FIFO at the
+ * high-water mark; the sender (honouring PAUSE, blocking) then loses nothing.
+ * Without flow control the same host drops at the FIFO. A 20 ms hard IRQ
+ * keeps the FIFO above the low-water mark: XOFF is refreshed every 832
+ * quanta (4259.84 us at 100 Mbit/s).
+ */
+class HostPauseTestCase : public TestCase
+{
+  public:
+    HostPauseTestCase()
+        : TestCase(
+              "PAUSE only when the FIFO fills (ring exhausted), refreshed, XON below low water")
+    {
+    }
+
+  private:
+    void PauseTx(Ptr<HostRxPath> path, uint16_t quanta)
+    {
+        m_pauses.push_back({Simulator::Now(), quanta});
+        if (quanta > 0)
+        {
+            m_badQuanta += quanta != 0x0680;
+            m_badXoff +=
+                path->GetFreeDescriptors() != 0 || path->GetFifoBytes() < path->GetLowWater();
+        }
+        else
+        {
+            m_badXon += path->GetFifoBytes() >= path->GetLowWater();
+        }
+    }
+
+    Outcome Run(bool flowControl, Time irqCost, Time driverCost, uint32_t& hwm, bool sendXon = true)
+    {
+        m_pauses.clear();
+        Bed bed(DataRate("100Mbps"));
+        bed.Costs(irqCost, driverCost, MicroSeconds(2), MicroSeconds(5));
+        bed.host.SetCpuAttribute("Cores", UintegerValue(2)); // the reader keeps up on core 1
+        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(2500));
+        bed.host.SetRxPathAttribute("FlowControl", BooleanValue(flowControl));
+        bed.host.SetRxPathAttribute("SendXon", BooleanValue(sendXon));
+        bed.dev[0]->SetFlowControl(true); // the sender honours PAUSE
+        bed.Install(1);
+        bed.rx.path->TraceConnectWithoutContext("RxFifoDrop", MakeCallback(&Nop));
+        bed.dev[1]->TraceConnectWithoutContext(
+            "PauseTx",
+            MakeCallback(&HostPauseTestCase::PauseTx, this).Bind(bed.rx.path));
+        bed.Traffic(64, 80000, MilliSeconds(1), MilliSeconds(101));
+        bed.source->SetAttribute("Blocking", BooleanValue(true));
+        hwm = bed.rx.path->GetHighWater();
+        return bed.Finish(MilliSeconds(400), 64);
+    }
+
+    static void Nop(Ptr<const Packet> p)
+    {
+    }
+
+    void DoRun() override
+    {
+        uint32_t hwm = 0;
+        // Overloaded softirq, flow control on: PAUSE, no loss.
+        m_badXoff = m_badXon = 0;
+        const Outcome a = Run(true, MicroSeconds(8), MicroSeconds(20), hwm);
+        NS_TEST_ASSERT_MSG_EQ(hwm, 44232, "min(0.9 * 49152, 49152 - 1518) & ~7");
+        NS_TEST_ASSERT_MSG_GT(a.stats.xoffSent, 0, "XOFF sent");
+        NS_TEST_ASSERT_MSG_EQ(a.pauseSentByHost,
+                              a.stats.xoffSent + a.stats.xonSent,
+                              "all on the wire");
+        NS_TEST_ASSERT_MSG_EQ(m_badXoff,
+                              0,
+                              "XOFF only with the ring exhausted, FIFO at high water");
+        NS_TEST_ASSERT_MSG_EQ(m_badXon, 0, "XON only below low water");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(a.stats.peakFifoBytes, hwm, "the FIFO reached high water");
+        NS_TEST_ASSERT_MSG_EQ(a.stats.rxFifoDrops, 0, "PAUSE in time: no FIFO drop");
+        NS_TEST_ASSERT_MSG_EQ(a.lost, 0, "lossless: the sender waits");
+        NS_TEST_ASSERT_MSG_EQ(a.Conserved(), true, "conservation with PAUSE");
+        // Same host without flow control: FIFO drops, no PAUSE.
+        const Outcome b = Run(false, MicroSeconds(8), MicroSeconds(20), hwm);
+        NS_TEST_ASSERT_MSG_EQ(b.pauseSentByHost, 0, "no PAUSE without flow control");
+        NS_TEST_ASSERT_MSG_GT(b.Drops(LossAccountant::RX_FIFO), 0, "rx_fifo drops instead");
+        NS_TEST_ASSERT_MSG_EQ(b.Conserved(), true, "conservation without PAUSE");
+        // A 20 ms hard IRQ: the FIFO stays above low water, XOFF is refreshed.
+        m_badXoff = m_badXon = 0;
+        const Outcome c = Run(true, MilliSeconds(20), MicroSeconds(2), hwm);
+        uint32_t refreshes = 0;
+        uint32_t wrongGap = 0;
+        for (std::size_t k = 1; k < m_pauses.size(); ++k)
+        {
+            if (m_pauses[k].second > 0 && m_pauses[k - 1].second > 0)
+            {
+                ++refreshes;
+                wrongGap += m_pauses[k].first - m_pauses[k - 1].first != NanoSeconds(4259840);
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT(refreshes, 0, "XOFF refreshed while above low water");
+        NS_TEST_ASSERT_MSG_EQ(wrongGap, 0, "refresh every 832 quanta");
+        NS_TEST_ASSERT_MSG_EQ(m_badXoff, 0, "refreshes too only with the FIFO full");
+        NS_TEST_ASSERT_MSG_EQ(m_badXon, 0, "XON only below low water");
+        NS_TEST_ASSERT_MSG_EQ(c.stats.rxFifoDrops, 0, "no FIFO drop");
+        NS_TEST_ASSERT_MSG_EQ(c.Conserved(), true, "conservation with refreshes");
+        // No XON: the sender waits for each PAUSE to expire; still lossless.
+        m_badXoff = m_badXon = 0;
+        const Outcome d = Run(true, MicroSeconds(8), MicroSeconds(20), hwm, false);
+        NS_TEST_ASSERT_MSG_GT(d.stats.xoffSent, 0, "XOFF sent");
+        NS_TEST_ASSERT_MSG_EQ(d.stats.xonSent, 0, "no XON");
+        NS_TEST_ASSERT_MSG_EQ(d.pauseSentByHost, d.stats.xoffSent, "only XOFF on the wire");
+        NS_TEST_ASSERT_MSG_EQ(m_badXoff, 0, "XOFF only with the ring exhausted");
+        NS_TEST_ASSERT_MSG_EQ(d.lost, 0, "lossless");
+        NS_TEST_ASSERT_MSG_EQ(d.Conserved(), true, "conservation without XON");
+        NS_TEST_ASSERT_MSG_EQ(m_badQuanta, 0, "every XOFF carries 0x0680 quanta");
+    }
+
+    std::vector<std::pair<Time, uint16_t>> m_pauses;
+    uint64_t m_badXoff{0};
+    uint64_t m_badXon{0};
+    uint64_t m_badQuanta{0};
+};
+
+class LanlossHostNicTestSuite : public TestSuite
+{
+  public:
+    LanlossHostNicTestSuite()
+        : TestSuite("lanloss-host-nic", Type::UNIT)
+    {
+        AddTestCase(new IdleLatencyTestCase(true, true), Duration::QUICK);
+        AddTestCase(new IdleLatencyTestCase(false, true), Duration::QUICK);
+        AddTestCase(new IdleLatencyTestCase(true, false), Duration::QUICK);
+        AddTestCase(new InterruptThrottleTestCase, Duration::QUICK);
+        AddTestCase(new RxBufferWriteTestCase(16, 1, 2), Duration::QUICK);
+        AddTestCase(new RxBufferWriteTestCase(64, 3, 3), Duration::QUICK);
+        AddTestCase(new RingAndFifoTestCase(49152, false, 0, 0), Duration::QUICK);
+        AddTestCase(new RingAndFifoTestCase(640, false, 33, 0), Duration::QUICK);
+        AddTestCase(new RingAndFifoTestCase(49152, true, 0, 43), Duration::QUICK);
+        AddTestCase(new HostPauseTestCase, Duration::QUICK);
+    }
+};
+
+static LanlossHostNicTestSuite g_lanlossHostNicTestSuite;
