@@ -25,7 +25,9 @@ flow
 run
     ``offered_bps``, ``offered_pps``, ``achieved_send_bps`` (NaN unless the record has it),
     ``offered_met`` (1 when every sender sent what was offered, 0 when one did not, NaN for
-    ``rate: max`` or records without it; lanloss.totals),
+    ``rate: max`` or records without it; lanloss.totals), ``max_late_s`` and
+    ``max_burst_datagrams`` (the senders' worst lateness and the catch-up burst it made;
+    NaN for records without them),
     ``pause_frames_sent``, ``pause_frames_received`` (NaN when the record has no count),
     ``wall_s``.
 receiving host
@@ -74,6 +76,8 @@ RUN = (
     "offered_pps",
     "achieved_send_bps",
     "offered_met",
+    "max_late_s",
+    "max_burst_datagrams",
     "pause_frames_sent",
     "pause_frames_received",
     "wall_s",
@@ -101,6 +105,32 @@ def record_files(inputs: Iterable[str]) -> list[str]:
     if not files:
         raise vocab.OptionError("no run records given (files or folders of *.json)")
     return files
+
+
+def _lateness(record: Any) -> dict[str, float]:
+    """The senders' worst lateness and its catch-up burst (lanloss.totals); for testbed
+    records written before totals had them, from the sender tools' own pacing reports."""
+    t = record.totals
+    if "max_late_s" in t:
+        return {
+            "max_late_s": _num(t.get("max_late_s")),
+            "max_burst_datagrams": _num(t.get("max_burst_datagrams")),
+        }
+    senders = ((record.extra or {}).get("tool_reports") or {}).get("senders") or {}
+    reports = senders.values() if isinstance(senders, dict) else senders
+    late = [
+        float((r.get("pacing") or {}).get("max_late_us") or 0.0) / 1e6
+        for r in reports
+        if isinstance(r, dict) and (r.get("pacing") or {}).get("max_late_us") is not None
+    ]
+    rate = record.params.get("rate")
+    payload = float(record.params.get("payload") or 0)
+    if not late or rate in (None, "max") or not payload:
+        return {"max_late_s": math.nan, "max_burst_datagrams": math.nan}
+    return {
+        "max_late_s": max(late),
+        "max_burst_datagrams": max(late) * float(rate) / (8.0 * payload),
+    }
 
 
 def _num(value: Any) -> float:
@@ -158,6 +188,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         offered_pps=_num(totals.get("offered_pps")),
         achieved_send_bps=_num(totals.get("achieved_send_bps")),
         offered_met=_num(totals.get("offered_met")),
+        **_lateness(record),
         pause_frames_sent=_pause_count(record.pause, "frames_sent"),
         pause_frames_received=_pause_count(record.pause, "frames_received"),
         wall_s=_num(record.timing.get("wall_s")),

@@ -25,6 +25,14 @@ and this module turns that into the record's ``totals``:
     (nothing was offered but what the sender could do). A testbed sender slowed by its own CPU, or a
     simulated one blocked by a full transmit queue, fails it; ``lanloss bed run`` warns,
     ``lanloss table`` marks the rows and ``lanloss fit`` leaves them out by default.
+``max_late_s``, ``max_burst_datagrams``
+    the pattern as kept: the largest delay of a send behind its schedule, and the catch-up
+    burst it made (a paced sender that falls behind sends the missed datagrams back to
+    back): ``max_late_s x rate / (8 payload)``, the largest over streams. The simulator's
+    sources are never late (0); a testbed sender descheduled for 5 ms at 80 Mbit/s sends
+    34 datagrams of 1472 bytes at its line rate, more than a 16 KiB switch port holds, so
+    it loses where a CBR source would not. ``lanloss fit`` and ``lanloss validate`` leave
+    out runs whose burst exceeds the receiver's switch port buffer.
 """
 
 from __future__ import annotations
@@ -44,6 +52,13 @@ class Stream:
     attempted: int  # datagrams (TCP: messages) it tried to send, failures included
     span_s: float  # first attempt to last attempt (seconds); 0 if fewer than two
     pattern: str = "cbr"  # cbr | poisson | burst:N
+    max_late_s: float = 0.0  # the largest delay of a send behind its schedule
+
+    def burst_datagrams(self, payload: int) -> float:
+        """The catch-up burst after the largest delay (0 for rate max: it has no schedule)."""
+        if self.rate == "max" or not self.rate:
+            return 0.0
+        return self.max_late_s * float(self.rate) / (8.0 * payload)
 
     def achieved_bps(self, payload: int, duration: float) -> float:
         if self.attempted <= 0:
@@ -89,6 +104,10 @@ def run_totals(
         "goodput_bps": float(sum(float(f.get("goodput_bps") or 0.0) for f in flows)),
         "achieved_send_bps": sum(st.achieved_bps(payload, duration) for st in streams.values()),
         "offered_met": all(scheduled) if scheduled else None,
+        "max_late_s": max((st.max_late_s for st in streams.values()), default=0.0),
+        "max_burst_datagrams": max(
+            (st.burst_datagrams(payload) for st in streams.values()), default=0.0
+        ),
     }
 
 

@@ -607,6 +607,7 @@ def _record(
             runs = frep.get("loss_runs") or {"count": 0, "mean": 0.0, "max": 0}
             dup, reord = int(frep.get("duplicated") or 0), int(frep.get("reordered") or 0)
             span = max(0, int(srep.get("end_ns") or 0) - int(srep.get("start_ns") or 0)) / 1e9
+            late = float((srep.get("pacing") or {}).get("max_late_us") or 0.0) / 1e6
         else:
             crep = out.senders[st.id]
             srv = out.receivers[f"{fp.receiver.name}#{st.id}"]
@@ -625,6 +626,7 @@ def _record(
             reord = int((streams[0].get("udp") or {}).get("out_of_order") or 0)
             dup = 0
             span = float(end_c.get("sum_sent", {}).get("seconds") or 0)
+            late = 0.0  # iperf3 does not report its pacing: unknown, taken as kept
         ingress, egress = backend.flow_ports(fp.sender.name, fp.receiver.name)
         paths_.append(
             attribution.FlowPath(
@@ -657,6 +659,7 @@ def _record(
                 "rate": st.rate,
                 "attempted": sent,
                 "span": span,
+                "late": late,
             }
         )
 
@@ -668,7 +671,7 @@ def _record(
     streams = _streams_done(req, out, rows)
     totals = run_totals(rows, streams, payload, float(p["duration"]))
     flows = [
-        {k: v for k, v in r.items() if k not in ("stream", "rate", "attempted", "span")}
+        {k: v for k, v in r.items() if k not in ("stream", "rate", "attempted", "span", "late")}
         for r in rows
     ]
 
@@ -708,7 +711,9 @@ def _streams_done(req: Request, out: Any, rows: list[dict[str, Any]]) -> dict[in
     for r in rows:
         if r["stream"] not in streams:
             rate = r["rate"] if r["rate"] == "max" else float(r["rate"])
-            streams[r["stream"]] = Stream(rate, r["attempted"], r["span"], req.params["pattern"])
+            streams[r["stream"]] = Stream(
+                rate, r["attempted"], r["span"], req.params["pattern"], r["late"]
+            )
     return streams
 
 

@@ -57,3 +57,15 @@ def test_multicast_offers_per_member_and_achieves_per_stream():
     assert t["achieved_send_bps"] == pytest.approx(20e6)
     assert t["sent"] == 3398 and t["received"] == 3299 and t["offered_met"] is True
     assert t["offered_pps"] == pytest.approx(40e6 / BITS)
+
+
+def test_a_late_sender_catches_up_with_a_burst_the_totals_state():
+    # 5 ms late at 80 Mbit/s of 1472-byte datagrams: 5e-3 x 80e6 / (8 x 1472) = 34 datagrams
+    late = Stream(80e6, 6793, 1.0, "cbr", max_late_s=5e-3)
+    ok = Stream(80e6, 6793, 1.0, "cbr")
+    t = run_totals([{"stream": "a", "sent": 6793, "received": 6793}], {"a": late}, 1472, 1.0)
+    assert t["max_late_s"] == 5e-3
+    assert t["max_burst_datagrams"] == pytest.approx(5e-3 * 80e6 / (8 * 1472))
+    t = run_totals([{"stream": "a", "sent": 6793, "received": 6793}], {"a": ok}, 1472, 1.0)
+    assert t["max_late_s"] == 0 and t["max_burst_datagrams"] == 0
+    assert Stream("max", 100, 1.0, max_late_s=1.0).burst_datagrams(1472) == 0

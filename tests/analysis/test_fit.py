@@ -41,12 +41,20 @@ def test_joint_fit_recovers_known_parameters():
         [45, 60, 80], rcvbuf=12000, duration="0.05s"
     )
     configs += sim_configs([50_000, 60_000, 64_000, 68_000, 72_000, 76_000, 80_000])
-    df = draw(configs, truth, rng, seeds=3, d1=0.4)  # the testbed's host loses more
+    # and a 1 Gbit/s sender into a 100 Mbit/s port, where only the switch loses
+    switch = dict(payload=1472, sender_rate="1Gbps", edge_rate="100Mbps", duration="0.2s",
+                  warmup="0.02s")  # fmt: skip
+    configs += [("bed", bed_params(**switch, rate=f"{r}Mbps")) for r in (105, 120, 140, 170)]
+    # the testbed's switch loses more than the model's (odds x1.5): a discrepancy at the
+    # network's stages, which no host parameter can take up
+    df = draw(configs, truth, rng, seeds=3, d0=0.4)
     doc = fit.fit_table(df, bootstrap_n=100, seed=3, study="recovery")
     assert fit_report.validate(doc) == []
     ps = doc["parameters"]
-    for name, true in (("read_cost", 3e-6), ("truesize", 3000.0), ("arrival_scv", 1.0)):
+    for name, true in (("read_cost", 3e-6), ("truesize", 3000.0)):
         assert ps[name]["identified"] and covers(ps[name], true), (name, ps[name])
+    scv = ps["arrival_scv"]  # CBR everywhere: weakly informed; where fitted, near 1
+    assert not scv["identified"] or covers(scv, 1.0), scv
     # the simulator's host is the configured one: its effective costs scale by 1
     assert ps["sim_read_scale"]["identified"] and ps["sim_irq_scale"]["identified"]
     for name in ("sim_irq_scale", "sim_read_scale"):
@@ -58,10 +66,10 @@ def test_joint_fit_recovers_known_parameters():
     assert not ps["irq_cost"]["identified"] and not ps["packet_cost"]["identified"]
     assert ps["irq_cost"]["estimate"] == ps["irq_cost"]["prior"]
     disc = doc["discrepancy"]
-    # the testbed's losses are all at its host (readers capped at 10 %): d1 carries the
-    # discrepancy, d0 (the network's stages, which lose nothing here) stays at 0
-    assert covers(disc["d1"], 0.4) and disc["d1"]["ci"][0] > 0
-    assert disc["d0"]["estimate"] == pytest.approx(0.0, abs=0.05)
+    # the discrepancy is found where it is (the network's stages), the host's is nil, and
+    # the host's costs above were recovered all the same: the stages keep them apart
+    assert covers(disc["d0"], 0.4) and disc["d0"]["ci"][0] > 0
+    assert covers(disc["d1"], 0.0)
     assert disc["stages"] == {
         "d0": ["wire", "switch"],
         "d1": ["interrupts", "cpu", "socket_buffer"],
@@ -80,7 +88,7 @@ def test_joint_fit_recovers_known_parameters():
     assert hp["read_cost"] == ps["read_cost"]["estimate"] and hp["truesize"] == round(
         ps["truesize"]["estimate"]
     )
-    assert doc["data"]["runs"] == {"bed": 30, "sim": 21}
+    assert doc["data"]["runs"] == {"bed": 42, "sim": 21}
     q = doc["fit_quality"]
     assert q["sim"]["dispersion"] < 3 and q["bed"]["dispersion"] < 3  # binomial data
 
@@ -256,3 +264,14 @@ def test_runs_that_missed_their_offered_load_are_left_out_and_named():
     assert any("offered load not met" in n for n in doc["data"]["notes"])
     kept = fit.fit_table(df, bootstrap_n=0, include_unmet=True)
     assert kept["data"]["rows"]["bed"] == 2 and fit.UNMET not in kept["data"]["excluded"]
+
+
+def test_runs_whose_catch_up_burst_overflows_the_port_are_left_out():
+    rng = np.random.default_rng(5)
+    df = draw(bed_configs([100, 200]), lm.default_theta(), rng, seeds=1)
+    # 128 KiB ports hold 131072 / 1518 = 86 datagrams of 1472 bytes
+    assert fit.port_buffer_datagrams(df).iloc[0] == pytest.approx(131072 / 1518)
+    df["max_burst_datagrams"] = [10.0, 200.0]
+    doc = fit.fit_table(df, bootstrap_n=0)
+    assert doc["data"]["excluded"] == {fit.BURST: 1}
+    assert any("offered pattern not kept" in n for n in doc["data"]["notes"])
