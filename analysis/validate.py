@@ -284,17 +284,17 @@ def _pct(x: float) -> str:
 
 
 def render(t: pd.DataFrame, summary: dict[str, Any]) -> list[str]:
-    """The table and summary as text lines (loss in %)."""
-    lines = [
-        f"{'point':<48} {'bed %':>7} {'sim %':>7} {'model %':>7}  verdict (sim, model)",
-    ]
-    for _, r in t[t["judged"]].iterrows():
-        point = f"{r['panel']}, {r['rate_mbps']:g} Mbit/s"
-        verdict = f"{'ok' if r['sim_ok'] else 'OFF'}, {'ok' if r['model_ok'] else 'OFF'}"
-        lines.append(
-            f"{point[:48]:<48} {_pct(r['bed_loss']):>7} {_pct(r['sim_loss']):>7} "
-            f"{_pct(r['model_loss']):>7}  {verdict}"
-        )
+    """The table and summary as text lines (loss in %), a block per panel."""
+    lines = []
+    for panel, g in t[t["judged"]].groupby("panel", sort=False):
+        lines.append(panel)
+        lines.append(f"  {'Mbit/s':>8} {'bed %':>7} {'sim %':>7} {'model %':>7}  sim, model")
+        for _, r in g.sort_values("rate_mbps").iterrows():
+            verdict = f"{'ok' if r['sim_ok'] else 'OFF'}, {'ok' if r['model_ok'] else 'OFF'}"
+            lines.append(
+                f"  {r['rate_mbps']:>8g} {_pct(r['bed_loss']):>7} {_pct(r['sim_loss']):>7} "
+                f"{_pct(r['model_loss']):>7}  {verdict}"
+            )
     lines.append("")
     for k in summary["knees"]:
 
