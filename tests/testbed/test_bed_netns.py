@@ -22,12 +22,31 @@ pytestmark = [
 GOODPUT_100M = wire.wire(1472, 1500).goodput_bps(100e6)  # 95.71 Mbit/s
 
 
-def run_point(bed, tmp_path: Path, *args: str):
+STEAL_MAX = 0.01  # of the CPUs' time taken by the hypervisor during a timing-bound run
+
+
+def _cpu_jiffies() -> tuple[int, int]:
+    """(steal, total) jiffies of all CPUs so far (/proc/stat)."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        fields = [int(x) for x in fh.readline().split()[1:]]
+    return fields[7], sum(fields[:8])
+
+
+def run_point(bed, tmp_path: Path, *args: str, timing: bool = False):
+    """One `lanloss bed run`. timing: the test holds emulated link and pacing timing to the
+    closed form, which only a machine that gets its CPUs can keep: when the hypervisor took
+    more than 1 % of them during the run (steal time, measured here, seen up to 3 % on this
+    kind of VM), the run says nothing about lanloss and the test is skipped, saying so."""
     out = tmp_path / "run.json"
+    steal0, total0 = _cpu_jiffies()
     res = bed("run", "--out", str(out), "--payload", "1472", *args)
+    steal1, total1 = _cpu_jiffies()
     assert res.returncode == 0, res.stderr
     rec = load(str(out))
     assert rec.source == "bed" and rec.conservation_error() == 0
+    stolen = (steal1 - steal0) / max(total1 - total0, 1)
+    if timing and stolen > STEAL_MAX:
+        pytest.skip(f"the hypervisor took {stolen:.1%} of the CPUs during the run (steal)")
     return rec
 
 
@@ -106,6 +125,7 @@ def test_the_switch_drops_like_a_switch_at_every_payload(bed, tmp_path, payload,
         "16KiB",
         "--duration",
         "2s",
+        timing=True,
     )
     t, d = rec.totals, rec.drops
     capacity = wire.wire(payload, 1500).datagrams_per_s(100e6)
@@ -145,6 +165,7 @@ def test_slow_receiver_loses_in_its_socket_buffer(bed, tmp_path):
         "300us",
         "--duration",
         "1s",
+        timing=True,
     )
     d, t = rec.drops, rec.totals
     lost = t["sent"] - t["received"]
