@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 
+from lanloss import outputs, progress
 from lanloss.analysis import figures
 
 # Bad input is an OptionError: `lanloss` prints it as one line and exits 2 (also when run
@@ -69,15 +70,19 @@ def _cmd(args: argparse.Namespace) -> int:
         )
     if not args.table or not args.out:
         raise OptionError("figures: --table and --out are required")
+    outputs.check_dir(args.out, "--out")
     table = _read_table(args.table)
     fit = _read_fit(args.fit)
-    try:
-        fig, errors = figures.module(args.name).draw(table, fit)
-    except common.FigureInputError as exc:
-        raise OptionError(str(exc)) from None
+    with progress.task(progress.wanted(args.progress), f"figures {args.name}: drawing") as bar:
+        try:
+            fig, errors = figures.module(args.name).draw(table, fit)
+        except common.FigureInputError as exc:
+            raise OptionError(str(exc)) from None
+        bar.describe(f"figures {args.name}: saving PNG, PDF, error table")
+        saved = common.save(fig, errors, args.out, args.name)
     for note in common.notes_of(errors):
         print(f"lanloss figures {args.name}: {note}", file=sys.stderr)
-    for path in common.save(fig, errors, args.out, args.name):
+    for path in saved:
         print(path)
     return 0
 
@@ -93,4 +98,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fit", metavar="F.json", help="the study's fit (lanloss fit), if any")
     p.add_argument("--out", metavar="DIR", help="folder for NAME.png, NAME.pdf, NAME-errors.csv")
     p.add_argument("--list", action="store_true", help="print every figure and its study")
+    p.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress [default: when stderr is a terminal]",
+    )
+    p.add_argument("--no-progress", dest="progress", action="store_false")
     p.set_defaults(func=_cmd)

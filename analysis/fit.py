@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -552,8 +553,10 @@ def fit_table(
     seed: int = 1,
     level: float = 0.95,
     study: str | None = None,
+    say: Callable[[str], None] = lambda text: None,
 ) -> dict[str, Any]:
-    """The whole fit of a table -> the ``lanloss.fit/1`` document."""
+    """The whole fit of a table -> the ``lanloss.fit/1`` document; ``say`` hears each
+    phase (the CLI's progress line)."""
     data, excluded, notes = usable(df)
     base = _host_base(data)  # what the testbed is compared with
     params = lm.parameters(lm.presets()[TESTBED_BASE])
@@ -602,6 +605,7 @@ def fit_table(
     # discrepancy, then add delta, starting from the calibrated theta, so that delta holds
     # only what the physics cannot explain.
     start = _moment_start(prep, prior)
+    say(f"fit: identifying parameters ({len(data)} rows)")
     spec0, fit0, dropped = identify(prep, Spec(params, relevant, dict(prior), False), start)
     dropped = {**irrelevant, **dropped}
     rng = np.random.default_rng(seed)
@@ -624,9 +628,11 @@ def fit_table(
         pilot = min(bootstrap_n, PILOT)
         weak = None
         if pilot >= 10:
+            say(f"fit: pilot bootstrap, {pilot} replicates ({len(spec.free)} free parameters)")
             Xg, okg = bootstrap(prep, spec, fit["x"], pilot, rng, iterations=25)
             weak = _weak_in_bootstrap(spec, Xg[0][okg[0]])
         if not weak:
+            say(f"fit: bootstrap, {bootstrap_n} replicates")
             Xg, okg = bootstrap(prep, spec, fit["x"], bootstrap_n, rng)
             Xb, failed = Xg[0][okg[0]], int((~okg[0]).sum())
             weak = _weak_in_bootstrap(spec, Xb)

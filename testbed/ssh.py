@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lanloss import paths
+from lanloss.child import die_with_parent
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.transport import JOIN_CGROUP, Proc, Transport
 
@@ -136,6 +137,7 @@ class SshTransport(Transport):
                 stdout=fh,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # a kill -9 of lanloss takes it along
             )
         return SshProc(self, popen, pidfile)
 
