@@ -53,6 +53,11 @@ def _read_fit(path: str | None) -> dict | None:
         raise OptionError(f"--fit: {path!r} is not a readable JSON fit ({exc})") from None
     if not isinstance(fit, dict):
         raise OptionError(f"--fit: {path!r} is not a JSON object")
+    from lanloss.analysis import fit_report
+
+    problems = fit_report.validate(fit)  # every figure, also those that draw without it
+    if problems:
+        raise OptionError(f"--fit: {path!r} is not a lanloss fit: {problems[0]}")
     return fit
 
 

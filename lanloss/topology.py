@@ -90,7 +90,10 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
     except OSError as exc:
         raise _fail(path, f"cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise _fail(path, f"not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        why = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise _fail(path, f"not valid YAML{at}: {why}") from None
     if not isinstance(doc, dict):
         raise _fail(path, "expected a mapping with switches, hosts, links")
     unknown = set(doc) - {"switches", "hosts", "links", "flows"}
@@ -162,6 +165,8 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
         ):
             raise _fail(path, f"flow {i + 1}: expected {{from, to, rate?}}, got {f!r}")
         src, dst = str(f["from"]), str(f["to"])
+        if src == dst:
+            raise _fail(path, f"flow {src} -> {dst} sends to itself")
         for end in (src, dst):
             if end not in hosts:
                 raise _fail(path, f"flow {src} -> {dst} names unknown host {end!r}")

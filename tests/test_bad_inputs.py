@@ -34,6 +34,8 @@ FILES: dict[str, str] = {
     "links:\n  - [s1, 'sw 1', 100Mbps]\n  - [r1, 'sw 1', 100Mbps]\n",
     "topo-rate.yaml": TOPO_OK + "links:\n  - [s1, sw1, 1e30bps]\n  - [r1, sw1, 100Mbps]\n",
     "topo-role.yaml": "switches: [sw1]\nhosts: {s1: [sender], r1: receiver}\n" + LINKS_OK,
+    "topo-self.yaml": TOPO_OK + LINKS_OK + "flows: [{from: s1, to: s1}]\n",
+    "topo-yaml.yaml": ": : :\n",
     "host-list.yaml": "- cores: 2\n",
     "host-key.yaml": "name: mine\nbase: modern\nspeed: 3\n",
     "inv-list.yaml": "- a\n- b\n",
@@ -92,6 +94,9 @@ CASES: list[tuple[list[str], str]] = [
     (["sim", "run", "--topology", "topo-space.yaml"], "sw 1"),
     (["sim", "run", "--topology", "topo-rate.yaml"], "1e30bps"),
     (["sim", "run", "--topology", "topo-role.yaml"], "s1"),
+    (["sim", "run", "--topology", "topo-self.yaml"], "s1 -> s1"),
+    (["sim", "run", "--topology", "topo-yaml.yaml"], "topo-yaml.yaml"),
+    (["plan", "--fit", "good-fit.json", "--topology", "topo-self.yaml"], "s1 -> s1"),
     (["sim", "run", "--host-file", "host-list.yaml", "--host", "modern"], "host-list.yaml"),
     (["sim", "run", "--host-file", "host-key.yaml"], "speed"),
     (["sim", "run", "--host-file", "missing.yaml"], "missing.yaml"),
@@ -164,6 +169,10 @@ CASES: list[tuple[list[str], str]] = [
     (["figures", "seed999"], "seed999"),
     (["figures", "seed001", "--table", "missing.parquet", "--out", "d"], "missing.parquet"),
     (["figures", "seed001", "--table", "good.parquet", "--out", "afile"], "afile"),
+    (
+        ["figures", "seed001", "--table", "good.parquet", "--fit", "good.json", "--out", "d"],
+        "good.json",
+    ),
 ]
 
 

@@ -77,3 +77,24 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_sigterm_of_a_sweep_stops_its_point_and_writes_nothing_half(tmp_path, built):
+    out = tmp_path / "runs"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lanloss.cli", "sweep", "--set", "rate=80Mbps,90Mbps"]
+        + ["--fixed", "duration=600s", "--out", str(out)],
+        cwd=REPO,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    child = _wait_child(proc, "lanloss-sim")
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines() == ["lanloss: SIGTERM received; stopped"]
+    assert not _alive(child)
+    assert not list(tmp_path.glob("lanloss-sim-*"))
+    assert list(out.iterdir()) == []  # no record, no temporary file
