@@ -98,6 +98,21 @@ _FLOW_FIELDS = (
 )
 
 
+def _check_params(params: dict[str, Any]) -> None:
+    """Every vocabulary option's value must be one the vocabulary accepts (a topology
+    file's name is not checked: the record may come from another machine)."""
+    from lanloss import options
+
+    for name, value in params.items():
+        opt = options.BY_NAME.get(name)
+        if opt is None or value is None or opt.kind == "topology":
+            continue
+        try:
+            options.parse_value(opt, value)
+        except options.OptionError as exc:
+            raise RecordError(f"params.{exc}") from None
+
+
 def check_schema(data: dict[str, Any]) -> None:
     """Types of the fields lanloss reads (lanloss.run/1); RecordError naming the field."""
     for key in ("params", "totals"):
@@ -106,6 +121,7 @@ def check_schema(data: dict[str, Any]) -> None:
     for key in ("params", "env", "totals", "pause", "timing", "extra", "cpu"):
         if key in data:
             _need(isinstance(data[key], dict), key, data[key], "a mapping")
+    _check_params(data["params"])
     totals = data["totals"]
     for k in ("sent", "received"):
         if k not in totals:

@@ -67,6 +67,7 @@ def _record_files(good: dict) -> dict[str, str]:
     variant("rec-drops.json", lambda d: d["drops"].__setitem__("switch_egress", -0.5))
     variant("rec-schema.json", lambda d: d.__setitem__("schema", "lanloss.run/9"))
     variant("rec-no-totals.json", lambda d: d.pop("totals"))
+    variant("rec-param.json", lambda d: d["params"].__setitem__("rate", "fast"))
     return out
 
 
@@ -139,6 +140,7 @@ CASES: list[tuple[list[str], str]] = [
     (["table", "--study", "x", "--out", "t.parquet", "rec-drops.json"], "switch_egress"),
     (["table", "--study", "x", "--out", "t.parquet", "rec-schema.json"], "lanloss.run/9"),
     (["table", "--study", "x", "--out", "t.parquet", "rec-no-totals.json"], "totals"),
+    (["table", "--study", "x", "--out", "t.parquet", "rec-param.json"], "params.rate"),
     (["table", "--study", "x", "--out", "t.parquet", "not-json.json"], "not-json.json"),
     (["table", "--study", "x", "--out", "t.parquet", "missing.json"], "missing.json"),
     (["table", "--study", "x", "--out", "adir", "good.json"], "adir"),
