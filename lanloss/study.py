@@ -294,20 +294,20 @@ def _expand(
     return out
 
 
-def bed_backend(bed_args: str | None) -> tuple[str, str]:
-    """(backend, tool) that `lanloss bed run {bed_args}` will use."""
+def bed_backend(bed_args: str | None) -> tuple[str, str, str | None]:
+    """(backend, tool, inventory) that `lanloss bed run {bed_args}` will use."""
     try:
         args = shlex.split(bed_args or "")
     except ValueError as exc:
         raise StudyError(f"bed_args: {bed_args!r}: {exc}") from None
-    found = {"--backend": "netns", "--tool": "lanloss"}
+    found: dict[str, Any] = {"--backend": "netns", "--tool": "lanloss", "--inventory": None}
     for i, a in enumerate(args):
         for flag in found:
             if a == flag and i + 1 < len(args):
                 found[flag] = args[i + 1]
             elif a.startswith(flag + "="):
                 found[flag] = a.split("=", 1)[1]
-    return found["--backend"], found["--tool"]
+    return found["--backend"], found["--tool"], found["--inventory"]
 
 
 def _check_figures(study: Study) -> None:
@@ -332,10 +332,20 @@ def _check_backend(study: Study, bed_args: str | None) -> None:
         except OptionError as exc:
             shown = ", ".join(f"{n}={v}" for n, v in p.given.items())
             raise StudyError(f"study {study.where}: sim point {{{shown}}}: {exc}") from None
-    backend, tool = bed_backend(bed_args)
-    for p in study.points_for("bed"):
+    backend, tool, inventory = bed_backend(bed_args)
+    bed_points = study.points_for("bed")
+    inv = None
+    if backend == "ssh" and inventory and bed_points:
+        from lanloss.testbed import inventory as inv_mod
+
+        inv = inv_mod.load(inventory)
+    for p in bed_points:
         try:
             runner.check_params(p.params, set(p.given), backend, tool)
+            if inv is not None:  # enough hosts of each role for the point
+                from lanloss.testbed import inventory as inv_mod
+
+                inv_mod.select(inv, int(p.params["senders"]), int(p.params["receivers"]))
         except OptionError as exc:
             shown = ", ".join(f"{n}={v}" for n, v in p.given.items())
             raise StudyError(

@@ -46,6 +46,8 @@ FILES: dict[str, str] = {
     "study-pause.yaml": "name: x\nsource: [sim, bed]\ngrid: {pause: [off, on]}\n",
     "study-option.yaml": "name: x\ngrid: {speed: [1]}\n",
     "study-rate.yaml": "name: x\ngrid: {rate: [1e30bps]}\n",
+    "study-ssh.yaml": "name: x\nbed_args: --backend ssh\nsource: [bed]\n"
+    "grid: {switch_buffer: [1MiB]}\n",
     "study-topology.yaml": "name: x\ngrid: {topology: [topo-disconnected.yaml]}\n",
     "not-json.json": "{ not json",
     "list.json": "[1, 2]\n",
@@ -166,6 +168,7 @@ CASES: list[tuple[list[str], str]] = [
     (["study", "check", "study-pause.yaml"], "pause"),
     (["study", "check", "study-option.yaml"], "speed"),
     (["study", "check", "study-rate.yaml"], "1e30bps"),
+    (["study", "check", "study-ssh.yaml"], "switch_buffer"),
     (["study", "check", "study-topology.yaml"], "swx"),
     # figures
     (["figures", "seed999"], "seed999"),
