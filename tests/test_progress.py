@@ -58,7 +58,7 @@ def test_sim_run_is_quiet_when_stderr_is_not_a_terminal(tmp_path, built):
     assert res.stderr == ""
 
 
-def test_fit_shows_its_phases_on_a_terminal(tmp_path, built):
+def test_fit_and_figures_show_progress_on_a_terminal(tmp_path, built):
     rec = tmp_path / "r.json"
     assert (
         subprocess.run(
@@ -82,3 +82,8 @@ def test_fit_shows_its_phases_on_a_terminal(tmp_path, built):
     )
     assert code == 0, shown
     assert "fit:" in shown
+    code, shown = _with_terminal(
+        ["figures", "simbed", "--table", str(table), "--out", str(tmp_path / "fig")], tmp_path
+    )
+    assert code == 0, shown
+    assert "simbed: drawing" in shown or "simbed: saving" in shown  # not the notes
