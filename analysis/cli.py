@@ -24,6 +24,7 @@ import sys
 from typing import Any
 
 from lanloss import options as vocab
+from lanloss import outputs
 from lanloss.record import dump_json, write_atomic
 
 
@@ -35,8 +36,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
         return 0
     if not args.out or not args.inputs or not args.study:
         raise vocab.OptionError("table: needs --study NAME, --out FILE and run records")
-    if os.path.isdir(args.out):
-        raise vocab.OptionError(f"--out: {args.out!r} is a directory, not a file")
+    outputs.check_file(args.out, "--out")
     df = tables.build(tables.record_files(args.inputs), args.study)
     tables.write_parquet_atomic(df, args.out)
     print(f"{args.out}: {len(df)} rows from {df['run_file'].nunique()} runs", file=sys.stderr)
@@ -63,28 +63,40 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     from lanloss.analysis import fit, fit_report
 
+    if args.seed < 0:
+        raise vocab.OptionError(f"--seed: {args.seed} must not be negative")
     if args.bootstrap < 0:
         raise vocab.OptionError(f"--bootstrap: {args.bootstrap} must not be negative")
     if not 0.5 <= args.level < 1:
         raise vocab.OptionError(f"--level: {args.level} is not in [0.5, 1)")
-    for out in (args.out, args.host_out):
-        if out and os.path.isdir(out):
-            raise vocab.OptionError(f"{out!r} is a directory, not a file")
+    outputs.check_file(args.out, "--out")
+    outputs.check_file(args.host_out, "--host-out")
     df = _read_table(args.table)
+    data, excluded, _ = fit.usable(df)
+    if len(data) == 0:
+        why = ", ".join(f"{n} {k}" for k, n in excluded.items()) or "no rows"
+        raise vocab.OptionError(
+            f"table {args.table!r} has no usable runs ({why}); the model is fitted to UDP "
+            "runs that sent something"
+        )
     study = args.study
     if study is None:
         names = df["study"].dropna().unique() if "study" in df else []
         study = (
             str(names[0]) if len(names) == 1 else os.path.splitext(os.path.basename(args.table))[0]
         )
-    doc = fit.fit_table(
-        df,
-        bootstrap_n=args.bootstrap,
-        seed=args.seed,
-        level=args.level,
-        study=study,
-        include_unmet=args.include_unmet,
-    )
+    from lanloss import progress
+
+    with progress.task(progress.wanted(args.progress), "fit: starting") as bar:
+        doc = fit.fit_table(
+            df,
+            bootstrap_n=args.bootstrap,
+            seed=args.seed,
+            level=args.level,
+            study=study,
+            include_unmet=args.include_unmet,
+            say=bar.describe,
+        )
     doc["table"] = os.path.abspath(args.table)
     problems = fit_report.validate(doc)
     if problems:  # pragma: no cover - a bug, not bad input
@@ -159,7 +171,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         if host not in plan.lm.presets():
             known = ", ".join(["ideal", "fit", *plan.lm.presets()])
             raise vocab.OptionError(f"host: unknown host {host!r} (known: {known})")
-    result, sc = plan.plan(doc, what_if, target, host=host, changes=not args.no_changes)
+    from lanloss.analysis.network import ModelError
+
+    try:
+        result, sc = plan.plan(doc, what_if, target, host=host, changes=not args.no_changes)
+    except ModelError as exc:  # a what-if the model cannot build (e.g. its topology file)
+        raise vocab.OptionError(str(exc)) from None
     if args.verify:
         if host is not None:
             what_if["host"] = host
@@ -178,6 +195,17 @@ def _float(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def _progress_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress [default: when stderr is a terminal]",
+    )
+    p.add_argument("--no-progress", dest="progress", action="store_false")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -201,6 +229,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also fit runs whose sender did not reach its rate (left out by default)",
     )
+    _progress_args(p)
     p.set_defaults(func=_cmd_fit)
 
     from lanloss.analysis import what_if

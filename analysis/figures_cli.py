@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 
+from lanloss import outputs, progress
 from lanloss.analysis import figures
 
 # Bad input is an OptionError: `lanloss` prints it as one line and exits 2 (also when run
@@ -53,6 +54,11 @@ def _read_fit(path: str | None) -> dict | None:
         raise OptionError(f"--fit: {path!r} is not a readable JSON fit ({exc})") from None
     if not isinstance(fit, dict):
         raise OptionError(f"--fit: {path!r} is not a JSON object")
+    from lanloss.analysis import fit_report
+
+    problems = fit_report.validate(fit)  # every figure, also those that draw without it
+    if problems:
+        raise OptionError(f"--fit: {path!r} is not a lanloss fit: {problems[0]}")
     return fit
 
 
@@ -87,6 +93,7 @@ def _cmd(args: argparse.Namespace) -> int:
         )
     if not args.table or not args.out:
         raise OptionError("figures: --table and --out are required")
+    outputs.check_dir(args.out, "--out")
     table = _read_table(args.table)
     fit = _read_fit(args.fit)
     extra = {}
@@ -94,13 +101,16 @@ def _cmd(args: argparse.Namespace) -> int:
         if args.name != "simbed":
             raise OptionError(f"--validation: only simbed draws it, not {args.name!r}")
         extra["validation"] = _read_validation(args.validation)
-    try:
-        fig, errors = figures.module(args.name).draw(table, fit, **extra)
-    except common.FigureInputError as exc:
-        raise OptionError(str(exc)) from None
+    with progress.task(progress.wanted(args.progress), f"figures {args.name}: drawing") as bar:
+        try:
+            fig, errors = figures.module(args.name).draw(table, fit, **extra)
+        except common.FigureInputError as exc:
+            raise OptionError(str(exc)) from None
+        bar.describe(f"figures {args.name}: saving PNG, PDF, error table")
+        saved = common.save(fig, errors, args.out, args.name)
     for note in common.notes_of(errors):
         print(f"lanloss figures {args.name}: {note}", file=sys.stderr)
-    for path in common.save(fig, errors, args.out, args.name):
+    for path in saved:
         print(path)
     return 0
 
@@ -119,4 +129,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", metavar="DIR", help="folder for NAME.png, NAME.pdf, NAME-errors.csv")
     p.add_argument("--list", action="store_true", help="print every figure and its study")
+    p.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress [default: when stderr is a terminal]",
+    )
+    p.add_argument("--no-progress", dest="progress", action="store_false")
     p.set_defaults(func=_cmd)

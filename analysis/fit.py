@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -652,8 +653,10 @@ def fit_table(
     level: float = 0.95,
     study: str | None = None,
     include_unmet: bool = False,
+    say: Callable[[str], None] = lambda text: None,
 ) -> dict[str, Any]:
-    """The whole fit of a table -> the ``lanloss.fit/1`` document."""
+    """The whole fit of a table -> the ``lanloss.fit/1`` document; ``say`` hears each
+    phase (the CLI's progress line)."""
     data, excluded, notes = usable(df, include_unmet)
     base = _host_base(data)  # what the testbed is compared with
     params = lm.parameters(lm.presets()[TESTBED_BASE])
@@ -702,6 +705,7 @@ def fit_table(
     # discrepancy, then add delta, starting from the calibrated theta, so that delta holds
     # only what the physics cannot explain.
     start = _moment_start(prep, prior)
+    say(f"fit: identifying parameters ({len(data)} rows)")
     spec0, fit0, dropped = identify(prep, Spec(params, relevant, dict(prior), False), start)
     dropped = {**irrelevant, **dropped}
     rng = np.random.default_rng(seed)
@@ -720,9 +724,11 @@ def fit_table(
         weak = None
         Xb, failed = np.zeros((0, spec.width)), 0
         if pilot >= 10:
+            say(f"fit: pilot bootstrap, {pilot} replicates ({len(spec.free)} free parameters)")
             Xg, okg = bootstrap(prep, spec, fit["x"], pilot, rng, iterations=25, parametric=True)
             weak = _weak_in_bootstrap(spec, Xg[0][okg[0]])
         if not weak:
+            say(f"fit: bootstrap, {bootstrap_n} replicates")
             Xg, okg = bootstrap(prep, spec, fit["x"], bootstrap_n, rng, parametric=True)
             Xb, failed = Xg[0][okg[0]], int((~okg[0]).sum())
             weak = _weak_in_bootstrap(spec, Xb)
@@ -746,6 +752,7 @@ def fit_table(
         }
         Xd = np.zeros((0, 2))
         if bootstrap_n > 0:
+            say(f"fit: the discrepancy, {bootstrap_n} replicates")
             Xgd, okd = bootstrap(prep, spec_d, fit_d["x"], bootstrap_n, rng, parametric=True)
             Xd = Xgd[0][okd[0]]
         n = min(len(Xb), len(Xd))

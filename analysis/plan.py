@@ -45,6 +45,12 @@ def load_fit(path: str) -> dict[str, Any]:
     errs = fit_report.validate(doc)
     if errs:
         raise vocab.OptionError(f"--fit: {path!r} is not a lanloss fit: {errs[0]}")
+    runs = doc["data"]["runs"]
+    if not sum(int(n) for n in runs.values()):
+        raise vocab.OptionError(
+            f"--fit: {path!r} was fitted to no runs (its table had no usable ones): "
+            "nothing to plan from; fit a table with UDP runs"
+        )
     return doc
 
 

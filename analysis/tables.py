@@ -242,7 +242,9 @@ def build(files: Iterable[str], study: str) -> pd.DataFrame:
     for path in files:
         try:
             rows += rows_of(load(path), path, study)
-        except (OSError, json.JSONDecodeError, RecordError, TypeError, KeyError) as exc:
+        except RecordError as exc:  # names the file and the field already
+            raise vocab.OptionError(f"run record {exc}") from None
+        except (OSError, json.JSONDecodeError, TypeError, KeyError) as exc:
             raise vocab.OptionError(f"run record {path}: {exc}") from None
     cols = columns()
     df = pd.DataFrame(rows)

@@ -18,6 +18,7 @@ import sys
 
 from lanloss import options as vocab
 from lanloss.options import OptionError
+from lanloss.record import RecordError
 
 EXIT_USAGE = 2
 
@@ -96,16 +97,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from lanloss.child import Stopped, signals_unwind
+    from lanloss.sim import SimFailed
+    from lanloss.testbed.errors import BedError, Cancelled
+
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-        return int(args.func(args) or 0)
-    except (UsageError, OptionError) as exc:
+        with signals_unwind():  # SIGTERM/SIGHUP unwind: temp folders and children go
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            return int(args.func(args) or 0)
+    except (UsageError, OptionError, RecordError) as exc:
         print(f"lanloss: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except (SimFailed, BedError) as exc:
+        print(f"lanloss: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("lanloss: interrupted", file=sys.stderr)
         return 130
+    except Stopped as exc:
+        print(f"lanloss: {exc} received; stopped", file=sys.stderr)
+        return 128 + exc.signum
+    except Cancelled as exc:  # a testbed sweep's run, after its restore
+        print(f"lanloss: {exc} received; settings restored", file=sys.stderr)
+        return 143
 
 
 if __name__ == "__main__":

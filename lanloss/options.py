@@ -184,7 +184,8 @@ OPTIONS: tuple[Option, ...] = (
         128 * 1024,
         "egress buffer per switch port in bytes",
         "128KiB",
-        minimum=1,
+        minimum=64,
+        maximum=0xFFFFFFFF,
     ),  # bed: netns shaper queue limit; a real switch is not set
     Option(
         "switch_pool",
@@ -192,6 +193,7 @@ OPTIONS: tuple[Option, ...] = (
         0,
         "shared buffer pool of each switch in bytes (0 = egress limits only)",
         "1MiB",
+        maximum=0xFFFFFFFF,
         bed=False,
     ),
     Option(
@@ -200,7 +202,8 @@ OPTIONS: tuple[Option, ...] = (
         1024 * 1024,
         "transmit queue of each host NIC in bytes (the qdisc plus TX ring)",
         "1MiB",
-        minimum=1,
+        minimum=64,
+        maximum=0xFFFFFFFF,
     ),  # bed: netns host shaper queue limit; real hosts are not set
     Option(
         "blocking",
@@ -319,7 +322,13 @@ OPTIONS: tuple[Option, ...] = (
         maximum=1 << 30,
     ),
     Option(
-        "sndbuf", "size", None, "socket send buffer as passed to setsockopt", "212992", sim=False
+        "sndbuf",
+        "size",
+        None,
+        "socket send buffer as passed to setsockopt",
+        "212992",
+        maximum=1 << 30,
+        sim=False,
     ),
     Option(
         "readers",

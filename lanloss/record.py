@@ -46,6 +46,113 @@ def empty_drops() -> dict[str, int]:
     return {name: 0 for name in DROP_POINTS}
 
 
+# -- the schema, checked when a record is read (a bad field is named, not a traceback) ---
+
+
+def _is_count(v: Any) -> bool:
+    if isinstance(v, bool):
+        return False
+    return isinstance(v, int) or (isinstance(v, float) and v.is_integer())
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _need(ok: bool, field_: str, value: Any, what: str) -> None:
+    if not ok:
+        raise RecordError(f"{field_}: {value!r} is not {what}")
+
+
+def _check_counts(where: str, d: dict[str, Any], keys: tuple[str, ...]) -> None:
+    for k in keys:
+        if k in d:
+            _need(_is_count(d[k]), f"{where}.{k}", d[k], "a whole number")
+
+
+def _check_numbers(where: str, d: dict[str, Any], keys: tuple[str, ...]) -> None:
+    for k in keys:
+        if d.get(k) is not None:
+            _need(_is_number(d[k]), f"{where}.{k}", d[k], "a number")
+
+
+def _check_drops(where: str, drops: Any) -> None:
+    _need(isinstance(drops, dict), where, drops, "a mapping of drop points")
+    unknown = set(drops) - set(DROP_POINTS)
+    if unknown:
+        raise RecordError(f"{where}: unknown drop points {sorted(unknown)}")
+    _check_counts(where, drops, tuple(drops))
+
+
+_FLOW_FIELDS = (
+    "sender",
+    "receiver",
+    "sent",
+    "received",
+    "lost",
+    "duplicated",
+    "reordered",
+    "goodput_bps",
+    "latency_us",
+    "loss_runs",
+    "drops",
+)
+
+
+def _check_params(params: dict[str, Any]) -> None:
+    """Every vocabulary option's value must be one the vocabulary accepts (a topology
+    file's name is not checked: the record may come from another machine)."""
+    from lanloss import options
+
+    for name, value in params.items():
+        opt = options.BY_NAME.get(name)
+        if opt is None or value is None or opt.kind == "topology":
+            continue
+        try:
+            options.parse_value(opt, value)
+        except options.OptionError as exc:
+            raise RecordError(f"params.{exc}") from None
+
+
+def check_schema(data: dict[str, Any]) -> None:
+    """Types of the fields lanloss reads (lanloss.run/1); RecordError naming the field."""
+    for key in ("params", "totals"):
+        if key not in data:
+            raise RecordError(f"{key}: missing")
+    for key in ("params", "env", "totals", "pause", "timing", "extra", "cpu"):
+        if key in data:
+            _need(isinstance(data[key], dict), key, data[key], "a mapping")
+    _check_params(data["params"])
+    totals = data["totals"]
+    for k in ("sent", "received"):
+        if k not in totals:
+            raise RecordError(f"totals.{k}: missing")
+    _check_counts("totals", totals, ("sent", "received"))
+    _check_numbers("totals", totals, ("loss", "offered_bps", "offered_pps", "goodput_bps"))
+    _check_drops("drops", data.get("drops", {}))
+    flows = data.get("flows", [])
+    _need(isinstance(flows, list), "flows", flows, "a list")
+    for i, f in enumerate(flows):
+        where = f"flows[{i}]"
+        _need(isinstance(f, dict), where, f, "a mapping")
+        unknown = sorted(set(f) - set(_FLOW_FIELDS))
+        if unknown:
+            raise RecordError(f"{where}: unknown field {unknown[0]!r}")
+        for k in ("sender", "receiver", "sent", "received", "lost"):
+            if k not in f:
+                raise RecordError(f"{where}.{k}: missing")
+        for k in ("sender", "receiver"):
+            _need(isinstance(f[k], str), f"{where}.{k}", f[k], "a host name")
+        _check_counts(where, f, ("sent", "received", "lost", "duplicated", "reordered"))
+        _check_numbers(where, f, ("goodput_bps",))
+        for k in ("latency_us", "loss_runs"):
+            if k in f:
+                _need(isinstance(f[k], dict), f"{where}.{k}", f[k], "a mapping")
+                _check_numbers(f"{where}.{k}", f[k], tuple(f[k]))
+        if "drops" in f:
+            _check_drops(f"{where}.drops", f["drops"])
+
+
 @dataclass
 class Flow:
     sender: str
@@ -89,9 +196,7 @@ class RunRecord:
             raise RecordError(f"unknown record schema {schema!r} (this lanloss reads {SCHEMA})")
         if data.get("source") not in ("sim", "bed"):
             raise RecordError(f"unknown record source {data.get('source')!r}")
-        unknown = set(data.get("drops", {})) - set(DROP_POINTS)
-        if unknown:
-            raise RecordError(f"unknown drop points {sorted(unknown)}")
+        check_schema(data)
         flows = [Flow(**f) for f in data.get("flows", [])]
         return cls(
             source=data["source"],
@@ -120,8 +225,16 @@ class RunRecord:
 
 
 def load(path: str) -> RunRecord:
-    with open(path, encoding="utf-8") as fh:
-        return RunRecord.from_dict(json.load(fh))
+    """A record file, checked against the schema; RecordError names the file and field."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    try:
+        return RunRecord.from_dict(data)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
 
 
 def dump_json(data: Any) -> str:

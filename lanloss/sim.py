@@ -12,13 +12,17 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from typing import Any
 
-from lanloss import hosts, paths, provenance, topology
+from lanloss import hosts, outputs, paths, provenance, topology
 from lanloss import options as vocab
+from lanloss.child import die_with_parent
+from lanloss.progress import sim_progress
 from lanloss.record import RunRecord, emit
 from lanloss.totals import Stream, run_totals
 
@@ -126,8 +130,46 @@ def flows_and_totals(
     return flows, totals
 
 
+class SimFailed(RuntimeError):
+    """The scenario program failed on input lanloss had accepted: one line, exit 1."""
+
+
+def _refusal(returncode: int, stderr: str) -> None:
+    """The program's own one-line refusal (exit 2) as bad input; anything else as one line."""
+    lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
+    last = lines[-1] if lines else ""
+    if returncode == 2 and last:
+        raise vocab.OptionError(last.removeprefix(f"{SCENARIO}: error: "))
+    how = f"signal {-returncode}" if returncode < 0 else f"exit {returncode}"
+    raise SimFailed(f"{SCENARIO} failed ({how}): {last or 'no message'}")
+
+
+def _run_scenario(cmd: list[str], params: dict[str, Any], progress: bool) -> tuple[int, str]:
+    """Run the program (it dies with us; stopped if we are), with a spinner on a terminal."""
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=die_with_parent(),
+        )
+        try:
+            with sim_progress(progress, params):
+                proc.wait()
+        finally:
+            if proc.poll() is None:  # interrupted: the program goes with us
+                proc.kill()
+                proc.wait()
+        err.seek(0)
+        return proc.returncode, err.read().decode(errors="replace")
+
+
 def run_point(
-    params: dict[str, Any], pcap_dir: str | None = None, host_file: str | None = None
+    params: dict[str, Any],
+    pcap_dir: str | None = None,
+    host_file: str | None = None,
+    progress: bool = False,
 ) -> RunRecord:
     """Run one resolved parameter set; returns the run record.
 
@@ -145,16 +187,23 @@ def run_point(
             with open(spec_file, "w", encoding="utf-8") as fh:
                 fh.write(topology.to_spec(topo))
         cmd = [str(program), *scenario_flags(params, spec_file), f"--out={out}"]
+        made_pcap = False
         if pcap_dir:
+            made_pcap = not os.path.isdir(pcap_dir)
             os.makedirs(pcap_dir, exist_ok=True)
             cmd.append(f"--pcap={os.path.join(os.path.abspath(pcap_dir), 'lanloss')}")
         t0 = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            returncode, stderr = _run_scenario(cmd, params, progress)
+        except BaseException:
+            if made_pcap:
+                shutil.rmtree(pcap_dir, ignore_errors=True)
+            raise
         wall = time.monotonic() - t0
-        if proc.returncode != 0:
-            raise RuntimeError(
-                f"{SCENARIO} failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}"
-            )
+        if returncode != 0:
+            if made_pcap:
+                shutil.rmtree(pcap_dir, ignore_errors=True)
+            _refusal(returncode, stderr)
         with open(out, encoding="utf-8") as fh:
             raw = json.load(fh)
     env = {
@@ -189,12 +238,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from lanloss.cli import given_options
 
     params = vocab.resolve(given_options(args, "sim"), "sim", host_file=args.host_file)
+    check_point(params)
+    outputs.check_file(args.out, "--out")
+    outputs.check_dir(args.pcap, "--pcap")
+    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    record = run_point(params, pcap_dir=args.pcap, host_file=args.host_file, progress=progress)
+    emit(record, args.out)
+    return 0
+
+
+def check_point(params: dict[str, Any]) -> None:
+    """What only the scenario program would find, found first (OptionError)."""
     if is_topology_file(params["topology"]):
         topology.load(params["topology"], params["link_delay"])  # reject a bad file first
-    if args.out and os.path.isdir(args.out):
-        raise vocab.OptionError(f"--out: {args.out!r} is a directory, not a file")
-    emit(run_point(params, pcap_dir=args.pcap, host_file=args.host_file), args.out)
-    return 0
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -206,6 +262,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_vocabulary_options(p, "sim")
     p.add_argument("--out", help="write the run record to this file (atomically)")
     p.add_argument("--pcap", metavar="DIR", help="write pcap files (Ethernet link type) here")
+    p.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress [default: when stderr is a terminal]",
+    )
+    p.add_argument("--no-progress", dest="progress", action="store_false")
     p.add_argument(
         "--host-file",
         metavar="FILE",

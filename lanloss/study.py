@@ -304,8 +304,71 @@ def _expand(
     return out
 
 
-def from_mapping(data: dict[str, Any], where: str = "") -> Study:
-    """A validated study with every point expanded and resolved."""
+def bed_backend(bed_args: str | None) -> tuple[str, str, str | None]:
+    """(backend, tool, inventory) that `lanloss bed run {bed_args}` will use."""
+    try:
+        args = shlex.split(bed_args or "")
+    except ValueError as exc:
+        raise StudyError(f"bed_args: {bed_args!r}: {exc}") from None
+    found: dict[str, Any] = {"--backend": "netns", "--tool": "lanloss", "--inventory": None}
+    for i, a in enumerate(args):
+        for flag in found:
+            if a == flag and i + 1 < len(args):
+                found[flag] = args[i + 1]
+            elif a.startswith(flag + "="):
+                found[flag] = a.split("=", 1)[1]
+    return found["--backend"], found["--tool"], found["--inventory"]
+
+
+def _check_figures(study: Study) -> None:
+    from lanloss.analysis.figures import FIGURES
+
+    for name in study.figures:
+        if name not in FIGURES:
+            raise StudyError(
+                f"study {study.where}: figures: unknown figure {name!r} "
+                f"(known: {', '.join(FIGURES)})"
+            )
+
+
+def _check_backend(study: Study, bed_args: str | None) -> None:
+    """Every testbed point against the backend and tool that will run it."""
+    from lanloss import sim
+    from lanloss.testbed import runner
+
+    for p in study.points_for("sim"):
+        try:
+            sim.check_point(p.params)  # a topology file, read and checked whole
+        except OptionError as exc:
+            shown = ", ".join(f"{n}={v}" for n, v in p.given.items())
+            raise StudyError(f"study {study.where}: sim point {{{shown}}}: {exc}") from None
+    backend, tool, inventory = bed_backend(bed_args)
+    bed_points = study.points_for("bed")
+    inv = None
+    if backend == "ssh" and inventory and bed_points:
+        from lanloss.testbed import inventory as inv_mod
+
+        inv = inv_mod.load(inventory)
+    for p in bed_points:
+        try:
+            runner.check_params(p.params, set(p.given), backend, tool)
+            if inv is not None:  # enough hosts of each role for the point
+                from lanloss.testbed import inventory as inv_mod
+
+                inv_mod.select(inv, int(p.params["senders"]), int(p.params["receivers"]))
+        except OptionError as exc:
+            shown = ", ".join(f"{n}={v}" for n, v in p.given.items())
+            raise StudyError(
+                f"study {study.where}: bed point {{{shown}}} on backend {backend}: {exc}"
+            ) from None
+
+
+def from_mapping(data: Any, where: str = "", bed_args: str | None = None) -> Study:
+    """A validated study with every point expanded and resolved; its figures exist and its
+    testbed points suit the backend `bed_args` selects (default: netns)."""
+    if not isinstance(data, dict):
+        shown = "empty" if data is None else f"a {type(data).__name__}"
+        raise StudyError(f"study {where or '?'}: expected a mapping (name, grid, ...), got {shown}")
     data = validate(dict(data), where or str(data.get("name", "?")))
     grids = data.get("grids") or [data.get("grid") or {}]
     study = Study(
@@ -327,6 +390,8 @@ def from_mapping(data: dict[str, Any], where: str = "") -> Study:
                 continue
             seen.add((source, pid))
             study.points.append(Point(pid, source, given, params))
+    _check_figures(study)
+    _check_backend(study, bed_args)
     return study
 
 
@@ -343,9 +408,11 @@ def _read_yaml(path: str | Path) -> Any:
 def load(path: str | Path) -> Study:
     """A study file (or the workflow config, whose own keys are set aside)."""
     data = _read_yaml(path)
-    if isinstance(data, dict) and "studies" in data:
-        data = split_config(data)[1]
-    return from_mapping(data, str(path))
+    bed_args = None
+    if isinstance(data, dict) and ("studies" in data or "bed_args" in data):
+        wf, data = split_config(data)
+        bed_args = wf.get("bed_args")
+    return from_mapping(data, str(path), bed_args)
 
 
 def split_config(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

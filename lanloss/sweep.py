@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lanloss import options as vocab
-from lanloss import units
+from lanloss import outputs, units
 from lanloss.record import RunRecord, dump_json, load, write_atomic
 
 # Options worth showing in a file name, in this order (when not at their default); the
@@ -62,16 +62,20 @@ def point_id(params: dict[str, Any]) -> str:
     return f"{prefix}-{digest}"
 
 
-def parse_assignments(items: list[str]) -> dict[str, list[str]]:
-    """['payload=64,1472', 'rate=max'] -> {'payload': ['64', '1472'], 'rate': ['max']}."""
+def parse_assignments(items: list[str], flag: str = "--set") -> dict[str, list[str]]:
+    """['payload=64,1472', 'rate=max'] -> {'payload': ['64', '1472'], 'rate': ['max']}.
+
+    A name given twice is an error (which one would win is a guess)."""
     grid: dict[str, list[str]] = {}
     for item in items:
         if "=" not in item:
-            raise vocab.OptionError(f"--set/--fixed: {item!r} is not NAME=VALUE[,VALUE...]")
+            raise vocab.OptionError(f"{flag}: {item!r} is not NAME=VALUE[,VALUE...]")
         name, values = item.split("=", 1)
         name = name.strip().replace("-", "_")
         if name not in vocab.BY_NAME:
             raise vocab.OptionError(f"unknown option {name!r} in {item!r}")
+        if name in grid:
+            raise vocab.OptionError(f"{flag}: {name} given twice ({item!r}); list its values once")
         grid[name] = [v.strip() for v in values.split(",") if v.strip()]
         if not grid[name]:
             raise vocab.OptionError(f"{name}: no values in {item!r}")
@@ -124,17 +128,28 @@ def summary_table(results: list[tuple[str, RunRecord]]) -> str:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    grid = parse_assignments(args.set or [])
-    fixed = {k: v[0] for k, v in parse_assignments(args.fixed or []).items()}
+    grid = parse_assignments(args.set or [], "--set")
+    fixed_lists = parse_assignments(args.fixed or [], "--fixed")
+    for name, values in fixed_lists.items():
+        if name in grid:
+            raise vocab.OptionError(f"--fixed: {name} is also given to --set; give it to one")
+        if len(values) > 1:
+            raise vocab.OptionError(
+                f"--fixed: {name}={','.join(values)} has several values; use --set for a list"
+            )
+    fixed = {k: v[0] for k, v in fixed_lists.items()}
     params_list = points(grid, fixed, args.source)
+    outputs.check_dir(args.out, "--out")
     if args.source == "sim":
         from lanloss import sim
 
+        for params in params_list:
+            sim.check_point(params)
         runner = sim.run_point
     else:
         from lanloss.testbed import cli as bed_cli
 
-        runner = bed_cli.run_point_for_sweep
+        runner = bed_cli.sweep_runner(params_list, set(grid) | set(fixed))
     results = run_sweep(params_list, args.out, runner)
     print(summary_table(results))
     return 0

@@ -19,6 +19,7 @@ line format the scenario program reads (see models/helper/lan-spec.h).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -31,6 +32,34 @@ ROLES = ("sender", "receiver", "host")
 
 def _fail(path: str, why: str) -> OptionError:
     return OptionError(f"topology: {path}: {why}")
+
+
+# Names go into the scenario program's line format, namespace and file names: no
+# spaces, ';', '#' or slashes.
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+
+
+def _section(path: str, doc: dict[str, Any], key: str, kind: type) -> Any:
+    value = doc.get(key)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        want = "a list" if kind is list else "a mapping"
+        raise _fail(path, f"{key}: expected {want}, got {value!r}")
+    return value
+
+
+def _name(path: str, what: str, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise _fail(path, f"{what} name {value!r} is not a name")
+    name = str(value)
+    if not _NAME_RE.match(name):
+        raise _fail(
+            path,
+            f"{what} name {name!r}: use 1-32 letters, digits, '_', '.' or '-' "
+            "(starting with a letter or digit)",
+        )
+    return name
 
 
 def _link(path: str, i: int, raw: Any, default_delay: float) -> tuple[str, str, int, float]:
@@ -62,20 +91,30 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
     except OSError as exc:
         raise _fail(path, f"cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise _fail(path, f"not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        why = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise _fail(path, f"not valid YAML{at}: {why}") from None
     if not isinstance(doc, dict):
         raise _fail(path, "expected a mapping with switches, hosts, links")
     unknown = set(doc) - {"switches", "hosts", "links", "flows"}
     if unknown:
         raise _fail(path, f"unknown sections {sorted(unknown)}")
 
-    switches = [str(s) for s in doc.get("switches") or []]
+    raw_switches = _section(path, doc, "switches", list)
+    raw_hosts = _section(path, doc, "hosts", dict)
+    raw_links = _section(path, doc, "links", list)
+    raw_flows = _section(path, doc, "flows", list)
+    switches = [_name(path, "switch", s) for s in raw_switches]
     hosts: dict[str, str] = {}
-    for name, spec in (doc.get("hosts") or {}).items():
+    for name, spec in raw_hosts.items():
+        name = _name(path, "host", name)
+        if isinstance(spec, dict) and set(spec) - {"role"}:
+            raise _fail(path, f"host {name!r}: unknown keys {sorted(set(spec) - {'role'})}")
         role = spec.get("role") if isinstance(spec, dict) else spec
         if role not in ROLES:
             raise _fail(path, f"host {name!r}: role {role!r} is not one of {', '.join(ROLES)}")
-        hosts[str(name)] = role
+        hosts[name] = role
     names = switches + list(hosts)
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
@@ -83,7 +122,7 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
     if not switches:
         raise _fail(path, "no switches")
 
-    links = [_link(path, i, raw, default_delay) for i, raw in enumerate(doc.get("links") or [])]
+    links = [_link(path, i, raw, default_delay) for i, raw in enumerate(raw_links)]
     parent = {n: n for n in names}
 
     def root(x: str) -> str:
@@ -111,9 +150,15 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
     for host, n in degree.items():
         if n != 1:
             raise _fail(path, f"host {host!r} must have exactly one link, has {n}")
+    # one network: a part not joined to the rest has no path from it (the scenario
+    # program's default flows and the testbed's switch ports both need one)
+    first = root(names[0])
+    for n in names:
+        if root(n) != first:
+            raise _fail(path, f"{n!r} is not connected to {names[0]!r} (one network needed)")
 
     flows = []
-    for i, f in enumerate(doc.get("flows") or []):
+    for i, f in enumerate(raw_flows):
         if (
             not isinstance(f, dict)
             or not {"from", "to"} <= set(f)
@@ -121,6 +166,8 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
         ):
             raise _fail(path, f"flow {i + 1}: expected {{from, to, rate?}}, got {f!r}")
         src, dst = str(f["from"]), str(f["to"])
+        if src == dst:
+            raise _fail(path, f"flow {src} -> {dst} sends to itself")
         for end in (src, dst):
             if end not in hosts:
                 raise _fail(path, f"flow {src} -> {dst} names unknown host {end!r}")

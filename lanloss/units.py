@@ -37,6 +37,12 @@ _SIZE_PREFIX = {
 _SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*$")
 
 _TIME_UNIT = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0}
+# Upper bounds: ns-3 keeps rates in a uint64 of bit/s and times in an int64 of
+# nanoseconds (about 292 years), and products of the two must not overflow; nothing
+# lanloss studies comes near either.
+MAX_RATE = 10**13  # 10 Tbit/s
+MAX_TIME = 86400.0  # one day
+
 _TIME_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(s|ms|us|µs|ns|min)?\s*$")
 
 
@@ -51,6 +57,10 @@ def parse_rate(text: str | int | float) -> int:
         value = float(m.group(1)) * _RATE_PREFIX[m.group(2).lower()]
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"rate {text!r} must be a positive bit rate")
+    if round(value) < 1:
+        raise ValueError(f"rate {text!r} is below 1 bit/s")
+    if value > MAX_RATE:
+        raise ValueError(f"rate {text!r} is above the largest rate lanloss models, 10Tbps")
     return int(round(value))
 
 
@@ -83,6 +93,8 @@ def parse_time(text: str | int | float) -> float:
         value = float(m.group(1)) * _TIME_UNIT[m.group(2) or "s"]
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"duration {text!r} must not be negative")
+    if value > MAX_TIME:
+        raise ValueError(f"duration {text!r} is above the longest lanloss runs, 1 day (86400s)")
     return value
 
 

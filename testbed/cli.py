@@ -63,8 +63,10 @@ def _request(args: argparse.Namespace) -> runner.Request:
     if args.slow_receiver:
         _slow_receiver(args.slow_receiver, given)
     params = vocab.resolve(given, "bed")
-    if getattr(args, "out", None) and os.path.isdir(args.out):
-        raise OptionError(f"--out: {args.out!r} is a directory, not a file")
+    state_dir = _state_dir(args)
+    from lanloss import outputs
+
+    outputs.check_file(getattr(args, "out", None), "--out")
     progress = args.progress if args.progress is not None else sys.stderr.isatty()
     req = runner.Request(
         params=params,
@@ -73,7 +75,7 @@ def _request(args: argparse.Namespace) -> runner.Request:
         tool=args.tool,
         inventory=args.inventory,
         prefix=args.prefix,
-        state_dir=args.state_dir or jr.default_state_dir(),
+        state_dir=state_dir,
         pin=not args.no_pin,
         keep_log=not args.no_log,
         senders=args.sender,
@@ -102,6 +104,24 @@ def _guard(fn):  # type: ignore[no-untyped-def]
     return wrapped
 
 
+def sweep_runner(params_list: list[dict], given: set[str]):  # type: ignore[no-untyped-def]
+    """`lanloss sweep --source bed`: every point validated (netns backend) before the first
+    runs; returns the function that runs one."""
+    prefix = os.environ.get("LANLOSS_NS_PREFIX", runner.DEFAULT_PREFIX)
+    reqs = {}
+    for params in params_list:
+        req = runner.Request(
+            params=params, given=set(given), prefix=prefix, state_dir=jr.default_state_dir()
+        )
+        reqs[id(params)] = runner.prepare(req)
+
+    def run(params: dict):  # type: ignore[no-untyped-def]
+        with runner.Reporter(False) as rep:
+            return runner.execute(reqs[id(params)], rep)
+
+    return run
+
+
 @_guard
 def _cmd_run(args: argparse.Namespace) -> int:
     req = _request(args)  # everything validated: no host touched before this line
@@ -118,8 +138,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 @_guard
-def _cmd_restore(args: argparse.Namespace) -> int:
+def _state_dir(args: argparse.Namespace) -> str:
+    """--state-dir (or its default), checked: a folder that can be made and written."""
+    from lanloss import outputs
+
+    runner.check_prefix(args.prefix)
     state = args.state_dir or jr.default_state_dir()
+    outputs.check_dir(state, "--state-dir")
+    return state
+
+
+def _cmd_restore(args: argparse.Namespace) -> int:
+    state = _state_dir(args)
     lock = jr.lock(state, args.prefix, _say)
     try:
         if args.discard:
@@ -139,7 +169,7 @@ def _cmd_restore(args: argparse.Namespace) -> int:
 
 @_guard
 def _cmd_cleanup(args: argparse.Namespace) -> int:
-    failures = runner.cleanup(args.prefix, args.state_dir or jr.default_state_dir(), _say)
+    failures = runner.cleanup(args.prefix, _state_dir(args), _say)
     if failures:
         raise BedError("; ".join(failures))
     return 0

@@ -114,6 +114,69 @@ def lock_machine(say: Callable[[str], None], timeout: float = 900.0) -> Lock:
     return _acquire(MACHINE_LOCK, "on this machine", say, timeout)
 
 
+# Every netns journal is also listed here, whatever its prefix and state folder: the
+# machine's sysctls are one, so a run must see (and undo) any journal a killed run left
+# on this machine before it records its own settings_before. /run is cleared at boot,
+# as are the settings a netns run changes.
+REGISTRY = "/run/lock/lanloss-bed-journals"
+
+
+def _registry_entry(path: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:20]
+    return os.path.join(REGISTRY, digest)
+
+
+def register(path: str) -> None:
+    os.makedirs(REGISTRY, exist_ok=True)
+    write_atomic(_registry_entry(path), os.path.abspath(path) + "\n")
+
+
+def unregister(path: str) -> None:
+    try:
+        os.unlink(_registry_entry(path))
+    except FileNotFoundError:
+        pass
+
+
+def registered() -> list[str]:
+    """Journal paths listed in the machine registry (entries whose journal is gone are
+    dropped)."""
+    out = []
+    try:
+        names = sorted(os.listdir(REGISTRY))
+    except FileNotFoundError:
+        return out
+    for name in names:
+        entry = os.path.join(REGISTRY, name)
+        try:
+            with open(entry, encoding="utf-8") as fh:
+                path = fh.read().strip()
+        except OSError:
+            continue
+        if path and os.path.exists(path):
+            out.append(path)
+        else:
+            try:
+                os.unlink(entry)
+            except FileNotFoundError:
+                pass
+    return out
+
+
+def try_lock(state_dir: str, prefix: str) -> Lock | None:
+    """The prefix lock if free now (its run is gone), else None (its run is alive)."""
+    path = os.path.join(state_dir, f"{prefix}lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return Lock(path, fd)
+
+
 def journal_path(state_dir: str, prefix: str) -> str:
     return os.path.join(state_dir, f"journal-{prefix.rstrip('-') or 'default'}.json")
 
@@ -150,11 +213,13 @@ class Journal:
         }
         j = cls(journal_path(state_dir, prefix), data)
         j.save()
+        if backend == "netns":
+            register(j.path)
         return j
 
     @classmethod
-    def find(cls, state_dir: str, prefix: str) -> Journal | None:
-        path = journal_path(state_dir, prefix)
+    def read(cls, path: str) -> Journal | None:
+        """The journal at `path` (None if gone); BedError if unreadable."""
         try:
             with open(path, encoding="utf-8") as fh:
                 data = json.load(fh)
@@ -167,6 +232,10 @@ class Journal:
         if data.get("version") != VERSION:
             raise BedError(f"restore journal {path} has unknown version {data.get('version')!r}")
         return cls(path, data)
+
+    @classmethod
+    def find(cls, state_dir: str, prefix: str) -> Journal | None:
+        return cls.read(journal_path(state_dir, prefix))
 
     def save(self) -> None:
         write_atomic(self.path, json.dumps(self.data, indent=1) + "\n")
@@ -206,6 +275,7 @@ class Journal:
             _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
         except FileNotFoundError:
             pass
+        unregister(self.path)
 
 
 def transport_from(desc: dict[str, Any]) -> Transport:

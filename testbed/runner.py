@@ -62,16 +62,27 @@ class Request:
     picked: tuple[list[Any], list[Any]] | None = None
 
 
-def _check_prefix(prefix: str) -> None:
+def check_prefix(prefix: str) -> None:
     if not prefix or len(prefix) > 24 or not all(c.isalnum() or c in "-_." for c in prefix):
         raise OptionError(f"--prefix: {prefix!r} must be 1-24 letters, digits, '-', '_' or '.'")
 
 
-def prepare(req: Request) -> Request:
-    """Validate the whole request without touching any host (OptionError / BedError)."""
-    _check_prefix(req.prefix)
-    p, given = req.params, req.given
-    if req.tool == "iperf3":
+# What veth (the netns backend's links) cannot set: ethtool -a/-c/-g are not supported.
+NETNS_CANNOT = {
+    "pause": "veth has no IEEE 802.3x flow control",
+    "itr": "veth has no interrupt coalescing",
+    "rx_ring": "veth has no RX descriptor ring",
+}
+
+
+def check_params(p: dict[str, Any], given: set[str], backend: str, tool: str) -> None:
+    """The checks of a point that need no file and no host: options against the backend
+    and tool that will run them (also `lanloss study check`). OptionError."""
+    if backend not in ("netns", "ssh"):
+        raise OptionError(f"--backend: {backend!r} is not netns or ssh")
+    if tool not in ("lanloss", "iperf3"):
+        raise OptionError(f"--tool: {tool!r} is not lanloss or iperf3")
+    if tool == "iperf3":
         if p["cast"] == "multicast":
             raise OptionError("cast: iperf3 has no multicast; use --tool lanloss")
         if int(p["readers"]) > 1:
@@ -82,6 +93,33 @@ def prepare(req: Request) -> Request:
             raise OptionError("recv_work: iperf3 has no per-packet work; use --tool lanloss")
         if p.get("rcvbuf") and p.get("sndbuf") and p["rcvbuf"] != p["sndbuf"]:
             raise OptionError("rcvbuf/sndbuf: iperf3 sets both from one -w; give one value")
+    if backend == "netns":
+        for opt, why in NETNS_CANNOT.items():
+            if opt in given:
+                raise OptionError(
+                    f"{opt}: {p[opt]!r}: {why}, so the netns backend cannot set it; "
+                    "leave it out, or use --backend ssh (real NICs)"
+                )
+        netns.plan(p, DEFAULT_PREFIX)  # topology errors now, not after the build
+    else:
+        for opt in ("switch_buffer", "tx_queue", "edge_switches"):
+            if opt in given:
+                raise OptionError(
+                    f"{opt}: describes the netns emulation; real hosts and "
+                    "switches are not set by the ssh backend"
+                )
+        if p["topology"] not in ("star", "two-tier"):
+            raise OptionError(
+                f"topology: {p['topology']!r}: the ssh backend records star or "
+                "two-tier (the real network's shape), not a file"
+            )
+
+
+def prepare(req: Request) -> Request:
+    """Validate the whole request without touching any host (OptionError / BedError)."""
+    check_prefix(req.prefix)
+    p, given = req.params, req.given
+    check_params(p, given, req.backend, req.tool)
     if p["cast"] == "multicast" and p["protocol"] == "tcp":
         raise OptionError("cast: multicast needs protocol udp")
     if p["protocol"] == "udp" and int(p["payload"]) > 65507:
@@ -106,17 +144,6 @@ def prepare(req: Request) -> Request:
     elif req.backend == "ssh":
         if not req.inventory:
             raise OptionError("--inventory: the ssh backend needs an inventory file")
-        for opt in ("switch_buffer", "tx_queue", "edge_switches"):
-            if opt in given:
-                raise OptionError(
-                    f"{opt}: describes the netns emulation; real hosts and "
-                    "switches are not set by the ssh backend"
-                )
-        if p["topology"] not in ("star", "two-tier"):
-            raise OptionError(
-                f"topology: {p['topology']!r}: the ssh backend records star or "
-                "two-tier (the real network's shape), not a file"
-            )
         req.inv = inv_mod.load(req.inventory)
         req.picked = inv_mod.select(
             req.inv, int(p["senders"]), int(p["receivers"]), req.senders, req.receivers
@@ -227,9 +254,52 @@ def recover_pending(state_dir: str, prefix: str, say: Any) -> bool:
     return True
 
 
+def recover_machine(state_dir: str, prefix: str, say: Any) -> int:
+    """Replay every netns journal a killed run left on this machine, whatever its prefix or
+    state folder (the machine lock must be held): the sysctls are the machine's, so this
+    run's settings_before must not be another run's leftovers. A journal whose run still
+    holds its lock is refused, named. Returns how many were replayed."""
+    own = os.path.abspath(jr.journal_path(state_dir, prefix))
+    paths_ = set(jr.registered())
+    folder = os.path.abspath(state_dir)
+    if os.path.isdir(folder):
+        paths_ |= {
+            os.path.join(folder, f)
+            for f in os.listdir(folder)
+            if f.startswith("journal-") and f.endswith(".json")
+        }
+    done = 0
+    for path in sorted(paths_ - {own}):
+        j = jr.Journal.read(path)
+        if j is None or j.data.get("backend") != "netns":
+            continue
+        other = str(j.data.get("prefix") or "")
+        lock = jr.try_lock(os.path.dirname(path), other)
+        if lock is None:
+            raise BedError(
+                f"restore journal {path} (prefix {other!r}) belongs to a run that is still "
+                f"running or restoring; wait for it, or `lanloss bed restore --prefix {other}`"
+            )
+        try:
+            j = jr.Journal.read(path)  # again, under its lock
+            if j is None:
+                continue
+            say(
+                f"found restore journal {path} of pid {j.data.get('pid')} (prefix "
+                f"{other!r}); restoring first"
+            )
+            failures = jr.recover(j, netns.teardown_all, say)
+            if failures:
+                raise BedError(f"restore from {path} incomplete (journal kept): {failures[0]}")
+            done += 1
+        finally:
+            lock.release()
+    return done
+
+
 def cleanup(prefix: str, state_dir: str, say: Any) -> list[str]:
     """`lanloss bed cleanup`: journal replay, then anything left by name (netns, cgroups)."""
-    _check_prefix(prefix)
+    check_prefix(prefix)
     lock = jr.lock(state_dir, prefix, say)
     try:
         recover_pending(state_dir, prefix, say)
@@ -297,6 +367,8 @@ def execute(req: Request, reporter: Reporter) -> RunRecord:
     os.chmod(run_dir, 0o755)
     try:
         recover_pending(req.state_dir, req.prefix, reporter.say)
+        if req.backend == "netns":
+            recover_machine(req.state_dir, req.prefix, reporter.say)
         journal = jr.Journal.create(req.state_dir, req.prefix, req.backend)
         journal.record("local_dirs", run_dir)
         state: dict[str, Any] = {"changes": [], "hosts": {}, "captured": {}, "cpu": {}}

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lanloss import paths
+from lanloss.child import die_with_parent
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.transport import JOIN_CGROUP, Proc, Transport
 
@@ -32,8 +33,15 @@ if TYPE_CHECKING:
     from lanloss.testbed.inventory import HostSpec, Inventory
 
 SSH = "ssh"
-# A remote process writes its PID here so that a later call can stop it.
-_SPAWN = 'echo $$ > "$0" && exec "$@"'
+# A remote tool: its PID goes to the file "$0" so that a later call can stop it, and it
+# gets SIGTERM when the ssh channel's stdin ends, i.e. when the local ssh client (which
+# dies with lanloss: PR_SET_PDEATHSIG) is gone. The watcher reads a copy of stdin (fd 3):
+# a background job's own stdin is /dev/null.
+_SPAWN = (
+    'exec 3<&0; "$@" </dev/null & p=$!; echo $p > "$0"; '
+    "(cat >/dev/null 2>&1; kill -TERM $p 2>/dev/null) <&3 >/dev/null 2>&1 & w=$!; "
+    "exec 3<&-; wait $p; rc=$?; kill $w 2>/dev/null; exit $rc"
+)
 
 
 @dataclass
@@ -133,10 +141,11 @@ class SshTransport(Transport):
         with open(log, "wb") as fh:
             popen = subprocess.Popen(
                 self.wrap(remote),
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,  # held open while we live: its end stops the tool
                 stdout=fh,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # a kill -9 of lanloss takes it along
             )
         return SshProc(self, popen, pidfile)
 

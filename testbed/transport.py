@@ -24,6 +24,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from lanloss.child import die_with_parent
 from lanloss.testbed.errors import BedError, HostUnreachable
 
 DEFAULT_TIMEOUT = 20.0
@@ -179,6 +180,7 @@ class Transport(ABC):
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # a kill -9 of lanloss takes it along
             )
         except FileNotFoundError as exc:
             raise BedError(f"{self.name}: cannot run {full[0]!r}: {exc.strerror}") from None
@@ -299,6 +301,7 @@ class Local(Transport):
                 stdout=fh,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # a kill -9 of lanloss takes it along
                 cwd=workdir,
             )
         return LocalProc(popen, shlex.join(argv))

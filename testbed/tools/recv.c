@@ -278,6 +278,7 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	ll_die_with_parent(); /* SIGTERM when the harness dies: supervise() stops */
 
 	rds = calloc(c.readers, sizeof(*rds));
 	if (!rds)

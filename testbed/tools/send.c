@@ -259,6 +259,7 @@ int main(int argc, char **argv)
 	if (json && !(out = fopen(json, "w")))
 		ll_fail("--json %s: cannot open: %m", json);
 	ll_catch_stop_signals();
+	ll_die_with_parent();
 	ll_clock_tight_slack();
 	ll_hist_init(&r.late);
 

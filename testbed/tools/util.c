@@ -4,10 +4,13 @@
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 const char *ll_prog = "lanloss";
 volatile sig_atomic_t ll_stop;
@@ -78,6 +81,17 @@ void ll_catch_stop_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a dead TCP peer shows up as EPIPE */
+}
+
+/* Die with the process that started us: after a kill -9 of the harness nothing else
+ * would stop a tool before its --duration ends. The kernel sends SIGTERM, handled like
+ * any stop request (report written, exit). A parent gone already: stop now. */
+void ll_die_with_parent(void)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0)
+		return;
+	if (getppid() == 1)
+		raise(SIGTERM);
 }
 
 void ll_errcount_add(struct ll_errcount *ec, int err, uint64_t n)

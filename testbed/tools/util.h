@@ -28,6 +28,7 @@ const char *ll_errno_name(int err);
 
 /* SIGINT/SIGTERM set ll_stop; no SA_RESTART, so blocking calls return EINTR. */
 void ll_catch_stop_signals(void);
+void ll_die_with_parent(void);
 
 /* Counts of failed sends keyed by errno. */
 #define LL_MAX_ERRNOS 16

@@ -172,3 +172,63 @@ def test_unreachable_host_is_one_clear_line(lab, bed, bed_state, tmp_path):
     assert "2222" in lines[0]
     assert time.monotonic() - t0 < 30
     assert not list(bed_state.glob("journal*"))
+
+
+def _remote_tools(lab) -> list[str]:
+    """Live lanloss-send/-recv processes of the lab's hosts (same kernel: /proc shows them)."""
+    work = str(lab["dir"] / "work")
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if work in cmd and ("lanloss-send" in cmd or "lanloss-recv" in cmd) and state != "Z":
+            out.append(cmd)
+    return out
+
+
+def test_remote_tools_stop_when_the_harness_is_killed(lab, bed, bed_state, ns_prefix):
+    """kill -9 of `lanloss bed run --backend ssh`: its ssh clients die with it (parent-death
+    signal), the channel's stdin ends, and the remote watcher stops the tools."""
+    import json
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    cmd = [sys.executable, "-m", "lanloss.cli", "bed", "run", "--prefix", ns_prefix]
+    cmd += ["--backend", "ssh", "--inventory", str(lab["inventory"])]
+    cmd += ["--rate", "10Mbps", "--duration", "60s"]
+    proc = subprocess.Popen(
+        ["nsenter", f"--net=/run/netns/{lab['ctl']}", "--", *cmd],
+        cwd=repo,
+        env={**os.environ, "LANLOSS_STATE_DIR": str(bed_state)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    journal = bed_state / f"journal-{ns_prefix.rstrip('-')}.json"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert proc.poll() is None
+            try:
+                if json.loads(journal.read_text()).get("phase") == "traffic":
+                    break
+            except (FileNotFoundError, json.JSONDecodeError):
+                pass
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert _remote_tools(lab), "the remote tools were not found running"
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while _remote_tools(lab) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _remote_tools(lab) == []
+    finally:
+        proc.kill()
+        res = bed("restore", netns=lab["ctl"])  # the journal's settings come back
+        assert res.returncode == 0, res.stderr

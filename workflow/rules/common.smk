@@ -41,7 +41,7 @@ def _load_studies():
         for where, data in mappings:
             lstudy.validate(dict(data) if isinstance(data, dict) else data, where)  # one line
             validate(data, "../schemas/study.schema.yaml")  # the same schema; fills defaults
-            studies.append(lstudy.from_mapping(data, where))
+            studies.append(lstudy.from_mapping(data, where, BED_ARGS))
         lstudy.check_unique(studies)
     except lstudy.StudyError as exc:
         raise WorkflowError(str(exc)) from None
