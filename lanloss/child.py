@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Child processes that die with lanloss, and signals that unwind it.
 
 A `kill -9` of lanloss runs no Python code, so nothing of ours can stop its children

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Output paths checked before any work: a bad --out or --pcap is one line, not a
 traceback after the run (FileExistsError, NotADirectoryError, PermissionError)."""
 

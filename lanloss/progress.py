@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Progress on a terminal (rich), nothing otherwise: for what makes a person wait
 (`sim run`, the fit's bootstrap, `figures`). Always on stderr, so stdout stays the
 result (a run record, a plan)."""

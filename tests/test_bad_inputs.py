@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The bad-input table: every user-facing command answers a bad input with exit 2 and one
 line on stderr naming the value, no traceback, nothing written and (testbed) nothing
 touched: no journal, no namespace.

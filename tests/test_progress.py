@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Progress (rich) where a person waits: on a terminal, and only there."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """SIGTERM or kill -9 of `lanloss sim run`: the scenario program goes with it (a handler
 for SIGTERM/SIGHUP, a parent-death signal for kill -9) and the temporary folder is removed
 on every signal that can be caught."""

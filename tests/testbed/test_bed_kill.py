@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Nothing is left running or changed after a kill: the traffic tools die with a killed
 `lanloss bed run` (parent-death signal), and a run of *another* prefix (and another state
 folder) finds the killed run's journal on this machine and restores it before it records
