@@ -197,17 +197,6 @@ def _float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
-def _progress_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="show progress [default: when stderr is a terminal]",
-    )
-    p.add_argument("--no-progress", dest="progress", action="store_false")
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("table", help="run records -> one Parquet table (a row per run and flow)")
     p.add_argument("inputs", nargs="*", metavar="RUN.json|DIR", help="records, or folders of them")
@@ -229,7 +218,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also fit runs whose sender did not reach its rate (left out by default)",
     )
-    _progress_args(p)
+    from lanloss import progress
+
+    progress.add_args(p)
     p.set_defaults(func=_cmd_fit)
 
     from lanloss.analysis import what_if

@@ -129,12 +129,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", metavar="DIR", help="folder for NAME.png, NAME.pdf, NAME-errors.csv")
     p.add_argument("--list", action="store_true", help="print every figure and its study")
-    p.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="show progress [default: when stderr is a terminal]",
-    )
-    p.add_argument("--no-progress", dest="progress", action="store_false")
+    progress.add_args(p)
     p.set_defaults(func=_cmd)

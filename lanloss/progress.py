@@ -65,3 +65,15 @@ def sim_progress(enabled: bool, params: dict[str, Any]) -> Iterator[None]:
     what = f"sim: {params.get('duration', 0):g}s of traffic, {params.get('topology')}"
     with task(enabled, what):
         yield
+
+
+def add_args(parser: Any) -> None:
+    """--progress / --no-progress on a command (default: when stderr is a terminal)."""
+    parser.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress [default: when stderr is a terminal]",
+    )
+    parser.add_argument("--no-progress", dest="progress", action="store_false")

@@ -19,7 +19,7 @@ import tempfile
 import time
 from typing import Any
 
-from lanloss import hosts, outputs, paths, provenance, topology
+from lanloss import hosts, outputs, paths, progress, provenance, topology
 from lanloss import options as vocab
 from lanloss.child import die_with_parent
 from lanloss.progress import sim_progress
@@ -262,14 +262,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_vocabulary_options(p, "sim")
     p.add_argument("--out", help="write the run record to this file (atomically)")
     p.add_argument("--pcap", metavar="DIR", help="write pcap files (Ethernet link type) here")
-    p.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="show progress [default: when stderr is a terminal]",
-    )
-    p.add_argument("--no-progress", dest="progress", action="store_false")
+    progress.add_args(p)
     p.add_argument(
         "--host-file",
         metavar="FILE",

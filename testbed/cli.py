@@ -17,6 +17,7 @@ import os
 import re
 import sys
 
+from lanloss import progress
 from lanloss.options import OptionError
 from lanloss.record import emit
 from lanloss.testbed import journal as jr
@@ -238,14 +239,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no per-packet receive log (goodput then includes the warm-up)",
     )
-    g.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="show progress [default: when stderr is a terminal]",
-    )
-    g.add_argument("--no-progress", dest="progress", action="store_false")
+    progress.add_args(g)
     _state_args(p)
 
 
