@@ -80,9 +80,9 @@ def run_once(program: Path, given: dict[str, str]) -> dict:
             sys.exit(f"host_speed: lanloss-sim failed ({proc.returncode}):\n{proc.stderr}")
         rec = json.loads(out.read_text())
     t = rec["timing"]
-    received = rec["totals"]["received"]
+    received = sum(fl["received"] for fl in rec["flows"])
     return {
-        "sent": rec["totals"]["sent"],
+        "sent": sum(fl["sent"] for fl in rec["flows"]),
         "packets": received,
         "events": t["events"],
         "wall_s": t["sim_wall_s"],

@@ -76,9 +76,9 @@ def run_lanloss(
         _, cpu = run(cmd, wrap)
         rec = json.loads(out.read_text())
     t = rec["timing"]
-    packets = rec["totals"]["received"]
+    packets = sum(fl["received"] for fl in rec["flows"])
     return {
-        "sent": rec["totals"]["sent"],
+        "sent": sum(fl["sent"] for fl in rec["flows"]),
         "packets": packets,
         "events": t["events"],
         "sim_s": t["simulated_s"],
