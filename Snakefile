@@ -5,7 +5,7 @@
 #                             \--> bed: `lanloss bed run`  --> results/runs/<study>/bed/<point>.json
 #   run records --> `lanloss table`   --> results/tables/<study>.parquet (+ -summary.csv)
 #               --> `lanloss fit`     --> results/fits/<study>.json, <study>-host.yaml
-#               --> `lanloss figures` --> results/figures/<study>/<figure>.{png,pdf}, -errors.csv
+#               --> `lanloss figures` --> results/figures/<study>/<figure>.{png,pdf}, -errors.csv, -caption.md
 #   snakemake --report results/report.zip     (figures, tables, fit; captions in workflow/report/)
 #
 # Run:     .venv/bin/snakemake --profile profiles/local           (make run: the default study)

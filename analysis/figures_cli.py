@@ -80,7 +80,7 @@ def _read_validation(path: str):
 
 
 def _cmd(args: argparse.Namespace) -> int:
-    from lanloss.analysis.figures import common
+    from lanloss.analysis.figures import common, evidence
 
     if args.list:
         print(_listing())
@@ -106,10 +106,11 @@ def _cmd(args: argparse.Namespace) -> int:
             fig, errors = figures.module(args.name).draw(table, fit, **extra)
         except common.FigureInputError as exc:
             raise OptionError(str(exc)) from None
-        bar.describe(f"figures {args.name}: saving PNG, PDF, error table")
+        bar.describe(f"figures {args.name}: saving PNG, PDF, error table, caption")
         saved = common.save(fig, errors, args.out, args.name)
     for note in common.notes_of(errors):
         print(f"lanloss figures {args.name}: {note}", file=sys.stderr)
+    print(f"lanloss figures {evidence.summary_line(args.name, errors)}", file=sys.stderr)
     for path in saved:
         print(path)
     return 0

@@ -48,6 +48,7 @@ ERROR_COLUMNS = (
     "quantity",
     "unit",
     "relation",  # equal | approx | max / min (value <= / >= reference) | below / above (< / >)
+    "evidence",  # predicted | calibrated | closed form (EVIDENCE): what agreement here proves
     "reference_value",
     "sim_value",
     "bed_value",
@@ -61,6 +62,14 @@ ERROR_COLUMNS = (
     "reference",  # where the reference value comes from
 )
 RELATIONS = ("equal", "approx", "max", "min", "below", "above")
+# What a row's agreement is evidence of (a parameter fitted to a number is no evidence for it):
+#   predicted   - a number the paper measured that no parameter of the simulated host was set
+#                 from: agreement is evidence for the model;
+#   calibrated  - a number a preset's parameter was set from: agreement is by construction;
+#   closed form - the reference is the wire's (or window/RTT's) arithmetic, not a measurement:
+#                 agreement checks the simulator against its own physics, not against the paper.
+EVIDENCE = ("predicted", "calibrated", "closed form")
+PREDICTED_WITHIN_PCT = 5.0  # the bar a predicted row with a paper number is held to
 _BOUNDS = {
     "max": lambda v, r: v <= r,
     "min": lambda v, r: v >= r,
@@ -299,10 +308,14 @@ def error_row(
     model: float = math.nan,
     relation: str = "approx",
     reference: str = "",
+    evidence: str,
 ) -> dict[str, Any]:
-    """One reference point of the error table (relative errors computed here)."""
+    """One reference point of the error table (relative errors computed here); `evidence`
+    says whether the reference was predicted, calibrated to, or is a closed form (EVIDENCE)."""
     if relation not in RELATIONS:
         raise ValueError(f"relation {relation!r} is not one of {RELATIONS}")
+    if evidence not in EVIDENCE:
+        raise ValueError(f"evidence {evidence!r} is not one of {EVIDENCE}")
     ref = float(reference_value)
     vals = {"sim": sim, "bed": bed, "model": model}
     row: dict[str, Any] = {
@@ -310,6 +323,7 @@ def error_row(
         "quantity": quantity,
         "unit": unit,
         "relation": relation,
+        "evidence": evidence,
         "reference_value": ref,
         "reference": reference,
     }
@@ -333,13 +347,17 @@ def error_table(figure: str, rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
 # -- saving --------------------------------------------------------------------------------
 
 
+SAVED = (".png", ".pdf", "-errors.csv", "-caption.md")
+
+
 def save(fig: Figure, errors: pd.DataFrame, out_dir: str, name: str) -> list[str]:
-    """DIR/NAME.png, DIR/NAME.pdf, DIR/NAME-errors.csv: all three written to temporary files
-    first, then renamed, so a failure leaves none of them half-written."""
+    """DIR/NAME.png, .pdf, -errors.csv and -caption.md (the error table in words, see
+    evidence.py): all written to temporary files first, then renamed, so a failure leaves
+    none of them half-written."""
+    from lanloss.analysis.figures import evidence
+
     os.makedirs(out_dir, exist_ok=True)
-    targets = {
-        ext: os.path.join(out_dir, f"{name}{ext}") for ext in (".png", ".pdf", "-errors.csv")
-    }
+    targets = {ext: os.path.join(out_dir, f"{name}{ext}") for ext in SAVED}
     temps: dict[str, str] = {}
     try:
         for ext in targets:
@@ -350,6 +368,8 @@ def save(fig: Figure, errors: pd.DataFrame, out_dir: str, name: str) -> list[str
         fig.savefig(temps[".pdf"], format="pdf", metadata={"CreationDate": None})
         with open(temps["-errors.csv"], "w", encoding="utf-8") as fh:
             fh.write(errors.to_csv(index=False, float_format="%.10g"))
+        with open(temps["-caption.md"], "w", encoding="utf-8") as fh:
+            fh.write(evidence.caption(name, errors))
         umask = os.umask(0)
         os.umask(umask)
         for tmp in temps.values():

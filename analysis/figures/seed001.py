@@ -136,6 +136,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
                         bed=values["bed"],
                         model=cf,
                         reference=f"seed 001 table LL ({REFERENCE})",
+                        evidence="predicted",  # no parameter was set from this table
                     )
                 )
     if not rows:

@@ -108,6 +108,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
                 sim=ceiling,
                 relation="approx",
                 reference="closed-form payload capacity (analysis/wire.py, docs/physics.md §1)",
+                evidence="closed form",
             )
         )
     if r.empty:

@@ -261,6 +261,7 @@ def _errors(here: pd.DataFrame, config: str, fit: dict | None, flows: pd.DataFra
                 bed=ref,
                 model=float(model.get(x, math.nan)),
                 reference="testbed (netns) measurement; model: the fit's testbed curve",
+                evidence="predicted",  # the sim's netns preset is fitted to no testbed point
             )
         )
         ref_g = float(good.loc[("bed", x), "mean"])
@@ -273,6 +274,7 @@ def _errors(here: pd.DataFrame, config: str, fit: dict | None, flows: pd.DataFra
                 sim=float(good.loc[("sim", x), "mean"]),
                 bed=ref_g,
                 reference="testbed (netns) measurement",
+                evidence="predicted",
             )
         )
     return rows

@@ -84,9 +84,15 @@ def test_a_reference_without_citation_is_refused(tmp_path, monkeypatch):
 
 def test_error_table_numbers_for_a_hand_made_point():
     rows = [
-        common.error_row("udp 1472 B", "throughput", "Mbit/s", 95.9, sim=95.0, bed=96.4),
-        common.error_row("tuned", "loss", "", 1e-4, sim=2e-4, bed=0.0, relation="max"),
-        common.error_row("slope", "slope", "", 0.0, sim=-1.2, relation="below"),
+        common.error_row(
+            "udp 1472 B", "throughput", "Mbit/s", 95.9, sim=95.0, bed=96.4, evidence="predicted"
+        ),
+        common.error_row(
+            "tuned", "loss", "", 1e-4, sim=2e-4, bed=0.0, relation="max", evidence="predicted"
+        ),
+        common.error_row(
+            "slope", "slope", "", 0.0, sim=-1.2, relation="below", evidence="closed form"
+        ),
     ]
     t = common.error_table("demo", rows)
     assert list(t.columns) == list(common.ERROR_COLUMNS)
@@ -101,6 +107,33 @@ def test_error_table_numbers_for_a_hand_made_point():
     assert math.isnan(c["sim_rel_error_pct"])  # reference 0: no relative error
     assert c["sim_meets"] == True  # noqa: E712
     assert set(t["figure"]) == {"demo"}
+
+
+def test_evidence_counts_only_predicted_rows_and_holds_them_to_their_bar():
+    from lanloss.analysis.figures import evidence
+
+    rows = [
+        common.error_row("a", "q", "", 100.0, sim=104.9, evidence="predicted"),  # holds
+        common.error_row("b", "q", "", 100.0, sim=94.9, evidence="predicted"),  # off by 5.1 %
+        common.error_row("c", "q", "", 1e-4, sim=2e-4, relation="max", evidence="predicted"),
+        common.error_row("d", "q", "", 2500, sim=2500, relation="equal", evidence="predicted"),
+        common.error_row("e", "q", "", 100.0, evidence="predicted"),  # no simulated value
+        common.error_row("f", "q", "", 100.0, sim=100.0, evidence="calibrated"),
+        common.error_row("g", "q", "", 100.0, sim=100.0, evidence="closed form"),
+    ]
+    t = common.error_table("demo", rows)
+    c = evidence.counts(t)
+    assert c["predicted"] == {"rows": 5, "judged": 4, "held": 2}
+    assert c["calibrated"] == {"rows": 1, "judged": 1, "held": 1}
+    assert c["closed form"]["rows"] == 1
+    line = evidence.summary_line("demo", t)
+    assert line.startswith("demo: 2 of 4 predicted rows hold") and "1 calibrated" in line
+    text = evidence.caption("demo", t)
+    assert "- b, q: 94.9 against 100 (-5.1 %) [OFF]" in text
+    assert "- c, q: 0.0002, bound <= 0.0001 broken [OFF]" in text
+    assert "- e, q: no simulated value" in text
+    with pytest.raises(ValueError, match="evidence 'fitted'"):
+        common.error_row("x", "q", "", 1.0, sim=1.0, evidence="fitted")
 
 
 def test_runs_pool_flows_and_loss_counts():
@@ -156,7 +189,12 @@ def test_cli_writes_png_pdf_and_errors(cli, udp_table, tmp_path):
     assert row["sim_rel_error_pct"] == pytest.approx(100 * (measured - 89.59) / 89.59, rel=1e-4)
     # the notes (no testbed rows, no TCP) go to stderr and into the figure
     assert "no testbed (netns) rows" in out.stderr and "no TCP runs" in out.stderr
+    # the caption states the figure's own numbers, grouped by what they are evidence of
+    caption = (out_dir / "seed001-caption.md").read_text()
+    assert f"{measured:.4g} Mbit/s against 89.59" in caption and "Predicted" in caption
+    assert "predicted rows hold" in out.stderr
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "seed001-caption.md",
         "seed001-errors.csv",
         "seed001.pdf",
         "seed001.png",

@@ -77,6 +77,7 @@ def saved(fig, errors, tmp_path, name):
         assert (tmp_path / p.split("/")[-1]).stat().st_size > 0, p
     written = pd.read_csv(paths[2])
     assert list(written.columns) == list(common.ERROR_COLUMNS)
+    assert set(written["evidence"]) <= set(common.EVIDENCE)
     return written
 
 
@@ -188,6 +189,7 @@ def test_seed003_real_udp_and_tcp(gig, tmp_path):
     fig, errors = seed003.draw(gig)
     saved(fig, errors, tmp_path, "seed003")
     udp = by_point(errors, "udp 1400 B at 1 Gbit/s, MTU 1500")
+    assert set(errors["evidence"]) == {"closed form"}  # the thesis' numbers are withheld
     cap = wire.saturation_goodput_bps(1400, 1e9) / 1e6
     assert udp["reference_value"] == pytest.approx(cap)
     measured = gig[(gig["payload"] == 1400) & (gig["protocol"] == "udp")]["goodput_bps"]
@@ -215,6 +217,7 @@ def test_seed002_real_windows(wan, tmp_path):
         assert big["reference_value"] == pytest.approx(wire.tcp_goodput_bps(1e9, mtu) / 1e6)
         assert abs(big["sim_rel_error_pct"]) < 1.0
     frames = by_point(errors, "MTU 1500 at 1 Gbit/s, largest window")
+    assert frames["evidence"] == "closed form"  # ~81,000 frames/s is 1 Gbit/s over 1538 B
     assert frames["reference_value"] == 80000
     assert frames["model_value"] == pytest.approx(1e9 / 8 / 1538)  # 81,274 frames/s
     assert frames["sim_value"] == pytest.approx(frames["model_value"], rel=0.01)  # wire-limited
@@ -232,6 +235,10 @@ def test_seed004_real_readers(gig, tmp_path):
     assert pps["reference_value"] == 791676.1
     assert pps["sim_value"] == pytest.approx(one["goodput_bps"].iloc[0] / 8)
     assert pps["model_value"] == pytest.approx(1e9 / 8 / 84)  # 1,488,095: minimum frames
+    # the modern preset's read cost was set from this very number: not evidence
+    assert pps["evidence"] == "calibrated"
+    assert by_point(errors, "1 B payload, 2 processes", "NIC traffic")["evidence"] == "predicted"
+    assert by_point(errors, "largest UDP payload, MTU 1500")["evidence"] == "closed form"
     two = by_point(errors, "1 B payload, 2 processes", "datagrams received per second")
     assert two["sim_value"] == pytest.approx(1e9 / 8 / 84, rel=0.005)  # two readers: the wire
     nic = by_point(errors, "100 B payload, 2 processes", "NIC traffic")

@@ -118,7 +118,7 @@ def validation_files(study, kind):
 
 def figure_files(study, figure):
     base = f"{RESULTS}/figures/{study}/{figure}"
-    return [f"{base}.png", f"{base}.pdf", f"{base}-errors.csv"]
+    return [f"{base}.png", f"{base}.pdf", f"{base}-errors.csv", f"{base}-caption.md"]
 
 
 def point_flags(wildcards, source):

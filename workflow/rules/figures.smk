@@ -8,11 +8,18 @@ localrules:
 
 
 def _figure_caption(wildcards):
+    """The figure's fixed description, then (once drawn: the report is made after the run)
+    the caption `lanloss figures` generated from the figure's own error table."""
     path = os.path.join(workflow.basedir, "workflow", "report", f"fig-{wildcards.figure}.rst")
+    text = f"Figure ``{wildcards.figure}`` (``lanloss figures {wildcards.figure}``)."
     if os.path.exists(path):
         with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    return f"Figure ``{wildcards.figure}`` (``lanloss figures {wildcards.figure}``)."
+            text = fh.read()
+    drawn = f"{RESULTS}/figures/{wildcards.study}/{wildcards.figure}-caption.md"
+    if os.path.exists(drawn):
+        with open(drawn, encoding="utf-8") as fh:
+            text += "\n\n::\n\n" + "".join(f"    {line}" for line in fh)
+    return text
 
 
 rule figure:
@@ -31,6 +38,7 @@ rule figure:
             labels={"study": "{study}", "figure": "{figure}"},
         ),
         pdf=f"{RESULTS}/figures/{{study}}/{{figure}}.pdf",
+        caption=f"{RESULTS}/figures/{{study}}/{{figure}}-caption.md",
         errors=report(
             f"{RESULTS}/figures/{{study}}/{{figure}}-errors.csv",
             caption="../report/errors.rst",
