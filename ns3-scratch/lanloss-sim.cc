@@ -137,6 +137,7 @@ int
 main(int argc, char* argv[])
 {
     ScenarioOptions o = ParseOptions(argc, argv);
+    const auto setup0 = std::chrono::steady_clock::now();
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(o.seed);
     // The ns-3 socket behind the receiving application never overflows: an ideal host's
@@ -417,6 +418,7 @@ main(int argc, char* argv[])
     Simulator::Schedule(stop, &StopWhenDrained, &run);
     Simulator::Stop(stop + Seconds(60)); // guard: a LAN that never drains is a bug
     auto wall0 = std::chrono::steady_clock::now();
+    run.setupSeconds = std::chrono::duration<double>(wall0 - setup0).count();
     Simulator::Run();
     run.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 #include <set>
 
 using namespace ns3;
@@ -237,6 +238,7 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     j.Field("simulated_s", run.simulatedSeconds);
     j.Field("traffic_start_s", run.trafficStart.GetSeconds());
     j.Field("sim_wall_s", run.wallSeconds);
+    j.Field("setup_wall_s", run.setupSeconds);
     j.EndObject();
 
     j.BeginObject("extra");
@@ -275,18 +277,17 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     j.EndObject();
     WriteHosts(j, run);
     j.BeginObject("switch_ports");
+    // One pass over the ports: a search per port would make the record quadratic in hosts.
+    std::map<const EthernetNetDevice*, std::string> portName;
+    for (const auto& [n, dev] : run.lan->NamedPorts())
+    {
+        portName[PeekPointer(dev)] = n;
+    }
     for (const auto& sw : run.lan->GetSwitches())
     {
         for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
         {
-            std::string name;
-            for (const auto& [n, dev] : run.lan->NamedPorts())
-            {
-                if (dev == sw->GetPort(p))
-                {
-                    name = n;
-                }
-            }
+            const std::string& name = portName[PeekPointer(sw->GetPort(p))];
             j.BeginObject(name)
                 .Field("egress_drops", sw->GetEgressDrops(p))
                 .Field("ingress_drops", sw->GetIngressDrops(p))

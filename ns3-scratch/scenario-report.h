@@ -57,6 +57,7 @@ struct ScenarioRun
     std::map<std::string, uint64_t> senderFrames; //!< data frames each sender had sent at start
     ns3::Time trafficStart;
     double wallSeconds = 0;
+    double setupSeconds = 0; //!< building the LAN and its applications, before Run()
     double simulatedSeconds = 0;
     uint64_t events = 0;
 };

@@ -14,6 +14,7 @@ SUITES = [
     "lanloss-host",
     "lanloss-host-nic",
     "lanloss-host-kernel",
+    "lanloss-lan",
 ]
 
 

@@ -24,8 +24,30 @@ NS_LOG_COMPONENT_DEFINE("LanBuilder");
 LanBuilder::LanBuilder()
     : m_mtu(1500),
       m_pause(false),
-      m_maxDelay(Seconds(0))
+      m_maxDelay(Seconds(0)),
+      m_learning(LEARN_DIRECTORY),
+      m_arpScope(ARP_FLOWS),
+      m_arpEntries(0),
+      m_directory(Create<StationDirectory>())
 {
+}
+
+void
+LanBuilder::SetStationLearning(StationLearning mode)
+{
+    m_learning = mode;
+}
+
+void
+LanBuilder::SetArpScope(ArpScope scope)
+{
+    m_arpScope = scope;
+}
+
+static uint32_t
+LocateStation(Ptr<StationDirectory> directory, uint32_t sw, Mac48Address mac)
+{
+    return directory->PortTowards(sw, mac);
 }
 
 void
@@ -68,6 +90,7 @@ LanBuilder::Build(const LanSpec& spec)
         Ptr<Node> node = CreateObject<Node>();
         Names::Add(s, node);
         m_nodes[s] = node;
+        m_switchIndex[s] = m_directory->AddSwitch();
     }
     NodeContainer hosts;
     for (const auto& h : spec.hosts)
@@ -88,13 +111,15 @@ LanBuilder::Build(const LanSpec& spec)
         m_maxDelay = std::max(m_maxDelay, l.delay);
         NetDeviceContainer pair = m_links.Install(m_nodes[l.a], m_nodes[l.b]);
         const std::string ends[2] = {l.a, l.b};
+        uint32_t portOf[2] = {StationDirectory::NO_PORT, StationDirectory::NO_PORT};
         for (int i = 0; i < 2; ++i)
         {
             auto dev = DynamicCast<EthernetNetDevice>(pair.Get(i));
             const std::string& self = ends[i];
             const std::string& peer = ends[1 - i];
-            if (std::count(spec.switches.begin(), spec.switches.end(), self))
+            if (m_switchIndex.count(self))
             {
+                portOf[i] = switchPorts[self].GetN(); // the index AddPort will give it
                 switchPorts[self].Add(dev);
                 m_ports.emplace_back(self + "->" + peer, dev);
             }
@@ -104,10 +129,37 @@ LanBuilder::Build(const LanSpec& spec)
                 m_ports.emplace_back(self, dev);
             }
         }
+        for (int i = 0; i < 2; ++i)
+        {
+            if (portOf[i] == StationDirectory::NO_PORT)
+            {
+                continue;
+            }
+            const uint32_t sw = m_switchIndex[ends[i]];
+            if (portOf[1 - i] != StationDirectory::NO_PORT)
+            {
+                if (i == 0)
+                {
+                    m_directory->AddTrunk(sw, portOf[0], m_switchIndex[ends[1]], portOf[1]);
+                }
+            }
+            else
+            {
+                m_directory->AddHost(Mac48Address::ConvertFrom(pair.Get(1 - i)->GetAddress()),
+                                     sw,
+                                     portOf[i]);
+            }
+        }
     }
+    m_directory->Finish();
     for (const auto& s : spec.switches)
     {
         m_switches[s] = m_switchHelper.Install(m_nodes[s], switchPorts[s]);
+        if (m_learning == LEARN_DIRECTORY)
+        {
+            m_switches[s]->SetStationLocator(
+                MakeBoundCallback(&LocateStation, m_directory, m_switchIndex[s]));
+        }
     }
 
     InternetStackHelper stack;
@@ -119,36 +171,82 @@ LanBuilder::Build(const LanSpec& spec)
         Ipv4InterfaceContainer ifc = addresses.Assign(one);
         m_hostAddress[name] = ifc.GetAddress(0);
     }
-    PopulateArp();
-    for (const auto& name : m_hostNames)
+    if (m_arpScope == ARP_ALL)
     {
-        Simulator::ScheduleWithContext(m_nodes[name]->GetId(),
-                                       Seconds(0),
-                                       &LanBuilder::SendGratuitousArp,
-                                       this,
-                                       name);
+        for (const auto& self : m_hostNames)
+        {
+            for (const auto& peer : m_hostNames)
+            {
+                if (peer != self)
+                {
+                    AddArpOneWay(self, peer);
+                }
+            }
+        }
+    }
+    else
+    {
+        for (const auto& f : spec.flows)
+        {
+            AddArpEntry(f.from, f.to);
+        }
+    }
+    if (m_learning == LEARN_GRATUITOUS_ARP)
+    {
+        for (const auto& name : m_hostNames)
+        {
+            Simulator::ScheduleWithContext(m_nodes[name]->GetId(),
+                                           Seconds(0),
+                                           &LanBuilder::SendGratuitousArp,
+                                           this,
+                                           name);
+        }
     }
 }
 
 void
-LanBuilder::PopulateArp()
+LanBuilder::AddArpEntry(const std::string& a, const std::string& b)
 {
-    for (const auto& self : m_hostNames)
+    AddArpOneWay(a, b);
+    AddArpOneWay(b, a);
+}
+
+void
+LanBuilder::AddArpOneWay(const std::string& self, const std::string& peer)
+{
+    NS_ABORT_MSG_UNLESS(m_hostDevice.count(self) && m_hostDevice.count(peer),
+                        "ARP entry between unknown hosts " << self << " and " << peer);
+    Ptr<Ipv4L3Protocol> ip = m_nodes[self]->GetObject<Ipv4L3Protocol>();
+    int32_t ifIndex = ip->GetInterfaceForDevice(m_hostDevice[self]);
+    Ptr<ArpCache> cache = ip->GetInterface(ifIndex)->GetArpCache();
+    const Ipv4Address address = m_hostAddress[peer];
+    if (cache->Lookup(address))
     {
-        Ptr<Ipv4L3Protocol> ip = m_nodes[self]->GetObject<Ipv4L3Protocol>();
-        int32_t ifIndex = ip->GetInterfaceForDevice(m_hostDevice[self]);
-        Ptr<ArpCache> cache = ip->GetInterface(ifIndex)->GetArpCache();
-        for (const auto& peer : m_hostNames)
-        {
-            if (peer == self)
-            {
-                continue;
-            }
-            ArpCache::Entry* entry = cache->Add(m_hostAddress[peer]);
-            entry->SetMacAddress(m_hostDevice[peer]->GetAddress());
-            entry->MarkPermanent();
-        }
+        return; // a second flow between the same hosts
     }
+    ArpCache::Entry* entry = cache->Add(address);
+    entry->SetMacAddress(m_hostDevice[peer]->GetAddress());
+    entry->MarkPermanent();
+    ++m_arpEntries;
+}
+
+uint64_t
+LanBuilder::GetArpEntries() const
+{
+    return m_arpEntries;
+}
+
+Ptr<StationDirectory>
+LanBuilder::GetDirectory() const
+{
+    return m_directory;
+}
+
+uint32_t
+LanBuilder::PortTowards(const std::string& sw, const std::string& host) const
+{
+    return m_directory->PortTowards(m_switchIndex.at(sw),
+                                    Mac48Address::ConvertFrom(m_hostDevice.at(host)->GetAddress()));
 }
 
 void
@@ -207,7 +305,13 @@ LanBuilder::GetSwitches() const
     return v;
 }
 
-std::vector<std::pair<std::string, Ptr<EthernetNetDevice>>>
+Ptr<EthernetSwitchNetDevice>
+LanBuilder::GetSwitch(const std::string& name) const
+{
+    return m_switches.at(name);
+}
+
+const std::vector<std::pair<std::string, Ptr<EthernetNetDevice>>>&
 LanBuilder::NamedPorts() const
 {
     return m_ports;

@@ -6,6 +6,7 @@
 #define LANLOSS_LAN_BUILDER_H
 
 #include "lan-spec.h"
+#include "station-directory.h"
 
 #include "ns3/ethernet-helper.h"
 #include "ns3/ethernet-switch-helper.h"
@@ -25,10 +26,19 @@ namespace ns3
  * EthernetNetDevice pair per link, an EthernetSwitchNetDevice per switch, the
  * internet stack and one IPv4 subnet (10.0.0.0/16: one broadcast domain).
  *
- * ARP: every host's cache is filled with permanent entries for every other
- * host, and every host sends one gratuitous ARP at t = 0 so the switches learn
- * where it is (a receiver that never transmits would otherwise be reached by
- * flooding forever). Traffic should start after StartTime().
+ * ARP: the two ends of every flow of the spec get permanent entries for each
+ * other (both ways: TCP ACKs and ICMP go back), so no datagram waits on ARP and
+ * no ARP request is broadcast; AddArpEntry adds more (ArpScope all: every pair,
+ * N^2 entries, as before issue 9).
+ *
+ * Station learning: a switch must know where every host is before traffic
+ * starts, or a receiver that never transmits is reached by flooding forever.
+ * By default (directory) the switches look a destination up in a
+ * StationDirectory the first time they need it, exactly as if every host had
+ * sent one gratuitous ARP at t = 0, without the N broadcasts of N copies that
+ * cost; gratuitous-arp sends those frames; traffic leaves the switches to learn
+ * from traffic (unknown unicast is flooded until a host transmits). Traffic
+ * should start after StartTime().
  */
 class LanBuilder
 {
@@ -41,24 +51,48 @@ class LanBuilder
     void SetPause(bool enabled);
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
 
+    enum StationLearning
+    {
+        LEARN_DIRECTORY,      //!< switches know every host from t = 0, no frames sent
+        LEARN_GRATUITOUS_ARP, //!< every host broadcasts a gratuitous ARP at t = 0
+        LEARN_TRAFFIC,        //!< switches learn from traffic only
+    };
+    enum ArpScope
+    {
+        ARP_FLOWS, //!< entries between the two ends of each flow of the spec
+        ARP_ALL,   //!< every host knows every other host (N^2 entries)
+    };
+    void SetStationLearning(StationLearning mode);
+    void SetArpScope(ArpScope scope);
+
     void Build(const LanSpec& spec);
 
     /** When the gratuitous ARPs have crossed the LAN and traffic may start. */
     Time StartTime() const;
+
+    /** Permanent ARP entries for each other on hosts @p a and @p b (after Build). */
+    void AddArpEntry(const std::string& a, const std::string& b);
+    /** Permanent ARP entries added, summed over hosts. */
+    uint64_t GetArpEntries() const;
+    /** Where the switches find hosts (LEARN_DIRECTORY; also for users' own lookups). */
+    Ptr<StationDirectory> GetDirectory() const;
+    /** The port of switch @p sw (a switch name of the spec) towards host @p host. */
+    uint32_t PortTowards(const std::string& sw, const std::string& host) const;
 
     Ptr<Node> GetHost(const std::string& name) const;
     Ptr<EthernetNetDevice> GetHostDevice(const std::string& name) const;
     Ipv4Address GetHostAddress(const std::string& name) const;
     const std::vector<std::string>& HostNames() const;
     std::vector<Ptr<EthernetSwitchNetDevice>> GetSwitches() const;
+    Ptr<EthernetSwitchNetDevice> GetSwitch(const std::string& name) const;
 
     /** Every Ethernet port with a readable name ("s1", "sw1->r1"), for reports. */
-    std::vector<std::pair<std::string, Ptr<EthernetNetDevice>>> NamedPorts() const;
+    const std::vector<std::pair<std::string, Ptr<EthernetNetDevice>>>& NamedPorts() const;
 
     EthernetHelper& Links();
 
   private:
-    void PopulateArp();
+    void AddArpOneWay(const std::string& self, const std::string& peer);
     void SendGratuitousArp(const std::string& host);
 
     EthernetHelper m_links;
@@ -66,6 +100,11 @@ class LanBuilder
     uint16_t m_mtu;
     bool m_pause;
     Time m_maxDelay;
+    StationLearning m_learning;
+    ArpScope m_arpScope;
+    uint64_t m_arpEntries;
+    Ptr<StationDirectory> m_directory;
+    std::map<std::string, uint32_t> m_switchIndex;
 
     std::map<std::string, Ptr<Node>> m_nodes;
     std::map<std::string, Ptr<EthernetNetDevice>> m_hostDevice;

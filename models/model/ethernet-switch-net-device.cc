@@ -106,7 +106,8 @@ EthernetSwitchNetDevice::EthernetSwitchNetDevice()
       m_pauseQuanta(0xFFFF),
       m_xoffThreshold(0),
       m_xonThreshold(0),
-      m_ageing(Seconds(300))
+      m_ageing(Seconds(300)),
+      m_unknownFloods(0)
 {
 }
 
@@ -192,15 +193,43 @@ EthernetSwitchNetDevice::ComputeThresholds(Port& port)
 
 // ---------------------------------------------------------------- forwarding
 
+void
+EthernetSwitchNetDevice::SetStationLocator(StationLocator locator)
+{
+    m_locator = locator;
+}
+
 uint32_t
-EthernetSwitchNetDevice::LookupPort(Mac48Address dst) const
+EthernetSwitchNetDevice::GetNLearned() const
+{
+    return m_learned.size();
+}
+
+uint64_t
+EthernetSwitchNetDevice::GetUnknownUnicastFloods() const
+{
+    return m_unknownFloods;
+}
+
+uint32_t
+EthernetSwitchNetDevice::LookupPort(Mac48Address dst)
 {
     auto it = m_learned.find(dst);
-    if (it == m_learned.end() || it->second.expires < Simulator::Now())
+    if (it != m_learned.end())
     {
-        return NO_PORT;
+        return it->second.expires < Simulator::Now() ? NO_PORT : it->second.port;
     }
-    return it->second.port;
+    // An entry learned at t = 0 would have aged out by now: unknown, as it would be.
+    if (!m_locator.IsNull() && Simulator::Now() <= m_ageing)
+    {
+        uint32_t port = m_locator(dst);
+        if (port != NO_PORT)
+        {
+            m_learned[dst] = Learned{port, m_ageing};
+            return port;
+        }
+    }
+    return NO_PORT;
 }
 
 void
@@ -224,6 +253,10 @@ EthernetSwitchNetDevice::Distribute(uint32_t in, Ptr<Packet> frame, Mac48Address
             Forward(in, out, frame);
         }
         return;
+    }
+    if (!dst.IsGroup())
+    {
+        ++m_unknownFloods;
     }
     // Flood: every port but the ingress gets its own copy; the last one takes the frame.
     uint32_t last = NO_PORT;

@@ -5,6 +5,7 @@
 #ifndef LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H
 #define LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H
 
+#include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -31,7 +32,10 @@ class Node;
  * Forwarding: store-and-forward (ports hand up whole frames); source MAC
  * learning with ageing; broadcast, multicast (no IGMP snooping) and unknown
  * unicast are flooded to every port but the one they came from. MAC Control
- * frames end in the port MAC and are never forwarded.
+ * frames end in the port MAC and are never forwarded. An optional station
+ * locator (SetStationLocator) stands for every host having announced itself at
+ * t = 0: a destination not yet learned is looked up there, as if it had been
+ * learned at t = 0, so it ages out at AgeingTime like a learned entry would.
  *
  * Buffers: every frame admitted to an egress port occupies its size (header
  * to FCS, padded to 64 bytes) in that port's egress buffer until it starts on
@@ -94,6 +98,17 @@ class EthernetSwitchNetDevice : public NetDevice
      * forward or flood it. Called by the port device (EthernetNetDevice::SetSwitchPort).
      */
     void ReceiveFrame(uint32_t in, Ptr<Packet> frame, Mac48Address src, Mac48Address dst);
+    /**
+     * The port a frame for a MAC address leaves by, as learned at t = 0 (or
+     * 0xFFFFFFFF: unknown); consulted when the table has no entry for it.
+     */
+    typedef Callback<uint32_t, Mac48Address> StationLocator;
+    void SetStationLocator(StationLocator locator);
+    /** Entries in the learning table (learned from frames or taken from the locator). */
+    uint32_t GetNLearned() const;
+    /** Unicast frames flooded because their destination was unknown. */
+    uint64_t GetUnknownUnicastFloods() const;
+
     /** The oldest frame admitted to egress port @p out has started to leave: free its bytes. */
     void FrameDeparted(uint32_t out);
     uint32_t GetNPorts() const;
@@ -178,7 +193,7 @@ class EthernetSwitchNetDevice : public NetDevice
     void CheckXoff(uint32_t in);
     void CheckXon(uint32_t in);
     void RefreshPause(uint32_t in);
-    uint32_t LookupPort(Mac48Address dst) const;
+    uint32_t LookupPort(Mac48Address dst);
 
     Ptr<Node> m_node;
     Mac48Address m_address;
@@ -186,6 +201,8 @@ class EthernetSwitchNetDevice : public NetDevice
     uint16_t m_mtu;
     std::vector<Port> m_ports;
     std::map<Mac48Address, Learned> m_learned;
+    StationLocator m_locator;
+    uint64_t m_unknownFloods;
 
     uint32_t m_egressBuffer;
     uint32_t m_sharedPool;
