@@ -312,14 +312,38 @@ def _text(v: Any) -> str:
     return str(v)
 
 
+def _lan_text(c: dict[str, Any]) -> str:
+    """The LAN in words: a topology file's own hosts and link speeds, not the (unused)
+    receivers / sender_rate / edge_rate options."""
+    topo = str(c.get("topology") or "star")
+    if topo in ("star", "two-tier", "two-site"):
+        return (
+            f"{c['receivers']} receiver(s), sender {_fmt_rate(float(c['sender_rate']))}, "
+            f"edge {_fmt_rate(float(c['edge_rate']))}"
+        )
+    from lanloss import topology
+
+    try:
+        t = topology.load(topo)
+    except Exception:  # the plan itself already loaded it; keep the header best-effort
+        return f"topology {topo}"
+    roles = list(t["hosts"].values())
+    speeds = sorted({float(r) for _, _, r, _ in t["links"]})
+    return (
+        f"topology {topo} ({roles.count('sender')} sender(s), {roles.count('receiver')} "
+        f"receiver(s), {len(t['switches'])} switches, links "
+        + "/".join(_fmt_rate(v) for v in speeds)
+        + ")"
+    )
+
+
 def render(result: dict[str, Any]) -> str:
     """The human-readable plan."""
     a = result["answer"]
     c = result["configuration"]
     target = result["loss_target"]
     lines = [
-        f"Plan: {c['payload']}-byte UDP, {c['receivers']} receiver(s), {c['cast']}, "
-        f"sender {_fmt_rate(float(c['sender_rate']))}, edge {_fmt_rate(float(c['edge_rate']))}, "
+        f"Plan: {c['payload']}-byte UDP, {_lan_text(c)}, {c['cast']}, "
         f"mtu {c['mtu']}, pause {c['pause']}; host: {result['host']}",
     ]
     if a["max_rate_bps"] is None:

@@ -2,7 +2,7 @@
 """The seed papers' figures, each with the seed's reference values and an error table.
 
 One module per figure (``seed001``, ``seed000``, ``seed003``, ``seed002``, ``seed004``,
-``simbed``), each with ``STUDY`` (the study in config/studies/ that feeds it), ``SHOWS``
+``simbed``, ``campus``), each with ``STUDY`` (the study in config/studies/ that feeds it), ``SHOWS``
 (one line), ``REQUIRED`` (the table columns it reads) and
 ``draw(table, fit=None) -> (Figure, errors DataFrame)``; ``common`` holds the look, the
 reference CSVs, the error table and saving. ``lanloss figures`` is the command.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-FIGURES = ("seed001", "seed000", "seed003", "seed002", "seed004", "simbed")
+FIGURES = ("seed001", "seed000", "seed003", "seed002", "seed004", "simbed", "campus")
 
 
 def module(name: str) -> ModuleType:
