@@ -11,8 +11,8 @@ side by side; (c) goodput per member, with the slow port's closed-form capacity.
 off the slow member loses alone, at its own port. With PAUSE on its edge switch pauses the
 trunk from the core whenever the slow port backs up: the core's port to that edge switch
 then overflows (two servers share it, so neither server's ingress reaches XOFF and the
-servers are never paused), and the neighbours lose what the core drops, more than the slow
-member itself; the other edge switches lose nothing.
+servers are never paused), and the neighbours lose what the core drops, as much as the slow
+member, and get the rest late; the other edge switches lose nothing.
 """
 
 from __future__ import annotations
