@@ -61,6 +61,15 @@ def two_tier_spec(senders: int, receivers: int, multicast: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def star_spec(n: int) -> str:
+    """The star as a topology file: lanloss-sim's --senders stops at 1024."""
+    lines = ["switch sw1"]
+    for i in range(n):
+        lines += [f"host s{i} sender", f"link s{i} sw1 100Mbps 1us"]
+        lines += [f"host r{i} receiver", f"link r{i} sw1 100Mbps 1us", f"flow s{i} r{i}"]
+    return "\n".join(lines) + "\n"
+
+
 def run_point(kind: str, n: int, duration: float, tmp: Path) -> dict:
     out = tmp / f"{kind}-{n}.json"
     cmd = [
@@ -71,8 +80,12 @@ def run_point(kind: str, n: int, duration: float, tmp: Path) -> dict:
         f"--warmup={duration / 10}s",
         f"--out={out}",
     ]
-    if kind == "star":
+    if kind == "star" and n <= 1024:
         cmd += ["--topology=star", f"--senders={n}", f"--receivers={n}", "--edge_rate=100Mbps"]
+    elif kind == "star":
+        spec = tmp / f"star-{n}.lan"
+        spec.write_text(star_spec(n))
+        cmd += [f"--topology={spec}", "--edge_rate=100Mbps"]
     else:
         multicast = kind == "multicast"
         spec = tmp / f"{kind}-{n}.lan"
