@@ -213,6 +213,9 @@ main(int argc, char* argv[])
     // Multicast: a frame is copied at every switch, so each receiver gets its own
     // accountant that sees only drops on its branches (and everything before the copy).
     std::map<std::string, Ptr<LossAccountant>> own;
+    // per switch, per egress port: the members behind it (one subscription per switch)
+    std::map<Ptr<EthernetSwitchNetDevice>, std::map<uint32_t, std::vector<Ptr<LossAccountant>>>>
+        branches;
     if (o.multicast)
     {
         for (const auto& r : receivers)
@@ -224,10 +227,14 @@ main(int argc, char* argv[])
             }
             for (const auto& [sw, port] : PortsTowards(spec, lan, r))
             {
-                acc->WatchSwitchBranch(sw, {port});
+                branches[sw][port].push_back(acc);
             }
             acc->WatchIpv4(lan.GetHost(r));
             own[r] = acc;
+        }
+        for (const auto& [sw, byPort] : branches)
+        {
+            LossAccountant::WatchSwitchBranches(sw, byPort);
         }
     }
     auto accountantOf = [&](const std::string& receiver) {

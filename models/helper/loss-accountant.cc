@@ -118,6 +118,59 @@ LossAccountant::WatchSwitchBranch(Ptr<EthernetSwitchNetDevice> sw, std::set<uint
                                    MakeBoundCallback(&LossAccountant::BranchIngressDrop, branch));
 }
 
+namespace
+{
+
+/** Per egress port of one switch, the accountants of the receivers behind it. */
+struct BranchTable : public SimpleRefCount<BranchTable>
+{
+    std::vector<std::vector<Ptr<LossAccountant>>> byPort;
+};
+
+void
+TableEgressDrop(Ptr<BranchTable> table, Ptr<const Packet> packet, uint32_t out)
+{
+    if (out < table->byPort.size())
+    {
+        for (const auto& acc : table->byPort[out])
+        {
+            acc->Record(LossAccountant::SWITCH_EGRESS, packet);
+        }
+    }
+}
+
+void
+TableIngressDrop(Ptr<BranchTable> table, Ptr<const Packet> packet, uint32_t in, uint32_t out)
+{
+    // per copy, as BranchIngressDrop: only the receivers behind the copy's egress port
+    if (out < table->byPort.size())
+    {
+        for (const auto& acc : table->byPort[out])
+        {
+            acc->Record(LossAccountant::SWITCH_INGRESS, packet);
+        }
+    }
+}
+
+} // namespace
+
+void
+LossAccountant::WatchSwitchBranches(
+    Ptr<EthernetSwitchNetDevice> sw,
+    const std::map<uint32_t, std::vector<Ptr<LossAccountant>>>& byPort)
+{
+    Ptr<BranchTable> table = Create<BranchTable>();
+    table->byPort.resize(sw->GetNPorts());
+    for (const auto& [port, accountants] : byPort)
+    {
+        NS_ABORT_MSG_UNLESS(port < sw->GetNPorts(), "no port " << port << " on the switch");
+        table->byPort[port] = accountants;
+    }
+    sw->TraceConnectWithoutContext("EgressDrop", MakeBoundCallback(&TableEgressDrop, table));
+    sw->TraceConnectWithoutContext("IngressCopyDrop",
+                                   MakeBoundCallback(&TableIngressDrop, table));
+}
+
 static void
 ReceiveError(LossAccountant* acc, Ptr<const Packet> frame)
 {

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -65,6 +66,16 @@ class LossAccountant : public SimpleRefCount<LossAccountant>
      * switch that leads towards it.
      */
     void WatchSwitchBranch(Ptr<EthernetSwitchNetDevice> sw, std::set<uint32_t> egressPorts);
+    /**
+     * WatchSwitchBranch for many receivers of one switch at once: @p byPort maps an
+     * egress port to the accountants of the receivers behind it. One subscription per
+     * switch, and a dropped copy costs one Record per receiver behind its port, where
+     * WatchSwitchBranch per receiver costs a callback per receiver for every drop and
+     * receivers x switches subscriptions (issue 9: multicast to hundreds of members).
+     */
+    static void WatchSwitchBranches(
+        Ptr<EthernetSwitchNetDevice> sw,
+        const std::map<uint32_t, std::vector<Ptr<LossAccountant>>>& byPort);
     /** A receiving NIC's discarded corrupt frames (ReceiveErrorModel): `rx_error`. */
     void WatchReceiveErrors(Ptr<EthernetNetDevice> device);
     /** A host's IPv4: reassembly timeouts are `reassembly`; other IPv4 drops are kept
