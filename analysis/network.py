@@ -36,6 +36,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from lanloss import paths
 from lanloss.analysis import mdk
 from lanloss.analysis.wire import MIN_MAC_PAYLOAD, fragment_sizes, wire
 
@@ -80,7 +81,7 @@ def _name(prefix: str, i: int) -> str:
 def _load_topology(path: str, delay: float) -> dict[str, Any]:
     """A topology file, parsed once per version of the file: the planner and the fit
     build the LAN hundreds of times, and a campus file of 300 hosts takes 0.7 s to parse."""
-    st = os.stat(path)
+    st = os.stat(paths.data_file(path))
     return _load_topology_cached(path, st.st_mtime_ns, st.st_size, delay)
 
 

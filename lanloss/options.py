@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lanloss import units
+from lanloss import paths, units
 
 
 class OptionError(ValueError):
@@ -499,7 +499,7 @@ def parse_value(opt: Option, text: Any) -> Any:
                 raise ValueError(
                     f"{text!r} is not star, two-tier, two-site or a topology file (.yaml)"
                 )
-            if value not in _TOPOLOGIES and not os.path.isfile(value):
+            if value not in _TOPOLOGIES and not os.path.isfile(paths.data_file(value)):
                 raise ValueError(f"topology file {text!r} does not exist")
         else:  # pragma: no cover - a new kind without a parser is a programming error
             raise AssertionError(f"no parser for kind {opt.kind}")

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from lanloss import units
+from lanloss import paths, units
 from lanloss.options import OptionError
 
 ROLES = ("sender", "receiver", "host")
@@ -86,7 +86,7 @@ def _link(path: str, i: int, raw: Any, default_delay: float) -> tuple[str, str, 
 def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
     """Read and validate a topology file; returns {switches, hosts, links, flows}."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(paths.data_file(path), encoding="utf-8") as fh:
             doc = yaml.safe_load(fh)
     except OSError as exc:
         raise _fail(path, f"cannot read: {exc.strerror}") from None

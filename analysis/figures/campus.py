@@ -25,6 +25,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, NullLocator
 
+from lanloss import paths
 from lanloss.analysis import wire
 from lanloss.analysis.figures import common
 from lanloss.record import DROP_POINTS
@@ -63,7 +64,7 @@ DROP_COLORS = tuple(plt.get_cmap("tab20").colors[0::2] + plt.get_cmap("tab20").c
 
 def edge_of(path: str) -> dict[str, str]:
     """host -> the switch it hangs off, from a topology file ({} when it cannot be read)."""
-    if not path or not os.path.exists(path):
+    if not path or not os.path.exists(paths.data_file(path)):
         return {}
     from lanloss import topology
 
