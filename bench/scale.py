@@ -154,12 +154,16 @@ def report(kind: str, rows: list[dict]) -> None:
         "memory": exponent(ns[1:], [r["peak_mb"] - rows[0]["peak_mb"] for r in rows[1:]]),
     }
     ratio = rows[-1]["events_per_datagram"] / rows[0]["events_per_datagram"]
-    verdict = "meets" if fits["events"] <= GOAL_EXPONENT else "MISSES"
+    if not math.isfinite(fits["events"]):
+        verdict = "one size: no exponent"
+    else:
+        meets = "meets" if fits["events"] <= GOAL_EXPONENT else "MISSES"
+        verdict = f"{meets} the goal b <= {GOAL_EXPONENT} for total events"
     print(
         "growth exponent b (cost ~ hosts^b): "
         + ", ".join(f"{k} {v:.2f}" for k, v in fits.items())
         + f"; events per {unit} at N={rows[-1]['n']} / N={rows[0]['n']}: {ratio:.2f}"
-        + f" ({verdict} the goal b <= {GOAL_EXPONENT} for total events)"
+        + f" ({verdict})"
     )
 
 
