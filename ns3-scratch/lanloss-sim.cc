@@ -377,6 +377,8 @@ main(int argc, char* argv[])
         src->SetAttribute("Blocking", BooleanValue(o.blocking));
         src->SetAttribute("Device", PointerValue(lan.GetHostDevice(send.from)));
         src->SetAttribute("Mtu", UintegerValue(o.mtu));
+        src->SetAttribute("SendCost", TimeValue(o.sendCost));
+        src->SetAttribute("SendByteCost", DoubleValue(o.sendByteCost));
         stream += src->AssignStreams(stream);
         if (o.multicast)
         {
