@@ -74,6 +74,8 @@ def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     r["mtu"] = r["mtu"].astype(int)
     r["window_kib"] = r["tcp_window"].astype(float) / 1024
     r["mbps"] = r["goodput_bps"].astype(float) / 1e6
+    # full-size data frames: goodput over one segment's payload (MTU - IP/TCP headers); one
+    # Ethernet frame carries one TCP segment, so frames and segments per second are the same
     r["frames_per_s"] = r["goodput_bps"].astype(float) / 8 / (r["mtu"] - TCP_HEADERS)
     return r, notes
 
@@ -187,8 +189,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
     ax_a.set_ylabel("TCP throughput (Mbit/s of payload)")
     ax_a.set_title("(a) throughput vs window", fontsize=11)
     ax_b.set_ylim(bottom=0)
-    ax_b.set_ylabel("segments per second at the receiver")
-    ax_b.set_title("(b) per-packet load: frames per second", fontsize=11)
+    ax_b.set_ylabel("data frames (one TCP segment each) per second received")
+    ax_b.set_title("(b) per-packet load: data frames per second", fontsize=11)
     km = wan * 1e3 * fact["fibre_speed"]  # seed 002: about 200 km of fibre per ms
     common.finish(
         fig,
