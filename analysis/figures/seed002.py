@@ -49,6 +49,16 @@ def link_bps(rows: pd.DataFrame) -> float:
     return float(np.nanmin([rows["edge_rate"].astype(float).min(), rows["backbone_rate"].min()]))
 
 
+def whole_segments_mbps(window_bytes: float, mtu: int, rtt: float) -> float:
+    """A sender that puts only whole segments in flight (ns-3's TCP: a window's remainder
+    smaller than a segment waits for an ACK) carries floor(window / MSS) segments per
+    round trip. Linux would also send the remainder (Minshall's Nagle), reaching window/RTT;
+    the difference shows where the window holds fewer than a few segments: MTU 9000 with
+    16 KiB (one 8960-byte segment per RTT, 17.0 Mbit/s, against window/RTT 31.0)."""
+    mss = mtu - TCP_HEADERS
+    return (window_bytes // mss) * mss * 8 / rtt / 1e6
+
+
 def rtt_s(wan_delay: float, link_delay: float, edge_bps: float, backbone_bps: float, mtu: int):
     """Round trip of a full segment and its ACK over host - switch - switch - host:
     propagation both ways plus store-and-forward of each frame on the three links (two
@@ -128,7 +138,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             common.handle("closed_form", f"wire limit, MTU {mtu}: {cap:.1f} Mbit/s", color=c),
         ]
         for w, pt in common.points(g, ["window_kib"], "mbps").set_index("window_kib").iterrows():
-            limit = min(w * 1024 * 8 / rtt_s(wan, link, edge, backbone, mtu) / 1e6, cap)
+            rtt = rtt_s(wan, link, edge, backbone, mtu)
+            limit = min(w * 1024 * 8 / rtt / 1e6, cap)
             rows.append(
                 common.error_row(
                     f"MTU {mtu}, window {w:g} KiB",
@@ -136,6 +147,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
                     "Mbit/s",
                     limit,
                     sim=pt["mean"],
+                    model=min(whole_segments_mbps(w * 1024, mtu, rtt), cap),
                     relation="max",
                     reference="window/RTT and the closed-form wire limit",
                     evidence="closed form",

@@ -253,6 +253,14 @@ def test_seed002_real_windows(wan, tmp_path):
     assert frames["sim_value"] == pytest.approx(frames["model_value"], rel=0.01)  # wire-limited
 
 
+def test_seed002_whole_segments_bound():
+    # MTU 9000: MSS 8948; a 16 KiB window holds one whole segment, 17,896 B two
+    rtt = 16384 * 8 / 31.04e6
+    assert seed002.whole_segments_mbps(16384, 9000, rtt) == pytest.approx(8948 * 8 / rtt / 1e6)
+    assert seed002.whole_segments_mbps(17896, 9000, rtt) == pytest.approx(2 * 8948 * 8 / rtt / 1e6)
+    assert seed002.whole_segments_mbps(16384, 1500, rtt) == pytest.approx(11 * 1448 * 8 / rtt / 1e6)
+
+
 def test_seed004_real_readers(gig, tmp_path):
     """Real: 1- and 100-byte datagrams at 1 Gbit/s into the modern host, one and two readers."""
     fig, errors = seed004.draw(gig)
