@@ -240,6 +240,35 @@ LanSpec::Validate() const
     }
 }
 
+std::string
+LanSpec::ToText() const
+{
+    std::ostringstream out;
+    for (const auto& s : switches)
+    {
+        out << "switch " << s << "\n";
+    }
+    for (const auto& h : hosts)
+    {
+        out << "host " << h.name << " " << h.role << "\n";
+    }
+    for (const auto& l : links)
+    {
+        out << "link " << l.a << " " << l.b << " " << l.rate.GetBitRate() << "bps "
+            << l.delay.GetNanoSeconds() << "ns\n";
+    }
+    for (const auto& f : flows)
+    {
+        out << "flow " << f.from << " " << f.to;
+        if (f.rate.GetBitRate() > 0)
+        {
+            out << " " << f.rate.GetBitRate() << "bps";
+        }
+        out << "\n";
+    }
+    return out.str();
+}
+
 LanSpec
 LanSpec::FromFile(const std::string& path)
 {
