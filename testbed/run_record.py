@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from lanloss import paths, provenance
 from lanloss.record import RunRecord
 from lanloss.testbed import attribution, counters, cpulimit, settings, traffic
-from lanloss.testbed.hosts import Host
+from lanloss.testbed.machines import Host
 from lanloss.totals import Stream, run_totals
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from lanloss.testbed import counters, cpulimit, netns, run_record, settings, tra
 from lanloss.testbed import inventory as inv_mod
 from lanloss.testbed import journal as jr
 from lanloss.testbed.errors import BedError, Cancelled
-from lanloss.testbed.hosts import Host, gather_facts
+from lanloss.testbed.machines import Host, gather_facts
 from lanloss.testbed.run_record import FlowPlan, Outcome, RestoreReport, RunState
 from lanloss.testbed.ssh import SshBackend
 
