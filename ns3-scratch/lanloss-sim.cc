@@ -166,6 +166,13 @@ main(int argc, char* argv[])
     try
     {
         spec = MakeSpec(o);
+        if (o.printSpec)
+        {
+            // what lanloss.topology generates must be this (tests/sim/test_topology_spec.py)
+            spec.Validate();
+            std::cout << spec.ToText();
+            return 0;
+        }
         lan.SetMtu(o.mtu);
         lan.SetHostQueueBytes(o.txQueue);
         lan.SetPause(o.pause);

@@ -196,6 +196,9 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("rps", "Receive Packet Steering over every core: on/off", rps);
     cmd.AddValue("out", "write the JSON result here (default stdout)", o.out);
     cmd.AddValue("pcap", "write pcap files with this prefix", o.pcap);
+    cmd.AddValue("print_spec",
+                 "print the LAN this run builds (topology line format) and exit",
+                 o.printSpec);
     cmd.Parse(argc, argv);
 
     o.topology = topology;

@@ -74,6 +74,7 @@ struct ScenarioOptions
     double frameLoss = 0;
     std::string out;  //!< JSON result file ("" = stdout)
     std::string pcap; //!< pcap prefix ("" = none)
+    bool printSpec = false; //!< print the LAN in the spec line format and exit
 };
 
 /** Parse argv with ns-3's CommandLine; on a bad value print one line naming it and exit 2. */
