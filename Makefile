@@ -34,7 +34,7 @@ build: cxx ctools
 # C++: the ns-3 module, its tests, the scenario programs, benchmarks; then the module
 # is copied into the wheel's prefix so `from ns import ns` loads it (docs/building.md).
 cxx: $(STAMP)
-	cmake -S . -B build -DNS3_PREFIX=$(NS3_PREFIX) -DCMAKE_BUILD_TYPE=Release > build-cmake.log 2>&1 || (cat build-cmake.log; exit 1)
+	cmake -S . -B build -DNS3_PREFIX=$(NS3_PREFIX) -DPython3_EXECUTABLE=$(abspath $(VPY)) -DCMAKE_BUILD_TYPE=Release > build-cmake.log 2>&1 || (cat build-cmake.log; exit 1)
 	cmake --build build -j $(JOBS)
 	$(VPY) -m lanloss.ns3_install build
 

@@ -74,10 +74,6 @@ class FlowResult:
     drop_point: str = "switch_egress"  # where the capacity loss is counted
 
 
-def _name(prefix: str, i: int) -> str:
-    return f"{prefix}{i + 1}"
-
-
 def _load_topology(path: str, delay: float) -> dict[str, Any]:
     """A topology file, parsed once per version of the file: the planner and the fit
     build the LAN hundreds of times, and a campus file of 300 hosts takes 0.7 s to parse."""
@@ -93,62 +89,37 @@ def _load_topology_cached(path: str, mtime_ns: int, size: int, delay: float) -> 
 
 
 def build_lan(params: dict[str, Any]) -> Lan:
-    """The simulator's LAN for these parameters (mirrors LanSpec::Star/TwoTier/TwoSite)."""
+    """The simulator's LAN for these parameters (lanloss.topology, as both sides build it)."""
+    from lanloss import topology
+
     topo = str(params.get("topology") or "star")
-    S, R = int(params.get("senders") or 1), int(params.get("receivers") or 1)
     edge = float(params["edge_rate"])
     srate = float(params.get("sender_rate") or edge)
     if not math.isfinite(srate):
         srate = edge
-    back = float(params.get("backbone_rate") or 1e9)
-    roles: dict[str, str] = {}
-    undirected: list[tuple[str, str, float]] = []
-    if topo == "star":
-        roles["sw1"] = "switch"
-        for i in range(S):
-            roles[_name("s", i)] = "sender"
-            undirected.append((_name("s", i), "sw1", srate))
-        for j in range(R):
-            roles[_name("r", j)] = "receiver"
-            undirected.append((_name("r", j), "sw1", edge))
-    elif topo == "two-tier":
-        E = int(params.get("edge_switches") or 2)
-        roles["core"] = "switch"
-        for e in range(E):
-            roles[_name("edge", e)] = "switch"
-            undirected.append((_name("edge", e), "core", back))
-        for i in range(S):
-            roles[_name("s", i)] = "sender"
-            undirected.append((_name("s", i), "edge1", srate))
-        for j in range(R):
-            e = 0 if E == 1 else 1 + j % (E - 1)
-            roles[_name("r", j)] = "receiver"
-            undirected.append((_name("r", j), _name("edge", e), edge))
-    elif topo == "two-site":
-        roles["siteA"] = roles["siteB"] = "switch"
-        undirected.append(("siteA", "siteB", back))
-        for i in range(S):
-            roles[_name("s", i)] = "sender"
-            undirected.append((_name("s", i), "siteA", srate))
-        for j in range(R):
-            roles[_name("r", j)] = "receiver"
-            undirected.append((_name("r", j), "siteB", edge))
-    else:
-        try:
+    try:
+        if topo not in topology.NAMED:  # a file: parsed once (the fit and planner ask often)
             t = _load_topology(topo, float(params.get("link_delay") or 1e-6))
-        except Exception as exc:  # a table read elsewhere may name a file not here
-            raise ModelError(f"topology {topo!r}: {exc}") from None
-        roles.update({s: "switch" for s in t["switches"]})
-        roles.update(t["hosts"])
-        undirected = [(a, b, float(r)) for a, b, r, _ in t["links"]]
-        if t["flows"]:
-            flows = [(a, b, None if r is None else float(r)) for a, b, r in t["flows"]]
-            return Lan(roles, _directed(undirected), flows)
-    senders = [n for n, r in roles.items() if r == "sender"]
-    receivers = [n for n, r in roles.items() if r == "receiver"]
-    n = max(len(senders), len(receivers))
-    flows = [(senders[k % len(senders)], receivers[k % len(receivers)], None) for k in range(n)]
-    return Lan(roles, _directed(undirected), flows)
+        else:
+            t = topology.of_params(
+                {
+                    "topology": topo,
+                    "senders": int(params.get("senders") or 1),
+                    "receivers": int(params.get("receivers") or 1),
+                    "edge_switches": int(params.get("edge_switches") or 2),
+                    "edge_rate": edge,
+                    "sender_rate": srate,
+                    "backbone_rate": float(params.get("backbone_rate") or 1e9),
+                    "link_delay": float(params.get("link_delay") or 1e-6),
+                }
+            )
+    except Exception as exc:  # a table read elsewhere may name a file not here
+        raise ModelError(f"topology {topo!r}: {exc}") from None
+    roles = {s: "switch" for s in t["switches"]}
+    roles.update(t["hosts"])
+    undirected = [(a, b, float(r)) for a, b, r, _ in t["links"]]
+    flows = [(a, b, None if r is None else float(r)) for a, b, r in t["flows"]]
+    return Lan(roles, _directed(undirected), flows or topology.default_flows(t["hosts"]))
 
 
 def _directed(undirected: list[tuple[str, str, float]]) -> dict[tuple[str, str], float]:

@@ -57,6 +57,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from dataclasses import dataclass
 from typing import Any
 
 from lanloss.options import BY_NAME, OptionError, parse_value
@@ -78,58 +80,96 @@ HOST_OPTIONS: tuple[str, ...] = (
     "rps",
 )
 
-# Canonical values (seconds, bytes, counts); see the module docstring for sources.
-PRESETS: dict[str, dict[str, Any]] = {
-    "e1000-2008": {
-        "cores": 1,
-        "irq_cost": 8e-6,
-        "packet_cost": 4e-6,
-        "read_cost": 5e-6,
-        "truesize": 0,
-        "rx_fifo": 49152,
-        "rx_ring": 256,
-        "itr": 0,
-        "backlog": 1000,
-        "rcvbuf": 54784,
-        "stall_period": 0.0,
-        "stall_length": 0.0,
-        "rps": "off",
-    },
-    "modern": {
-        "cores": 4,
-        "irq_cost": 1e-6,
-        "packet_cost": 0.6e-6,
-        "read_cost": 1.27e-6,
-        "truesize": 0,
-        "rx_fifo": 65536,
-        "rx_ring": 4096,
-        "itr": 20000,
-        "backlog": 1000,
-        "rcvbuf": 106496,
-        "stall_period": 0.0,
-        "stall_length": 0.0,
-        "rps": "off",
-    },
-    "netns": {
-        "cores": 2,
-        "irq_cost": 0.0,
-        "packet_cost": 2e-6,
-        "read_cost": 2e-6,
-        "truesize": 0,
-        "rx_fifo": 1 << 24,
-        "rx_ring": 4096,
-        "itr": 0,
-        "backlog": 1000,
-        "rcvbuf": 106496,
-        "stall_period": 0.0,
-        "stall_length": 0.0,
-        "rps": "off",
-    },
+
+@dataclass(frozen=True)
+class Nic:
+    """What a preset's NIC and driver family fix, beyond the host values a user sets."""
+
+    dma_bps: int  # host bus: the DMA rate from the NIC's FIFO to memory
+    driver_share: float  # DriverCost / (DriverCost + StackCost) of packet_cost
+    pause_time: int  # quanta of a host XOFF
+    pause_refresh: int  # XOFF refresh while the FIFO stays high, quanta
+    drop_when_no_ring: bool  # SRRCTL.DROP_EN when receive flow control is off
+
+
+@dataclass(frozen=True)
+class Preset:
+    values: dict[str, Any]  # every HOST_OPTIONS value, canonical (seconds, bytes, counts)
+    nic: Nic
+
+
+# The one table of presets (see the module docstring and models/doc/host-model.rst for
+# sources). The scenario program's copy is generated from it at build time
+# (``python -m lanloss.hosts --cxx-header``: build/.../scenario-presets.h), so adding a
+# preset or changing a value is an edit here only.
+TABLE: dict[str, Preset] = {
+    "e1000-2008": Preset(
+        {
+            "cores": 1,
+            "irq_cost": 8e-6,
+            "packet_cost": 4e-6,
+            "read_cost": 5e-6,
+            "truesize": 0,
+            "rx_fifo": 49152,
+            "rx_ring": 256,
+            "itr": 0,
+            "backlog": 1000,
+            "rcvbuf": 54784,
+            "stall_period": 0.0,
+            "stall_length": 0.0,
+            "rps": "off",
+        },
+        # 82540/82545 on 32-bit 33 MHz PCI (133 MB/s); e1000: E1000_FC_PAUSE_TIME 0x0680,
+        # refresh at half; no DROP_EN. Driver 2 us + stack 2 us of the 4 us packet_cost.
+        Nic(1_064_000_000, 0.5, 0x0680, 0x0340, False),
+    ),
+    "modern": Preset(
+        {
+            "cores": 4,
+            "irq_cost": 1e-6,
+            "packet_cost": 0.6e-6,
+            "read_cost": 1.27e-6,
+            "truesize": 0,
+            "rx_fifo": 65536,
+            "rx_ring": 4096,
+            "itr": 20000,
+            "backlog": 1000,
+            "rcvbuf": 106496,
+            "stall_period": 0.0,
+            "stall_length": 0.0,
+            "rps": "off",
+        },
+        # 82576 (igb) on PCIe 2.0 x4 (16 Gbit/s after 8b/10b); igb_reset: pause_time 0xFFFF
+        # with XON; igb_setup_srrctl sets DROP_EN with several queues and rx pause off.
+        # Driver 0.25 us + stack 0.35 us of the 0.6 us packet_cost.
+        Nic(16_000_000_000, 0.25 / 0.6, 0xFFFF, 0x7FFF, True),
+    ),
+    "netns": Preset(
+        {
+            "cores": 2,
+            "irq_cost": 0.0,
+            "packet_cost": 2e-6,
+            "read_cost": 2e-6,
+            "truesize": 0,
+            "rx_fifo": 1 << 24,
+            "rx_ring": 4096,
+            "itr": 0,
+            "backlog": 1000,
+            "rcvbuf": 106496,
+            "stall_period": 0.0,
+            "stall_length": 0.0,
+            "rps": "off",
+        },
+        # veth in a network namespace (the netns testbed's host): no FIFO, ring, DMA or
+        # PAUSE (the preset's FIFO and ring are too large to matter); the whole per-frame
+        # cost is the stack's.
+        Nic(400_000_000_000, 0.0, 0xFFFF, 0x7FFF, False),
+    ),
 }
 
-# packet_cost = DriverCost + StackCost; the scenario splits it in these ratios
-# (ns3-scratch/scenario-hosts.cc, FAMILIES).
-DRIVER_SHARE: dict[str, float] = {"e1000-2008": 0.5, "modern": 0.25 / 0.6, "netns": 0.0}
+# Views of the table: the host values of each preset, and how packet_cost is split.
+PRESETS: dict[str, dict[str, Any]] = {name: p.values for name, p in TABLE.items()}
+DRIVER_SHARE: dict[str, float] = {name: p.nic.driver_share for name, p in TABLE.items()}
 
 IDEAL = "ideal"
 
@@ -230,3 +270,66 @@ def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = No
     for key in HOST_OPTIONS:
         if key not in explicit or params.get(key) is None:
             params[key] = PRESETS[host][key]
+
+
+def cxx_header() -> str:
+    """The scenario program's preset table (ns3-scratch/scenario-hosts.cc), as C++."""
+    rows = []
+    for name, p in TABLE.items():
+        n = p.nic
+        rows.append(
+            f'    {{"{name}", {n.dma_bps}ULL, {n.driver_share!r}, 0x{n.pause_time:04X}, '
+            f"0x{n.pause_refresh:04X}, {'true' if n.drop_when_no_ring else 'false'}}},"
+        )
+    return "\n".join(
+        [
+            "// SPDX-License-Identifier: GPL-2.0-only",
+            "// Generated from lanloss/hosts.py (TABLE) by `python -m lanloss.hosts "
+            "--cxx-header`; do not edit.",
+            "#ifndef LANLOSS_SCENARIO_PRESETS_H",
+            "#define LANLOSS_SCENARIO_PRESETS_H",
+            "",
+            "#include <cstdint>",
+            "",
+            "namespace lanloss",
+            "{",
+            "",
+            "/** What a host preset's NIC and driver family fix (lanloss/hosts.py, Nic). */",
+            "struct NicFamily",
+            "{",
+            "    const char* preset;",
+            "    uint64_t dmaBps;      //!< host bus: the DMA rate from FIFO to memory",
+            "    double driverShare;   //!< DriverCost / (DriverCost + StackCost) of packet_cost",
+            "    uint16_t pauseTime;   //!< quanta of a host XOFF",
+            "    uint16_t refresh;     //!< XOFF refresh while the FIFO stays high",
+            "    bool dropWhenNoRing;  //!< SRRCTL.DROP_EN when receive flow control is off",
+            "};",
+            "",
+            "inline constexpr NicFamily FAMILIES[] = {",
+            *rows,
+            "};",
+            "",
+            "} // namespace lanloss",
+            "",
+            "#endif",
+            "",
+        ]
+    )
+
+
+def main(argv: list[str]) -> int:
+    """``python -m lanloss.hosts --cxx-header PATH``: write the header (the build runs it)."""
+    if len(argv) != 2 or argv[0] != "--cxx-header":
+        print("usage: python -m lanloss.hosts --cxx-header PATH", file=sys.stderr)
+        return 2
+    path = argv[1]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(cxx_header())
+    os.replace(tmp, path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -216,6 +216,26 @@ OPTIONS: tuple[Option, ...] = (
         bed=False,
     ),
     Option(
+        "send_cost",
+        "time",
+        0.0,
+        "the sending host's CPU time per send() call (system call, UDP/IP, driver): a "
+        "CPU-bound sender sends at most one datagram per send_cost + payload x send_byte_cost "
+        "(UDP)",
+        "5us",
+        maximum=1.0,
+        bed=False,
+    ),
+    Option(
+        "send_byte_cost",
+        "time",
+        0.0,
+        "the sending host's CPU time per payload byte (copy from user space, checksum) (UDP)",
+        "1ns",
+        maximum=1e-3,
+        bed=False,
+    ),
+    Option(
         "host",
         "choice",
         "ideal",
@@ -411,6 +431,10 @@ ONE_SOURCE_BECAUSE: dict[str, str] = {
     "switch_pool": "a Linux bridge has per-port queues only, no shared buffer pool",
     "blocking": "the testbed's sender is a real socket: lanloss-send paces without blocking "
     "and counts what the socket refuses as sender_socket",
+    "send_cost": "the testbed's sender is a real CPU: its cost per send() is the machine's "
+    "(measured as achieved_send_bps), not a setting",
+    "send_byte_cost": "the testbed's sender is a real CPU: its cost per byte is the machine's "
+    "(measured as achieved_send_bps), not a setting",
     "host": _HOST,
     "cores": _HOST,
     "irq_cost": _HOST,
@@ -547,6 +571,9 @@ def resolve(
         raise OptionError(f"payload: {params['payload']} exceeds the UDP maximum {UDP_MAX_PAYLOAD}")
     if params["cast"] == "multicast" and params["protocol"] == "tcp":
         raise OptionError("cast: multicast needs protocol udp (TCP is unicast)")
+    for name in ("send_cost", "send_byte_cost"):
+        if params.get(name) and params["protocol"] != "udp":
+            raise OptionError(f"{name}: {params[name]:g}s applies to protocol udp only")
     if params["tcp_window"] is not None and params["protocol"] != "tcp":
         raise OptionError(f"tcp_window: {params['tcp_window']} applies to protocol tcp only")
     if source == "sim":

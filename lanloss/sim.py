@@ -36,7 +36,9 @@ def is_topology_file(value: str) -> bool:
 def scenario_flags(params: dict[str, Any], spec_file: str | None = None) -> list[str]:
     """Canonical params -> `--name=value` flags of the scenario program.
 
-    A YAML topology is passed as the line-format spec file written from it.
+    With ``spec_file`` (what ``run_point`` passes: the run's LAN as lanloss.topology
+    generates it) the topology flag names that file; without, a named topology is
+    passed by name (the program's LanSpec::Star/TwoTier/TwoSite build the same LAN).
     Options without a value (host values of the ideal host, tcp_window of a
     UDP run) are left out: the program knows them as unset.
     """
@@ -45,7 +47,7 @@ def scenario_flags(params: dict[str, Any], spec_file: str | None = None) -> list
         value = params[opt.name]
         if value is None:
             continue
-        if opt.name == "topology" and is_topology_file(value):
+        if opt.name == "topology" and spec_file is not None:
             value = spec_file
         if opt.kind in ("rate",):
             text = f"{int(value)}bps"
@@ -57,6 +59,18 @@ def scenario_flags(params: dict[str, Any], spec_file: str | None = None) -> list
             text = str(value)
         flags.append(f"--{opt.name}={text}")
     return flags
+
+
+def write_spec(params: dict[str, Any], path: str) -> str:
+    """The run's LAN (lanloss.topology, as the testbed builds it) as a spec file at ``path``.
+
+    Flows are written out (the defaults when the topology names none), so the program
+    builds exactly the flows listed."""
+    topo = topology.of_params(params)
+    topo = {**topo, "flows": topo["flows"] or topology.default_flows(topo["hosts"])}
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(topology.to_spec(topo))
+    return path
 
 
 def git_describe() -> dict[str, Any]:
@@ -180,12 +194,7 @@ def run_point(
     started = provenance.utc_now()
     with tempfile.TemporaryDirectory(prefix="lanloss-sim-") as tmp:
         out = os.path.join(tmp, "result.json")
-        spec_file = None
-        if is_topology_file(params["topology"]):
-            spec_file = os.path.join(tmp, "topology.spec")
-            topo = topology.load(params["topology"], params["link_delay"])
-            with open(spec_file, "w", encoding="utf-8") as fh:
-                fh.write(topology.to_spec(topo))
+        spec_file = write_spec(params, os.path.join(tmp, "topology.spec"))
         cmd = [str(program), *scenario_flags(params, spec_file), f"--out={out}"]
         made_pcap = False
         if pcap_dir:

@@ -1,5 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Topology files (YAML) for topologies the named ones do not cover.
+"""The LAN of a run, generated once for both sides: the named topologies (star,
+two-tier, two-site) and topology files (YAML) for what the named ones do not cover.
+
+``of_params`` gives the run's LAN as {switches, hosts, links, flows}; ``to_spec``
+writes it in the line format the scenario program reads (``lanloss sim run`` passes
+every run's LAN that way), and the netns backend builds its namespaces from the same
+dict. ``LanSpec::Star/TwoTier/TwoSite`` in models/helper/lan-spec.cc are kept for the
+module's C++ users; tests/sim/test_topology_spec.py proves they build what
+``named`` generates.
+
+A topology file:
 
     switches: [sw1, sw2]
     hosts:
@@ -28,6 +38,93 @@ from lanloss import paths, units
 from lanloss.options import OptionError
 
 ROLES = ("sender", "receiver", "host")
+NAMED = ("star", "two-tier", "two-site")
+
+
+def _numbered(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}{i + 1}" for i in range(count)]
+
+
+def named(
+    name: str,
+    *,
+    senders: int,
+    receivers: int,
+    edge_rate: int,
+    sender_rate: int,
+    backbone_rate: int,
+    edge_switches: int = 2,
+    link_delay: float = 1e-6,
+    wan_delay: float = 1.6e-3,
+) -> dict[str, Any]:
+    """A named topology as {switches, hosts, links, flows} (flows empty: default_flows).
+
+    Hosts s1.. (senders, on ``sender_rate`` links) and r1.. (receivers, on ``edge_rate``
+    links). star: one switch sw1. two-tier: a core with edge1..edgeE on ``backbone_rate``
+    links, senders on edge1, receiver j on edge 2 + j mod (E - 1) (on edge1 when E is 1).
+    two-site: senders on siteA, receivers on siteB, one ``backbone_rate`` link of
+    ``wan_delay`` between them. Node and link order is the build order (node ids, MACs).
+    """
+    snd, rcv = _numbered("s", int(senders)), _numbered("r", int(receivers))
+    hosts = {**dict.fromkeys(snd, "sender"), **dict.fromkeys(rcv, "receiver")}
+    links: list[tuple[str, str, int, float]] = []
+    if name == "star":
+        switches = ["sw1"]
+        at_sender, at_receiver = ["sw1"] * len(snd), ["sw1"] * len(rcv)
+    elif name == "two-tier":
+        edges = _numbered("edge", int(edge_switches))
+        switches = ["core", *edges]
+        links += [(e, "core", int(backbone_rate), link_delay) for e in edges]
+        at_sender = [edges[0]] * len(snd)
+        spread = edges[1:] or edges  # receivers off the senders' edge, if there is another
+        at_receiver = [spread[j % len(spread)] for j in range(len(rcv))]
+    elif name == "two-site":
+        switches = ["siteA", "siteB"]
+        links.append(("siteA", "siteB", int(backbone_rate), wan_delay))
+        at_sender, at_receiver = ["siteA"] * len(snd), ["siteB"] * len(rcv)
+    else:
+        raise OptionError(f"topology: {name!r} is not one of {', '.join(NAMED)}")
+    links += [(h, sw, int(sender_rate), link_delay) for h, sw in zip(snd, at_sender, strict=True)]
+    links += [(h, sw, int(edge_rate), link_delay) for h, sw in zip(rcv, at_receiver, strict=True)]
+    return {"switches": switches, "hosts": hosts, "links": links, "flows": []}
+
+
+def default_flows(hosts: dict[str, str], cast: str = "unicast") -> list[tuple[str, str, None]]:
+    """Flows of a LAN that names none: sender k mod S -> receiver k mod R for k < max(S, R)
+    (LanSpec::AddDefaultFlows); multicast: every sender to every receiver."""
+    snd = [h for h, r in hosts.items() if r == "sender"]
+    rcv = [h for h, r in hosts.items() if r == "receiver"]
+    if not snd or not rcv:
+        return []
+    if cast == "multicast":
+        return [(s, r, None) for s in snd for r in rcv]
+    n = max(len(snd), len(rcv))
+    return [(snd[k % len(snd)], rcv[k % len(rcv)], None) for k in range(n)]
+
+
+def of_params(params: dict[str, Any], delays: bool = True) -> dict[str, Any]:
+    """The run's LAN: the named topology of ``params`` or its topology file, validated.
+
+    ``delays=False``: named topologies get no link delays (a backend that does not
+    emulate them, as the netns one, where link_delay is no option).
+    """
+    topo = params["topology"]
+    link_delay = params.get("link_delay")
+    link_delay = 1e-6 if link_delay is None else float(link_delay)
+    if topo not in NAMED:
+        return load(topo, link_delay)
+    wan_delay = params.get("wan_delay")
+    return named(
+        topo,
+        senders=int(params["senders"]),
+        receivers=int(params["receivers"]),
+        edge_rate=params["edge_rate"],
+        sender_rate=params.get("sender_rate") or params["edge_rate"],
+        backbone_rate=params["backbone_rate"],
+        edge_switches=int(params.get("edge_switches") or 2),
+        link_delay=link_delay if delays else 0.0,
+        wan_delay=(1.6e-3 if wan_delay is None else float(wan_delay)) if delays else 0.0,
+    )
 
 
 def _fail(path: str, why: str) -> OptionError:
@@ -184,8 +281,12 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
 
 
 def to_spec(topo: dict[str, Any]) -> str:
-    """The scenario program's line format (models/helper/lan-spec.h)."""
-    lines = ["# generated by lanloss from a YAML topology file"]
+    """The scenario program's line format (models/helper/lan-spec.h).
+
+    Rates as whole bit/s and delays as ``repr`` seconds: the text the scenario
+    program's own flags carry, so both parse to the same DataRate and Time.
+    """
+    lines = ["# generated by lanloss (lanloss/topology.py)"]
     lines += [f"switch {s}" for s in topo["switches"]]
     lines += [f"host {h} {role}" for h, role in topo["hosts"].items()]
     lines += [f"link {a} {b} {bps}bps {delay!r}s" for a, b, bps, delay in topo["links"]]

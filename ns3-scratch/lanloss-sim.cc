@@ -167,6 +167,13 @@ main(int argc, char* argv[])
     try
     {
         spec = MakeSpec(o);
+        if (o.printSpec)
+        {
+            // what lanloss.topology generates must be this (tests/sim/test_topology_spec.py)
+            spec.Validate();
+            std::cout << spec.ToText();
+            return 0;
+        }
         lan.SetMtu(o.mtu);
         lan.SetHostQueueBytes(o.txQueue);
         lan.SetPause(o.pause);
@@ -385,6 +392,8 @@ main(int argc, char* argv[])
         src->SetAttribute("Blocking", BooleanValue(o.blocking));
         src->SetAttribute("Device", PointerValue(lan.GetHostDevice(send.from)));
         src->SetAttribute("Mtu", UintegerValue(o.mtu));
+        src->SetAttribute("SendCost", TimeValue(o.sendCost));
+        src->SetAttribute("SendByteCost", DoubleValue(o.sendByteCost));
         stream += src->AssignStreams(stream);
         if (o.multicast)
         {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-hosts.h"
 
+// FAMILIES: generated at build time from lanloss/hosts.py (TABLE), the one preset table
+#include "scenario-presets.h"
+
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/uinteger.h"
@@ -18,34 +21,6 @@ namespace
 /** cpu.cfs_period_us of the testbed's recv_cpu cgroup (testbed/cpulimit.py PERIOD_US;
  *  the run record reports it, and a test compares the two). */
 const Time RECV_CPU_PERIOD = MilliSeconds(100);
-
-/**
- * What a preset's NIC and driver family fix, beyond the host values a user sets
- * (lanloss/hosts.py holds those). models/doc/host-model.rst gives the sources.
- */
-struct NicFamily
-{
-    const char* preset;
-    DataRate dma;         //!< host bus: the DMA rate from FIFO to memory
-    double driverShare;   //!< DriverCost / (DriverCost + StackCost) of packet_cost
-    uint16_t pauseTime;   //!< quanta of a host XOFF
-    uint16_t refresh;     //!< XOFF refresh while the FIFO stays high
-    bool dropWhenNoRing;  //!< SRRCTL.DROP_EN when receive flow control is off
-};
-
-const NicFamily FAMILIES[] = {
-    // 82540/82545 on 32-bit 33 MHz PCI (133 MB/s); e1000: E1000_FC_PAUSE_TIME 0x0680,
-    // refresh at half; no DROP_EN. Driver 2 us + stack 2 us of the preset's 4 us.
-    {"e1000-2008", DataRate("1064Mbps"), 0.5, 0x0680, 0x0340, false},
-    // 82576 (igb) on PCIe 2.0 x4 (16 Gbit/s after 8b/10b); igb_reset: pause_time 0xFFFF
-    // with XON; igb_setup_srrctl sets DROP_EN with several queues and rx pause off.
-    // Driver 0.25 us + stack 0.35 us of the preset's 0.6 us.
-    {"modern", DataRate("16Gbps"), 0.25 / 0.6, 0xFFFF, 0x7FFF, true},
-    // veth in a network namespace (the netns testbed's host): no FIFO, ring, DMA or PAUSE
-    // (the preset's FIFO and ring are too large to matter); the whole per-frame cost is
-    // the stack's.
-    {"netns", DataRate("400Gbps"), 0.0, 0xFFFF, 0x7FFF, false},
-};
 
 const NicFamily&
 Family(const std::string& preset)
@@ -114,7 +89,7 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetCpuAttribute("Cores", UintegerValue(v.cores));
     helper.SetRxPathAttribute("RxFifoBytes", UintegerValue(v.rxFifo));
     helper.SetRxPathAttribute("RxRingSize", UintegerValue(v.rxRing));
-    helper.SetRxPathAttribute("DmaRate", DataRateValue(family.dma));
+    helper.SetRxPathAttribute("DmaRate", DataRateValue(DataRate(family.dmaBps)));
     helper.SetRxPathAttribute("DropWhenNoDescriptor",
                               BooleanValue(family.dropWhenNoRing && !o.pause));
     helper.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(v.itr));

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <regex>
 
 using namespace ns3;
@@ -111,6 +112,21 @@ OnOff(const std::string& name, const std::string& text)
     Fail(name, text, "is not on or off");
 }
 
+/** A time as a double in seconds ("5e-10s", "0.5ns"): below ns-3's 1 ns resolution. */
+static double
+SecondsOf(const std::string& name, const std::string& text)
+{
+    static const std::regex re(R"(^\s*([0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?)\s*(s|ms|us|ns|ps)?\s*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, re))
+    {
+        Fail(name, text, "is not a time (e.g. 0.5ns)");
+    }
+    static const std::map<std::string, double> unit = {
+        {"", 1.0}, {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
+    return std::stod(m[1].str()) * unit.at(m[3].str());
+}
+
 ScenarioOptions
 ParseOptions(int argc, char* argv[])
 {
@@ -124,6 +140,7 @@ ParseOptions(int argc, char* argv[])
     std::string blocking = "off", host = "ideal";
     std::string cast = "unicast", protocol = "udp", tcpWindow = "", frameLoss = "0";
     std::string readers = "1", recvCpu = "", recvWork = "";
+    std::string sendCost = "0", sendByteCost = "0";
     // Host values: "" = not given (they are given all together, or not at all for ideal).
     std::string cores, irqCost, packetCost, readCost, truesize, rxFifo, rxRing, itr, backlog;
     std::string rcvbuf, stallPeriod, stallLength, rps;
@@ -157,6 +174,8 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("cast", "unicast or multicast (one group, every receiver a member)", cast);
     cmd.AddValue("protocol", "udp or tcp (bulk transfer of payload-byte messages)", protocol);
     cmd.AddValue("tcp_window", "TCP socket buffers = window, bytes (tcp only)", tcpWindow);
+    cmd.AddValue("send_cost", "the sender's CPU time per send() call (udp)", sendCost);
+    cmd.AddValue("send_byte_cost", "the sender's CPU time per payload byte (udp)", sendByteCost);
     cmd.AddValue("frame_loss", "probability that a receiving NIC discards a frame", frameLoss);
     cmd.AddValue("host", "receive-host model: ideal or a preset of lanloss/hosts.py", host);
     cmd.AddValue("readers", "receiving processes per receiver (host model)", readers);
@@ -177,6 +196,9 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("rps", "Receive Packet Steering over every core: on/off", rps);
     cmd.AddValue("out", "write the JSON result here (default stdout)", o.out);
     cmd.AddValue("pcap", "write pcap files with this prefix", o.pcap);
+    cmd.AddValue("print_spec",
+                 "print the LAN this run builds (topology line format) and exit",
+                 o.printSpec);
     cmd.Parse(argc, argv);
 
     o.topology = topology;
@@ -244,6 +266,12 @@ ParseOptions(int argc, char* argv[])
             Fail("tcp_window", tcpWindow, "is outside 2 KiB .. 1 GiB");
     }
     o.frameLoss = Probability("frame_loss", frameLoss);
+    o.sendCost = Duration("send_cost", sendCost);
+    o.sendByteCost = SecondsOf("send_byte_cost", sendByteCost);
+    if (o.tcp && o.sendCost.IsStrictlyPositive())
+        Fail("send_cost", sendCost, "applies to protocol udp only");
+    if (o.tcp && o.sendByteCost > 0)
+        Fail("send_byte_cost", sendByteCost, "applies to protocol udp only");
     o.readers = Count("readers", readers, 1, 256);
     if (!recvCpu.empty())
         o.recvCpu = Count("recv_cpu", recvCpu, 1, 100);

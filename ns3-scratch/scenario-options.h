@@ -58,6 +58,8 @@ struct ScenarioOptions
     uint32_t seed = 1;
     uint32_t mtu = 1500;
     bool pause = false;
+    ns3::Time sendCost;     //!< the sender's CPU per send() call (UDP)
+    double sendByteCost = 0; //!< and per payload byte, seconds (below 1 ns)
     std::string pauseStyle = "xon";
     uint32_t pauseQuanta = 0xFFFF;
     uint64_t switchBuffer = 128 * 1024;
@@ -72,6 +74,7 @@ struct ScenarioOptions
     double frameLoss = 0;
     std::string out;  //!< JSON result file ("" = stdout)
     std::string pcap; //!< pcap prefix ("" = none)
+    bool printSpec = false; //!< print the LAN in the spec line format and exit
 };
 
 /** Parse argv with ns-3's CommandLine; on a bad value print one line naming it and exit 2. */

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from lanloss.testbed.hosts import Host
+from lanloss.testbed.machines import Host
 
 U32 = 1 << 32
 

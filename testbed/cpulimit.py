@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lanloss.testbed.errors import BedError
-from lanloss.testbed.hosts import Host
+from lanloss.testbed.machines import Host
 
 V1_ROOT = "/sys/fs/cgroup/cpu"
 V2_ROOT = "/sys/fs/cgroup"

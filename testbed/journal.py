@@ -32,8 +32,8 @@ from typing import Any
 
 from lanloss.record import write_atomic
 from lanloss.testbed.errors import BedError, HostUnreachable
-from lanloss.testbed.hosts import BOOT_ID, Host
 from lanloss.testbed.inventory import HostSpec
+from lanloss.testbed.machines import BOOT_ID, Host
 from lanloss.testbed.settings import Change, restore
 from lanloss.testbed.ssh import SshTransport, kill_remote
 from lanloss.testbed.transport import Local, Transport, kill_if_same

@@ -4,9 +4,9 @@
 Every host and every switch is a namespace named ``<prefix><node>`` (so a
 stale one from a crashed run is found by name and removed). A switch is a
 Linux bridge; links are veth pairs. The nodes and links are those of the
-simulator (``LanSpec::Star`` / ``TwoTier`` in models/helper/lan-spec.cc: hosts
-s1.., r1.., switches sw1 or core + edge1..) or of a YAML topology file
-(lanloss.topology), so sim and bed records name the same things.
+simulator, generated once by lanloss.topology (a named topology: hosts s1.., r1..,
+switches sw1 or core + edge1..; or a YAML topology file), so sim and bed records name
+the same things.
 
 Shaping: each end of each link gets an egress shaper at the link's rate (``shaper``:
 HTB served in rounds, see there), with a size table (``stab overhead 24 mpu 84``) so
@@ -132,61 +132,19 @@ class Plan:
             cur = port.peer
 
 
-def _spec_star(p: dict[str, Any]) -> dict[str, Any]:
-    hosts = {f"s{i + 1}": "sender" for i in range(p["senders"])}
-    hosts.update({f"r{j + 1}": "receiver" for j in range(p["receivers"])})
-    links = [
-        (h, "sw1", p["sender_rate"] if r == "sender" else p["edge_rate"], 0.0)
-        for h, r in hosts.items()
-    ]
-    return {"switches": ["sw1"], "hosts": hosts, "links": links, "flows": []}
-
-
-def _spec_two_tier(p: dict[str, Any]) -> dict[str, Any]:
-    edges = int(p["edge_switches"])
-    switches = ["core"] + [f"edge{e + 1}" for e in range(edges)]
-    links = [(f"edge{e + 1}", "core", p["backbone_rate"], 0.0) for e in range(edges)]
-    hosts = {}
-    for i in range(p["senders"]):
-        hosts[f"s{i + 1}"] = "sender"
-        links.append((f"s{i + 1}", "edge1", p["sender_rate"], 0.0))
-    for j in range(p["receivers"]):
-        e = 0 if edges == 1 else 1 + j % (edges - 1)  # as LanSpec::TwoTier
-        hosts[f"r{j + 1}"] = "receiver"
-        links.append((f"r{j + 1}", f"edge{e + 1}", p["edge_rate"], 0.0))
-    return {"switches": switches, "hosts": hosts, "links": links, "flows": []}
-
-
-def default_flows(hosts: dict[str, str], cast: str) -> list[tuple[str, str, int | None]]:
-    """As LanSpec::AddDefaultFlows: sender k%S -> receiver k%R; multicast: every pair."""
-    snd = [h for h, r in hosts.items() if r == "sender"]
-    rcv = [h for h, r in hosts.items() if r == "receiver"]
-    if not snd or not rcv:
-        return []
-    if cast == "multicast":
-        return [(s, r, None) for s in snd for r in rcv]
-    n = max(len(snd), len(rcv))
-    return [(snd[k % len(snd)], rcv[k % len(rcv)], None) for k in range(n)]
-
-
 def frame_bytes(mtu: int) -> int:
     return mtu + 14 + WIRE_OVERHEAD
 
 
 def plan(params: dict[str, Any], prefix: str) -> Plan:
     """The namespaces, links and flows of a run (pure; bad input is an OptionError)."""
-    topo = params["topology"]
-    if topo == "star":
-        spec = _spec_star(params)
-    elif topo == "two-tier":
-        spec = _spec_two_tier(params)
-    elif topo == "two-site":
+    if params["topology"] == "two-site":
         raise OptionError(
             "topology: two-site needs its wan_delay emulated (netem), which the "
             "netns backend does not do; use two-tier or a topology file"
         )
-    else:
-        spec = topofile.load(topo, params.get("link_delay") or 1e-6)
+    # named topologies without delays: link_delay is no bed option (veth adds a few us)
+    spec = topofile.of_params(params, delays=False)
     unsupported = []
     delays = sorted({d for *_, d in spec["links"] if d})
     if delays and max(delays) > 10e-6:
@@ -197,7 +155,7 @@ def plan(params: dict[str, Any], prefix: str) -> Plan:
     if delays:
         unsupported.append(f"link delays {delays} s not emulated (veth: a few microseconds)")
 
-    flows = list(spec["flows"]) or default_flows(spec["hosts"], params["cast"])
+    flows = list(spec["flows"]) or topofile.default_flows(spec["hosts"], params["cast"])
     if not flows:
         raise OptionError("topology: no flows (needs senders and receivers)")
     if params["cast"] == "multicast":
@@ -526,8 +484,8 @@ class NetnsBackend:
                 raise BedError(f"the netns backend needs `{tool}` (iproute2 / util-linux)")
 
     def setup(self, journal: Any) -> None:
-        from lanloss.testbed.hosts import Host
         from lanloss.testbed.inventory import HostSpec
+        from lanloss.testbed.machines import Host
 
         failures = teardown(self.prefix)  # stale namespaces of a crashed run, by name
         if failures:

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """One testbed run, end to end: validate, recover, set up, capture, apply, count, run
-traffic, count, restore, tear down -> a RunRecord with source "bed".
+traffic, count, restore, tear down -> a RunRecord with source "bed" (built from what the
+run set up and measured by lanloss.testbed.run_record).
 
 Restore always happens: the work is wrapped in try/finally, SIGTERM and SIGHUP
 are turned into an exception like Ctrl-C, and while restoring further signals
@@ -14,8 +15,6 @@ topology, tools) is checked in ``prepare``; ``execute`` then touches hosts.
 from __future__ import annotations
 
 import os
-import platform
-import shutil
 import signal
 import sys
 import tempfile
@@ -29,13 +28,13 @@ from typing import Any
 from lanloss import paths, provenance
 from lanloss.options import OptionError
 from lanloss.record import RunRecord
-from lanloss.testbed import attribution, counters, cpulimit, netns, settings, traffic
+from lanloss.testbed import counters, cpulimit, netns, run_record, settings, traffic
 from lanloss.testbed import inventory as inv_mod
 from lanloss.testbed import journal as jr
 from lanloss.testbed.errors import BedError, Cancelled
-from lanloss.testbed.hosts import Host, gather_facts
+from lanloss.testbed.machines import Host, gather_facts
+from lanloss.testbed.run_record import FlowPlan, Outcome, RestoreReport, RunState
 from lanloss.testbed.ssh import SshBackend
-from lanloss.totals import Stream, run_totals
 
 DEFAULT_PREFIX = "lanloss-"
 FAULT_ENV = "LANLOSS_BED_FAULT"  # test hook: fail on purpose at a phase (see README)
@@ -322,13 +321,6 @@ def cleanup(prefix: str, state_dir: str, say: Any) -> list[str]:
 # -- the run ----------------------------------------------------------------------------------
 
 
-@dataclass
-class FlowPlan:
-    sender: Host
-    receiver: Host
-    stream: traffic.Stream
-
-
 def _streams(
     req: Request,
     senders: list[Host],
@@ -371,13 +363,12 @@ def execute(req: Request, reporter: Reporter) -> RunRecord:
             recover_machine(req.state_dir, req.prefix, reporter.say)
         journal = jr.Journal.create(req.state_dir, req.prefix, req.backend)
         journal.record("local_dirs", run_dir)
-        state: dict[str, Any] = {"changes": [], "hosts": {}, "captured": {}, "cpu": {}}
-        state["started_utc"] = provenance.utc_now()
-        outcome: dict[str, Any] = {}
+        state = RunState(started_utc=provenance.utc_now())
+        outcome: Outcome | None = None
         error: BaseException | None = None
         with signals_raise():
             try:
-                _work(req, reporter, journal, run_id, run_dir, state, outcome, timing)
+                outcome = _work(req, reporter, journal, run_id, run_dir, state, timing)
             except BaseException as exc:  # noqa: BLE001 - restore first, re-raise below
                 error = exc
             finally:
@@ -393,16 +384,16 @@ def execute(req: Request, reporter: Reporter) -> RunRecord:
                         else Cancelled(signal.Signals(held[0]).name)
                     )
         if error is not None:
-            if restore_report["failures"]:
-                reporter.say("restore incomplete: " + "; ".join(restore_report["failures"]))
+            if restore_report.failures:
+                reporter.say("restore incomplete: " + "; ".join(restore_report.failures))
             raise error
-        if restore_report["failures"]:
+        if restore_report.failures:
             raise BedError(
-                "restore incomplete (journal kept at "
-                f"{journal.path}): {restore_report['failures'][0]}"
+                f"restore incomplete (journal kept at {journal.path}): {restore_report.failures[0]}"
             )
+        assert outcome is not None
         timing["wall_s"] = round(time.monotonic() - t_wall, 3)
-        return _record(req, state, outcome, restore_report, timing)
+        return run_record.build(req, state, outcome, restore_report, timing)
     finally:
         if machine_lock is not None:
             machine_lock.release()
@@ -422,16 +413,15 @@ def _work(
     journal: jr.Journal,
     run_id: str,
     run_dir: str,
-    state: dict[str, Any],
-    outcome: dict[str, Any],
+    state: RunState,
     timing: dict[str, float],
-) -> None:
+) -> Outcome:
     p = req.params
     t0 = time.monotonic()
     reporter.tick("setting up hosts")
     if req.backend == "netns":
         backend: Any = netns.NetnsBackend(p, req.prefix, run_dir)
-        state["backend"] = backend
+        state.backend = backend
         backend.setup(journal)
         pairs = backend.plan.flows
         # the hosts the flows use (a topology file's flows may start at a 'host' node)
@@ -447,7 +437,7 @@ def _work(
     else:
         assert req.inv is not None and req.picked is not None
         backend = SshBackend(req.inv, req.picked[0], req.picked[1], run_id, run_dir, req.tool)
-        state["backend"] = backend
+        state.backend = backend
         backend.setup(journal)
         senders = [backend.hosts[s.name] for s in req.picked[0]]
         receivers = [backend.hosts[s.name] for s in req.picked[1]]
@@ -460,8 +450,8 @@ def _work(
         tool_dirs = backend.tool_dirs
     run_hosts = [*senders, *receivers]
     all_hosts = {h.name: h for h in [*machine_hosts, *run_hosts, *backend.switches]}
-    state["hosts"] = all_hosts
-    state["run_hosts"] = run_hosts
+    state.hosts = all_hosts
+    state.run_hosts = run_hosts
     timing["setup_s"] = round(time.monotonic() - t0, 3)
 
     # settings: capture, plan, check explicit requests, apply (journalled)
@@ -469,7 +459,7 @@ def _work(
     reporter.tick("capturing settings")
     settable = [*machine_hosts, *run_hosts]
     captured = {h.name: settings.capture(h) for h in settable}
-    state["captured"] = captured
+    state.captured = captured
     changes, unsupported = settings.plan_changes(p, req.given, senders, receivers, captured)
     if hasattr(backend, "machine_changes"):
         changes += backend.machine_changes(captured)
@@ -484,12 +474,12 @@ def _work(
             u.reason += "; the sender uses SO_SNDBUFFORCE"
             u.explicit = False
     fatal = [u for u in unsupported if u.explicit]
-    state["unsupported"] = unsupported
+    state.unsupported = unsupported
     if fatal:
         u = fatal[0]
         raise BedError(f"{u.host}: cannot set {u.option} ({u.setting}): {u.reason}")
     reporter.tick("applying settings")
-    state["changes"] = changes  # restore covers every planned change, applied or not
+    state.changes = changes  # restore covers every planned change, applied or not
     refused = settings.apply(all_hosts, changes, journal, soft=frozenset({"rcvbuf", "sndbuf"}))
     for u in refused:
         if u.option in ("rcvbuf", "sndbuf"):
@@ -510,7 +500,7 @@ def _work(
         for h in receivers:
             where = h.sysctl_host  # cgroups live on the machine that runs the process
             limit = cpulimit.create(where, f"{req.prefix}{h.name}", int(p["recv_cpu"]), journal)
-            state["cpu"][h.name] = (where, limit)
+            state.cpu[h.name] = (where, limit)
             if limit.procs_file:
                 cgroups[h.name] = limit.procs_file
             pre[h.name] = limit.pre
@@ -535,8 +525,8 @@ def _work(
     t.streams, flows = _streams(req, senders, receivers, pairs)
     if req.tool == "iperf3":
         t.receivers = receivers
-    state["traffic"] = t
-    state["flows"] = flows
+    state.traffic = t
+    state.flows = flows
 
     # counters, traffic, counters
     count_hosts = [*machine_hosts, *run_hosts, *backend.switches]
@@ -557,11 +547,13 @@ def _work(
     reporter.tick("counters after")
     after = snap_all()
     timing.update({k: round(v, 3) for k, v in out.timing.items()})
-    outcome["traffic"] = out
-    outcome["deltas"] = {n: counters.delta(before[n], after[n]) for n in before}
-    outcome["counter_errors"] = {n: s.errors for n, s in after.items() if s.errors}
-    outcome["cpu_stat"] = {n: cpulimit.stat(w, lim) for n, (w, lim) in state["cpu"].items()}
-    outcome["facts"] = {h.name: dict(h.facts) for h in all_hosts.values()}
+    return Outcome(
+        traffic=out,
+        deltas={n: counters.delta(before[n], after[n]) for n in before},
+        counter_errors={n: s.errors for n, s in after.items() if s.errors},
+        cpu_stat={n: cpulimit.stat(w, lim) for n, (w, lim) in state.cpu.items()},
+        facts={h.name: dict(h.facts) for h in all_hosts.values()},
+    )
 
 
 def _pinning(req: Request, senders: list[Host], receivers: list[Host]) -> dict[str, list[str]]:
@@ -587,17 +579,17 @@ def _shared_clock(req: Request, hosts: list[Host]) -> bool:
     return all(h.facts.get("boot_id") == here for h in hosts)
 
 
-def _undo(state: dict[str, Any], journal: jr.Journal, reporter: Reporter) -> dict[str, Any]:
+def _undo(state: RunState, journal: jr.Journal, reporter: Reporter) -> RestoreReport:
     """Restore settings, capture them again, remove cgroups, tear down. Never raises."""
     failures: list[str] = []
-    hosts: dict[str, Host] = state.get("hosts", {})
+    hosts = state.hosts
     try:
-        failures += settings.restore(hosts, state.get("changes", []))
+        failures += settings.restore(hosts, state.changes)
     except BaseException as exc:  # noqa: BLE001 - keep undoing
         failures.append(f"restore: {exc}")
     after: dict[str, settings.Captured] = {}
     mismatches: dict[str, list[str]] = {}
-    for name, cap in state.get("captured", {}).items():
+    for name, cap in state.captured.items():
         try:
             after[name] = settings.capture(hosts[name])
             diff = settings.compare(cap, after[name])
@@ -605,12 +597,12 @@ def _undo(state: dict[str, Any], journal: jr.Journal, reporter: Reporter) -> dic
                 mismatches[name] = diff
         except BaseException as exc:  # noqa: BLE001
             failures.append(f"capture after on {name}: {exc}")
-    for where, limit in state.get("cpu", {}).values():
+    for where, limit in state.cpu.values():
         if limit.path:
             why = cpulimit.remove_cgroup(where, limit.path)
             if why:
                 failures.append(why)
-    backend = state.get("backend")
+    backend = state.backend
     if backend is not None:
         try:
             failures += backend.teardown()
@@ -622,296 +614,4 @@ def _undo(state: dict[str, Any], journal: jr.Journal, reporter: Reporter) -> dic
         failures.append(f"settings differ after restore: {mismatches}")
     if not failures:
         journal.finish()
-    return {"failures": failures, "after": after, "mismatches": mismatches}
-
-
-# -- the record -------------------------------------------------------------------------------
-
-
-def _goodput(
-    flow_rep: dict[str, Any], log: list[tuple[int, int]] | None, warmup: float, duration: float
-) -> float:
-    """Payload bit/s in the window [first arrival + warmup, first arrival + duration), from the
-    per-packet log (else the whole flow): the simulator's window (UdpFlowSink). A fixed window,
-    not first-to-last arrival: arrivals are stamped when the application reads them, and a
-    reader a socket buffer behind would shorten a first-to-last span (measured: 93.06 Mbit/s
-    of 1500-byte datagrams on 100M, above the 92.36 the wire carries); at the window's two
-    edges the errors cancel."""
-    if log and len(log) >= 2:
-        first = min(rx for rx, _ in log)
-        t0, t1 = first + int(warmup * 1e9), first + int(duration * 1e9)
-        if t1 > t0:
-            return 8 * sum(n for rx, n in log if t0 <= rx < t1) / ((t1 - t0) / 1e9)
-    first, last = flow_rep.get("first_rx_ns"), flow_rep.get("last_rx_ns")
-    n = int(flow_rep.get("received") or 0)
-    if not first or not last or last <= first or n < 2:
-        return 0.0
-    return 8 * int(flow_rep.get("bytes") or 0) * (n - 1) / n / ((last - first) / 1e9)
-
-
-def _record(
-    req: Request,
-    state: dict[str, Any],
-    outcome: dict[str, Any],
-    restore_report: dict[str, Any],
-    timing: dict[str, float],
-) -> RunRecord:
-    p = req.params
-    out: traffic.Outcome = outcome["traffic"]
-    backend = state["backend"]
-    flows_plan: list[FlowPlan] = state["flows"]
-    payload = int(p["payload"])
-    rows = []
-    paths_ = []
-    for fp in flows_plan:
-        st = fp.stream
-        if req.tool == "lanloss":
-            srep = out.senders[st.id]
-            fails = sum(int(v) for v in (srep.get("send_errors") or {}).values())
-            sent = int(srep["sent"]) + fails
-            rrep = out.receivers[fp.receiver.name]
-            frep = next((f for f in rrep.get("flows", []) if f.get("flow") == st.id), {})
-            received = int(frep.get("received") or 0)
-            log = out.logs.get(fp.receiver.name, {}).get(st.id)
-            goodput = _goodput(frep, log, float(p["warmup"]), float(p["duration"]))
-            lat = frep.get("latency_us") or {}
-            latency = {k: lat.get(k) for k in ("p50", "p99", "max")}
-            runs = frep.get("loss_runs") or {"count": 0, "mean": 0.0, "max": 0}
-            dup, reord = int(frep.get("duplicated") or 0), int(frep.get("reordered") or 0)
-            span = max(0, int(srep.get("end_ns") or 0) - int(srep.get("start_ns") or 0)) / 1e9
-            late = float((srep.get("pacing") or {}).get("max_late_us") or 0.0) / 1e6
-        else:
-            crep = out.senders[st.id]
-            srv = out.receivers[f"{fp.receiver.name}#{st.id}"]
-            end_c, end_s = crep.get("end", {}), srv.get("end", {})
-            fails = 0
-            if p["protocol"] == "udp":
-                sent = int(end_c.get("sum_sent", {}).get("packets") or 0)
-            else:
-                sent = int(end_c.get("sum_sent", {}).get("bytes") or 0) // payload
-            recv_bytes = int(end_s.get("sum_received", {}).get("bytes") or 0)
-            received = recv_bytes // payload
-            goodput = float(end_s.get("sum_received", {}).get("bits_per_second") or 0)
-            latency = {"p50": None, "p99": None, "max": None}
-            runs = {"count": 0, "mean": 0.0, "max": 0}
-            streams = end_s.get("streams") or [{}]
-            reord = int((streams[0].get("udp") or {}).get("out_of_order") or 0)
-            dup = 0
-            span = float(end_c.get("sum_sent", {}).get("seconds") or 0)
-            late = 0.0  # iperf3 does not report its pacing: unknown, taken as kept
-        ingress, egress = backend.flow_ports(fp.sender.name, fp.receiver.name)
-        paths_.append(
-            attribution.FlowPath(
-                fp.sender.name,
-                fp.sender.iface,
-                fp.receiver.name,
-                fp.receiver.iface,
-                st.id,
-                fp.receiver.sysctl_host.name,
-                sent,
-                received,
-                fails,
-                ingress,
-                egress,
-            )
-        )
-        rows.append(
-            {
-                "sender": fp.sender.name,
-                "receiver": fp.receiver.name,
-                "sent": sent,
-                "received": received,
-                "lost": sent - received,
-                "duplicated": dup,
-                "reordered": reord,
-                "goodput_bps": goodput,
-                "latency_us": latency,
-                "loss_runs": runs,
-                "stream": st.id,
-                "rate": st.rate,
-                "attempted": sent,
-                "span": span,
-                "late": late,
-            }
-        )
-
-    srcs = attribution.sources(paths_, outcome["deltas"], p["protocol"])
-    attr = attribution.attribute(paths_, srcs)
-    for row, d in zip(rows, attr["flows"], strict=True):
-        row["drops"] = d
-
-    streams = _streams_done(req, out, rows)
-    totals = run_totals(rows, streams, payload, float(p["duration"]))
-    flows = [
-        {k: v for k, v in r.items() if k not in ("stream", "rate", "attempted", "span", "late")}
-        for r in rows
-    ]
-
-    env = _env(req, state, outcome, restore_report)
-    pause = _pause(outcome)
-    extra = {
-        "tool_reports": {
-            "senders": {str(k): v for k, v in out.senders.items()},
-            "receivers": out.receivers,
-        },
-        "counters": {n: counters.nonzero(d) for n, d in outcome["deltas"].items()},
-        "counter_errors": outcome["counter_errors"],
-        "attribution": {"detail": attr["detail"], "flags": attr["flags"]},
-        "cross_check": _cross_check(req, state, outcome, rows),
-        "cpu_stat": outcome["cpu_stat"],
-        "commands": traffic.describe_commands(state["traffic"]),
-    }
-    return RunRecord.from_dict(
-        {
-            "schema": "lanloss.run/1",
-            "source": "bed",
-            "params": dict(p),
-            "env": env,
-            "flows": flows,
-            "totals": totals,
-            "drops": attr["totals"],
-            "pause": pause,
-            "timing": timing,
-            "extra": extra,
-        }
-    )
-
-
-def _streams_done(req: Request, out: Any, rows: list[dict[str, Any]]) -> dict[int, Stream]:
-    """What each sending application did (lanloss.totals), from its tool's report."""
-    streams: dict[int, Stream] = {}
-    for r in rows:
-        if r["stream"] not in streams:
-            rate = r["rate"] if r["rate"] == "max" else float(r["rate"])
-            streams[r["stream"]] = Stream(
-                rate, r["attempted"], r["span"], req.params["pattern"], r["late"]
-            )
-    return streams
-
-
-def _env(
-    req: Request, state: dict[str, Any], outcome: dict[str, Any], restore_report: dict[str, Any]
-) -> dict[str, Any]:
-    from lanloss.sim import git_describe
-
-    backend = state["backend"]
-    captured: dict[str, settings.Captured] = state["captured"]
-    after: dict[str, settings.Captured] = restore_report["after"]
-    facts = outcome["facts"]
-    hosts = {}
-    unsupported = state.get("unsupported", [])
-    for name, host in state["hosts"].items():
-        f = facts.get(name, {})
-        entry: dict[str, Any] = {
-            "role": host.spec.role,
-            "kernel": f.get("kernel"),
-            "driver": f.get("driver"),
-            "interface": host.iface or None,
-            "address": host.spec.data_address or None,
-        }
-        if host.spec.netns:
-            entry["netns"] = host.spec.netns
-        if f.get("link_speed"):
-            entry["link_speed"] = f.get("link_speed")
-        if name in captured:
-            entry["settings_before"] = captured[name].values
-            entry["settings_after"] = after[name].values if name in after else None
-            entry["unsupported"] = [
-                {"setting": k, "reason": v, "option": None, "explicit": False}
-                for k, v in captured[name].unreadable.items()
-            ] + [
-                {
-                    "setting": u.setting,
-                    "reason": u.reason,
-                    "option": u.option,
-                    "explicit": u.explicit,
-                }
-                for u in unsupported
-                if u.host == name
-            ]
-        if name in state["cpu"]:
-            entry["cpu_limit"] = state["cpu"][name][1].describe()
-        hosts[name] = entry
-    tool: dict[str, Any] = {"name": req.tool}
-    if req.tool == "lanloss":
-        tool["path"] = str(paths.ctool("lanloss-send").parent)
-        tool["sha256"] = provenance.files_sha256(
-            [paths.ctool("lanloss-send"), paths.ctool("lanloss-recv")]
-        )
-        reps = outcome["traffic"].senders
-        tool["version"] = next(iter(reps.values()), {}).get("version") if reps else None
-    else:
-        reps = outcome["traffic"].senders
-        first = next(iter(reps.values()), {})
-        tool["version"] = first.get("start", {}).get("version")
-        iperf3 = shutil.which("iperf3")
-        tool["sha256"] = provenance.files_sha256([iperf3]) if iperf3 else None
-    changes = [c.to_dict() for c in state["changes"]]
-    return {
-        "backend": req.backend,
-        "tool": tool,
-        "harness": {"python": platform.python_version(), **git_describe()},
-        "controller": {
-            "kernel": platform.release(),
-            "machine": platform.machine(),
-            "hostname": provenance.hostname(),
-        },
-        "started_utc": state.get("started_utc"),
-        "hosts": hosts,
-        "topology": backend.describe(),
-        "changes": changes,
-        "restore": {
-            "ok": not restore_report["failures"],
-            "mismatches": restore_report["mismatches"],
-        },
-        "clock_shared": state["traffic"].shared_clock,
-        "pinning": state["traffic"].pin,
-    }
-
-
-def _pause(outcome: dict[str, Any]) -> dict[str, Any]:
-    """Standard pause statistics where the NIC reports them; {} otherwise (veth has none)."""
-    ports = {}
-    for name, d in outcome["deltas"].items():
-        for iface, stats in (d.get("pause") or {}).items():
-            ports[f"{name}:{iface}"] = {
-                "frames_sent": stats.get("tx_pause_frames", 0),
-                "frames_received": stats.get("rx_pause_frames", 0),
-            }
-    if not ports:
-        return {}
-    return {"frames_sent": sum(v["frames_sent"] for v in ports.values()), "ports": ports}
-
-
-def _cross_check(
-    req: Request, state: dict[str, Any], outcome: dict[str, Any], rows: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """Independent counts of the same drops: kernel, socket, application."""
-    out: dict[str, Any] = {}
-    deltas = outcome["deltas"]
-    if req.tool != "lanloss":
-        return out
-    for h in state["traffic"].receivers:
-        rep = outcome["traffic"].receivers[h.name]
-        d = deltas.get(h.name, {})
-        entry = {
-            "RcvbufErrors": counters.get(d, "snmp", "Udp", "RcvbufErrors"),
-            "InErrors": counters.get(d, "snmp", "Udp", "InErrors"),
-            "socket_drops": rep.get("socket_drops"),
-            "rxq_ovfl": rep.get("rxq_ovfl"),
-            "rcvbuf_actual": rep.get("rcvbuf_actual"),
-        }
-        if req.params.get("rcvbuf") is not None:
-            entry["rcvbuf_requested"] = int(req.params["rcvbuf"])
-            entry["rcvbuf_expected"] = max(2 * int(req.params["rcvbuf"]), 2304)  # socket(7)
-        out[h.name] = entry
-    for s in state["traffic"].streams:
-        rep = outcome["traffic"].senders[s.id]
-        d = deltas.get(s.sender.name, {})
-        out[f"{s.sender.name}#{s.id}"] = {
-            "SndbufErrors": counters.get(d, "snmp", "Udp", "SndbufErrors"),
-            "send_errors": rep.get("send_errors"),
-            "sndbuf_actual": rep.get("sndbuf_actual"),
-            "achieved_bps": rep.get("achieved_bps"),
-        }
-    return out
+    return RestoreReport(failures, after, mismatches)

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from lanloss.testbed.errors import BedError
-from lanloss.testbed.hosts import Host
+from lanloss.testbed.machines import Host
 
 SYSCTLS = (
     "net.core.rmem_default",

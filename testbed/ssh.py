@@ -29,8 +29,8 @@ from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.transport import JOIN_CGROUP, Proc, Transport
 
 if TYPE_CHECKING:
-    from lanloss.testbed.hosts import Host
     from lanloss.testbed.inventory import HostSpec, Inventory
+    from lanloss.testbed.machines import Host
 
 SSH = "ssh"
 # A remote tool: its PID goes to the file "$0" so that a later call can stop it, and it
@@ -274,7 +274,7 @@ class SshBackend:
         self.tool_dirs: dict[str, str] = {}
 
     def setup(self, journal: Any) -> None:
-        from lanloss.testbed.hosts import Host, gather_facts
+        from lanloss.testbed.machines import Host, gather_facts
 
         pending = []
         for spec in self.specs:

@@ -26,7 +26,7 @@ from typing import Any
 
 from lanloss import constants
 from lanloss.testbed.errors import BedError
-from lanloss.testbed.hosts import Host
+from lanloss.testbed.machines import Host
 from lanloss.testbed.transport import Proc, wait_until
 
 PORT = constants.PORT

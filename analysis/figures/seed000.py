@@ -121,12 +121,14 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
 
     r, notes = prepared(table)
     notes = common.source_notes(table, ("sim",)) + notes
+    stalled = _stalled(r)
+    stage, r = r[stalled], r[~stalled]  # the socket-buffer stage has a panel of its own
     # by host, then by ITR as a number (0, 500, 1000, 2500, ...), not as text
     order = r.drop_duplicates("variant").sort_values(["host", "itr"]) if not r.empty else r
     variants = list(order["variant"]) if not r.empty else []
     color = {v: VARIANT_COLORS[i % len(VARIANT_COLORS)] for i, v in enumerate(variants)}
-    fig, axes = common.new_figure(1, 3, size=(16, 5.6))
-    ax_a, ax_b, ax_c = axes[0]
+    fig, axes = common.new_figure(1, 4, size=(21, 5.6))
+    ax_a, ax_b, ax_c, ax_d = axes[0]
 
     # (a) throughput versus payload at the send rate the sender reaches
     sat = saturation_runs(r)
@@ -202,6 +204,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
         notes.append("no payload swept over 3 or more offered rates: panels (b) and (c) are empty")
 
     rows = _errors(r, sat, sweep, p_sweep, onset_ref, loss_ref, best_itr)
+    rows += _socket_stage(ax_d, stage, loss_ref, notes)
     handles = [
         common.handle("closed_form", "closed-form 100 Mbit/s wire limit"),
         common.handle(
@@ -286,6 +289,84 @@ def _errors(r, sat, sweep, p_sweep, onset_ref, loss_ref, best_itr) -> list[dict]
                 sim=best_itr_of(lost),
                 relation="equal",
                 reference=f"{cite}, sec. 6.4.1",
+                evidence="predicted",
+            )
+        )
+    return rows
+
+
+def _stalled(r: pd.DataFrame) -> pd.Series:
+    """Runs whose reader stalls (stall_period > 0): the study's socket-buffer stage."""
+    if r.empty or "stall_period" not in r:
+        return pd.Series(False, index=r.index)
+    return r["stall_period"].astype(float).fillna(0) > 0
+
+
+def _socket_stage(ax, stage: pd.DataFrame, loss_ref: float, notes: list[str]) -> list[dict]:
+    """(d) Seed 000 sec. 6.4.2: with ITR 2500 losses remained, in bursts, and the kernel
+    module found them in the socket's receive buffer; bigger buffers removed them. Here the
+    receiving application stalls now and then (its own work: the study sets how long and
+    how often, an order of magnitude, not a number of the seed) at one offered rate, with
+    the preset's socket buffer and a bigger one."""
+    ax.set_title("(d) the socket-buffer stage", fontsize=11)
+    ax.set_xlabel("socket receive buffer (SO_RCVBUF)")
+    ax.set_ylabel("datagram loss (lost / sent)")
+    if stage.empty:
+        ax.text(0.5, 0.5, "no runs with reader stalls", transform=ax.transAxes, ha="center")
+        notes.append("no runs with reader stalls: panel (d), the socket-buffer stage, is empty")
+        return []
+    sock = "drop_socket_rcvbuf"
+    cols = ["lost", "sent"] + ([sock] if sock in stage else [])
+    g = stage.groupby(stage["rcvbuf"].astype(float))[cols].sum().sort_index()
+    loss = g["lost"] / g["sent"]
+    labels = [f"{b / 1024:g} KiB" for b in g.index]
+    ax.bar(labels, loss, color=VARIANT_COLORS[3], width=0.5)
+    for i, (b, row) in enumerate(g.iterrows()):
+        share = row[sock] / row["lost"] if sock in row and row["lost"] else math.nan
+        text = "none lost" if row["lost"] == 0 else f"{loss[b]:.2%}, {share:.0%} socket_rcvbuf"
+        ax.annotate(text, (i, loss[b]), xytext=(0, 4), textcoords="offset points", ha="center")
+    ax.set_ylim(0, max(float(loss.max()) * 1.5, 1e-3))
+    first = stage.iloc[0]
+    what = (
+        f"ITR {float(first['itr']):g}, {float(first['payload']):g} B at "
+        f"{float(first['offered_mbps']):g} Mbit/s; the reader stalls "
+        f"{float(first['stall_length']) * 1e3:g} ms every {float(first['stall_period']) * 1e3:g} ms"
+    )
+    ax.text(0.5, 0.93, what, transform=ax.transAxes, ha="center", fontsize=9)
+    cite = f"seed 000 ({REFERENCE}), sec. 6.4.2"
+    small, big = g.iloc[0], g.iloc[-1]
+    rows = [
+        common.error_row(
+            f"{what}; SO_RCVBUF {g.index[0]:g} B",
+            "datagram loss (losses remain after the ITR fix)",
+            "",
+            loss_ref,
+            sim=float(small["lost"] / small["sent"]),
+            relation="above",
+            reference=cite,
+            evidence="predicted",
+        ),
+        common.error_row(
+            f"{what}; SO_RCVBUF {g.index[0]:g} B",
+            "share of the loss in the socket receive buffer",
+            "",
+            0.99,
+            sim=float(small[sock] / small["lost"]) if sock in small and small["lost"] else math.nan,
+            relation="min",
+            reference=cite,
+            evidence="predicted",
+        ),
+    ]
+    if len(g) > 1:
+        rows.append(
+            common.error_row(
+                f"{what}; SO_RCVBUF {g.index[-1]:g} B",
+                "datagram loss, one-sided 95 % upper bound (a bigger buffer removes it)",
+                "",
+                loss_ref,
+                sim=loss_upper_bound(int(big["lost"]), int(big["sent"])),
+                relation="max",
+                reference=cite,
                 evidence="predicted",
             )
         )

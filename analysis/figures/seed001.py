@@ -98,6 +98,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
 
     fig, axes = common.new_figure(2, len(MESSAGES), size=(14, 7.5))
     rows = []
+    spans = []  # (axis, its wire limit, the values it shows): one y-span for all panels
     for i, proto in enumerate(("udp", "tcp")):
         for j, msg in enumerate(MESSAGES):
             ax = axes[i][j]
@@ -120,7 +121,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             if j == 0:
                 ax.set_ylabel("throughput (Mbit/s)")
             ax.set_xticks([16, 32, 48, 64])
-            _pad_ylim(ax, [cf, *r["throughput_mbps"], *here["mean"].astype(float)])
+            spans.append((ax, cf, [*r["throughput_mbps"], *here["mean"].astype(float)]))
             for rr in r.itertuples():
                 at = here[here["buffer"] == rr.buffer_bytes]
                 values = {s: _first(at[at["source"] == s]["mean"]) for s in common.SOURCES}
@@ -139,6 +140,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
                         evidence="predicted",  # no parameter was set from this table
                     )
                 )
+    _shared_span(spans)
     if not rows:
         notes.append("no run matches a buffer of the seed's table (16-64 KiB in 4 KiB steps)")
     handles = [
@@ -155,9 +157,11 @@ def _first(s: pd.Series) -> float:
     return float(s.iloc[0]) if len(s) else math.nan
 
 
-def _pad_ylim(ax, values) -> None:
-    """At least 2 Mbit/s of range around the values: flat lines stay readable."""
-    v = [float(x) for x in values if x is not None and not math.isnan(float(x))]
-    lo, hi = min(v), max(v)
-    mid, half = (lo + hi) / 2, max((hi - lo) / 2 * 1.15, 1.0)
-    ax.set_ylim(mid - half, mid + half)
+def _shared_span(spans) -> None:
+    """Every panel shows the same number of Mbit/s below its wire limit (the largest shortfall
+    of any panel, at least 2): a dip reads the same size in every panel, and a flat panel
+    is not blown up into noise."""
+    below = [cf - float(v) for _, cf, vals in spans for v in vals if not math.isnan(float(v))]
+    span = max([2.0, *below]) * 1.1
+    for ax, cf, _ in spans:
+        ax.set_ylim(cf - span, cf + 0.08 * span)

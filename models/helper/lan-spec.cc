@@ -39,6 +39,31 @@ Name(const char* prefix, uint32_t i)
     return std::string(prefix) + std::to_string(i + 1);
 }
 
+/** Senders s1.. on @p senderSwitch, then receivers r1.. on receiverSwitch(j), in the
+ *  order lanloss/topology.py gives them (node ids and MACs follow it). */
+static void
+AddHosts(LanSpec& spec,
+         uint32_t senders,
+         uint32_t receivers,
+         DataRate edgeRate,
+         DataRate senderRate,
+         Time linkDelay,
+         const std::string& senderSwitch,
+         const std::function<std::string(uint32_t)>& receiverSwitch)
+{
+    for (uint32_t i = 0; i < senders; ++i)
+    {
+        spec.hosts.push_back({Name("s", i), "sender"});
+        spec.links.push_back({Name("s", i), senderSwitch, senderRate, linkDelay});
+    }
+    for (uint32_t j = 0; j < receivers; ++j)
+    {
+        spec.hosts.push_back({Name("r", j), "receiver"});
+        spec.links.push_back({Name("r", j), receiverSwitch(j), edgeRate, linkDelay});
+    }
+    spec.AddDefaultFlows();
+}
+
 LanSpec
 LanSpec::Star(uint32_t senders,
               uint32_t receivers,
@@ -48,17 +73,9 @@ LanSpec::Star(uint32_t senders,
 {
     LanSpec spec;
     spec.switches.push_back("sw1");
-    for (uint32_t i = 0; i < senders; ++i)
-    {
-        spec.hosts.push_back({Name("s", i), "sender"});
-        spec.links.push_back({Name("s", i), "sw1", senderRate, linkDelay});
-    }
-    for (uint32_t j = 0; j < receivers; ++j)
-    {
-        spec.hosts.push_back({Name("r", j), "receiver"});
-        spec.links.push_back({Name("r", j), "sw1", edgeRate, linkDelay});
-    }
-    spec.AddDefaultFlows();
+    AddHosts(spec, senders, receivers, edgeRate, senderRate, linkDelay, "sw1", [](uint32_t) {
+        return std::string("sw1");
+    });
     return spec;
 }
 
@@ -78,18 +95,11 @@ LanSpec::TwoTier(uint32_t senders,
         spec.switches.push_back(Name("edge", e));
         spec.links.push_back({Name("edge", e), "core", backboneRate, linkDelay});
     }
-    for (uint32_t i = 0; i < senders; ++i)
-    {
-        spec.hosts.push_back({Name("s", i), "sender"});
-        spec.links.push_back({Name("s", i), "edge1", senderRate, linkDelay});
-    }
-    for (uint32_t j = 0; j < receivers; ++j)
-    {
-        uint32_t e = edgeSwitches == 1 ? 0 : 1 + j % (edgeSwitches - 1);
-        spec.hosts.push_back({Name("r", j), "receiver"});
-        spec.links.push_back({Name("r", j), Name("edge", e), edgeRate, linkDelay});
-    }
-    spec.AddDefaultFlows();
+    // receivers off the senders' edge switch, if there is another
+    auto edgeOf = [edgeSwitches](uint32_t j) {
+        return Name("edge", edgeSwitches == 1 ? 0 : 1 + j % (edgeSwitches - 1));
+    };
+    AddHosts(spec, senders, receivers, edgeRate, senderRate, linkDelay, "edge1", edgeOf);
     return spec;
 }
 
@@ -105,17 +115,9 @@ LanSpec::TwoSite(uint32_t senders,
     LanSpec spec;
     spec.switches = {"siteA", "siteB"};
     spec.links.push_back({"siteA", "siteB", backboneRate, wanDelay});
-    for (uint32_t i = 0; i < senders; ++i)
-    {
-        spec.hosts.push_back({Name("s", i), "sender"});
-        spec.links.push_back({Name("s", i), "siteA", senderRate, linkDelay});
-    }
-    for (uint32_t j = 0; j < receivers; ++j)
-    {
-        spec.hosts.push_back({Name("r", j), "receiver"});
-        spec.links.push_back({Name("r", j), "siteB", edgeRate, linkDelay});
-    }
-    spec.AddDefaultFlows();
+    AddHosts(spec, senders, receivers, edgeRate, senderRate, linkDelay, "siteA", [](uint32_t) {
+        return std::string("siteB");
+    });
     return spec;
 }
 
@@ -238,6 +240,35 @@ LanSpec::Validate() const
             throw LanSpecError("flow " + f.from + " -> " + f.to + " has no path");
         }
     }
+}
+
+std::string
+LanSpec::ToText() const
+{
+    std::ostringstream out;
+    for (const auto& s : switches)
+    {
+        out << "switch " << s << "\n";
+    }
+    for (const auto& h : hosts)
+    {
+        out << "host " << h.name << " " << h.role << "\n";
+    }
+    for (const auto& l : links)
+    {
+        out << "link " << l.a << " " << l.b << " " << l.rate.GetBitRate() << "bps "
+            << l.delay.GetNanoSeconds() << "ns\n";
+    }
+    for (const auto& f : flows)
+    {
+        out << "flow " << f.from << " " << f.to;
+        if (f.rate.GetBitRate() > 0)
+        {
+            out << " " << f.rate.GetBitRate() << "bps";
+        }
+        out << "\n";
+    }
+    return out.str();
 }
 
 LanSpec

@@ -17,9 +17,11 @@ namespace ns3
 
 /**
  * @ingroup lanloss
- * Topology of a switched LAN. Named generators give the shared vocabulary's
- * topologies (star, two-tier, two-site); FromFile reads the line format that
- * `lanloss sim run --topology FILE.yaml` converts YAML topology files into:
+ * Topology of a switched LAN. The shared vocabulary's topologies (star, two-tier,
+ * two-site) are generated once, by lanloss/topology.py, which both the scenario program
+ * (through FromFile) and the netns testbed build from; the named generators here give
+ * C++ users the same LANs (tests/sim/test_topology_spec.py keeps them equal). FromFile
+ * reads the line format that `lanloss sim run` writes every run's LAN in:
  *
  *     switch NAME
  *     host NAME sender|receiver|host
@@ -82,7 +84,11 @@ struct LanSpec
                            DataRate backboneRate,
                            Time linkDelay,
                            Time wanDelay);
+    /** Read a spec file in the line format above; throws LanSpecError naming the line. */
     static LanSpec FromFile(const std::string& path);
+    /** This spec in the line format (rates in bit/s, delays in ns): FromFile reads it back.
+     *  @return one line per switch, host, link and flow, in this spec's order */
+    std::string ToText() const;
 
     /** Default unicast flows: sender i -> receiver i mod R, and when there are
      *  more receivers than senders, receiver j <- sender j mod S. */

@@ -87,6 +87,19 @@ UdpFlowSource::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&UdpFlowSource::m_mtu),
                           MakeUintegerChecker<uint32_t>(0, ethernet::MAX_JUMBO_MTU))
+            .AddAttribute("SendCost",
+                          "The sending host's CPU time per send() call (system call, UDP/IP, "
+                          "driver): the next datagram leaves this much later at the earliest.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&UdpFlowSource::m_sendCost),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("SendByteCost",
+                          "The sending host's CPU time per payload byte in seconds (copy "
+                          "from user space, checksum), added to SendCost for each datagram "
+                          "(a double: a fraction of a nanosecond per byte is typical).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&UdpFlowSource::m_sendByteCost),
+                          MakeDoubleChecker<double>(0.0, 1e-3))
             .AddAttribute("MulticastTtl",
                           "IP TTL of datagrams sent to a multicast group (hops).",
                           UintegerValue(1),
@@ -442,6 +455,19 @@ UdpFlowSource::SendDue()
                 return;
             }
         }
+        if (m_cpuFreeAt > now)
+        {
+            // Still inside the previous send() call: a CPU-bound sender falls behind its
+            // schedule (a paced one then catches up as fast as its CPU allows). It waits
+            // for its CPU, not for the queue: no retry on frames leaving.
+            StopWaiting();
+            if (!m_sendEvent.IsPending())
+            {
+                m_sendEvent =
+                    Simulator::Schedule(m_cpuFreeAt - now, &UdpFlowSource::SendDue, this);
+            }
+            return;
+        }
         if (MustWait())
         {
             StartWaiting(); // DeviceTxBegin resumes us when a frame leaves the queue
@@ -465,6 +491,12 @@ UdpFlowSource::SendOne()
 {
     const uint64_t seq = m_seq++;
     const Time now = Simulator::Now();
+    // The call's CPU time, spent whether or not the socket takes the datagram. It is
+    // charged after the datagram left (it leaves at the call's start): rates are exact,
+    // each datagram's latency is short of one call's time.
+    const Time cost = m_sendCost + Seconds(m_sendByteCost * m_payloadSize);
+    m_cpuFreeAt = now + cost;
+    m_sendCpu += cost;
     WriteHeader(
         m_payload.data(),
         m_payloadSize,
@@ -531,6 +563,12 @@ uint64_t
 UdpFlowSource::GetSendFailures() const
 {
     return m_failures;
+}
+
+Time
+UdpFlowSource::GetSendCpuTime() const
+{
+    return m_sendCpu;
 }
 
 Time

@@ -112,6 +112,8 @@ class UdpFlowSource : public Application
     uint64_t GetSent() const;
     /** Datagrams whose Send returned -1 (the scenario's `sender_socket`). */
     uint64_t GetSendFailures() const;
+    /** The sending host's CPU time spent in send() calls (SendCost, SendByteCost). */
+    Time GetSendCpuTime() const;
     /** Time spent waiting for room in the device queue (up to now). */
     Time GetBlockedTime() const;
     /** Time of the first successful send (zero if none). */
@@ -191,6 +193,10 @@ class UdpFlowSource : public Application
     uint64_t m_sent;
     uint64_t m_failures;
     Time m_blockedTime;
+    Time m_sendCost;     //!< CPU per send() call
+    double m_sendByteCost; //!< CPU per payload byte, seconds
+    Time m_cpuFreeAt;    //!< the end of the send() call in progress
+    Time m_sendCpu;      //!< CPU spent in send() calls so far
     Time m_firstSend;
     Time m_lastSend;
 

@@ -49,6 +49,10 @@ def lan(tmp_path_factory, built):
         m = {"payload": 64, "itr": itr, "cast": "multicast"}
         variants += [{**m, "rate": r} for r in ("20Mbps", "40Mbps")]
         variants += [{**m, "rate": "max", "tx_queue": "16KiB"}]
+    # the socket-buffer stage: the tuned host whose reader stalls 10 ms every 100 ms
+    stall = {"payload": 64, "itr": 2500, "cast": "multicast", "rate": "20Mbps"}
+    stall |= {"stall_period": "100ms", "stall_length": "10ms", "duration": "0.35s"}
+    variants += [{**stall, "rcvbuf": b} for b in ("54784", "1MiB")]
     return real_table(tmp_path_factory.mktemp("lan"), _pts(fixed, variants), "lan")
 
 
@@ -186,7 +190,8 @@ def test_seed000_real_e1000_host(lan, tmp_path):
     (58.8 kpps, 30 Mbit/s), ITR 2500 loses nothing: seed 000's finding."""
     fig, errors = seed000.draw(lan)
     saved(fig, errors, tmp_path, "seed000")
-    m = lan[(lan["payload"] == 64)].assign(mbps=lambda f: f["offered_bps"] / 1e6)
+    stalled = lan["stall_period"].astype(float).fillna(0) > 0
+    m = lan[(lan["payload"] == 64) & ~stalled].assign(mbps=lambda f: f["offered_bps"] / 1e6)
     itr0 = m[(m["itr"] == 0) & m["rate"].notna()].set_index("rate")
     assert itr0.loc[20e6, "lost"] == 0 and itr0.loc[40e6, "loss"] > 0.1
     onset = by_point(errors, "ITR 0, 64 B: lowest offered rate losing more than 0.0001")
@@ -196,6 +201,14 @@ def test_seed000_real_e1000_host(lan, tmp_path):
     assert tuned["sim_value"] == pytest.approx(1 - 0.05 ** (1 / sent))  # 0 lost of `sent`
     best = by_point(errors, BEST_ITR)
     assert best["sim_value"] == 2500
+    # (d) the socket-buffer stage: the small buffer loses, all of it in the socket; 1 MiB none
+    stage = "ITR 2500, 64 B at 20 Mbit/s; the reader stalls 10 ms every 100 ms; SO_RCVBUF"
+    small = by_point(errors, f"{stage} 54784 B", "datagram loss (losses remain after the ITR fix)")
+    assert small["sim_value"] > 1e-3 and small["sim_meets"] == True  # noqa: E712
+    share = by_point(errors, f"{stage} 54784 B", "share of the loss in the socket receive buffer")
+    assert share["sim_value"] == 1.0
+    big = lan[stalled & (lan["rcvbuf"].astype(float) == 2**20)]
+    assert big["lost"].sum() == 0 and big["sent"].sum() > 10_000
     livelock = by_point(errors, "ITR 0, 64 B: delivered at the highest offered rate")
     top = m[(m["itr"] == 0)].sort_values("mbps")
     expected = top["goodput_bps"].iloc[-1] / top["goodput_bps"].iloc[:-1].max()
@@ -238,6 +251,14 @@ def test_seed002_real_windows(wan, tmp_path):
     assert frames["reference_value"] == 80000
     assert frames["model_value"] == pytest.approx(1e9 / 8 / 1538)  # 81,274 frames/s
     assert frames["sim_value"] == pytest.approx(frames["model_value"], rel=0.01)  # wire-limited
+
+
+def test_seed002_whole_segments_bound():
+    # MTU 9000: MSS 8948; a 16 KiB window holds one whole segment, 17,896 B two
+    rtt = 16384 * 8 / 31.04e6
+    assert seed002.whole_segments_mbps(16384, 9000, rtt) == pytest.approx(8948 * 8 / rtt / 1e6)
+    assert seed002.whole_segments_mbps(17896, 9000, rtt) == pytest.approx(2 * 8948 * 8 / rtt / 1e6)
+    assert seed002.whole_segments_mbps(16384, 1500, rtt) == pytest.approx(11 * 1448 * 8 / rtt / 1e6)
 
 
 def test_seed004_real_readers(gig, tmp_path):

@@ -220,7 +220,10 @@ def test_remote_tools_stop_when_the_harness_is_killed(lab, bed, bed_state, ns_pr
             except (FileNotFoundError, json.JSONDecodeError):
                 pass
             time.sleep(0.05)
-        time.sleep(0.5)
+        # the traffic phase is journalled before the tools are up over ssh: wait for them
+        deadline = time.monotonic() + 15
+        while not _remote_tools(lab) and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert _remote_tools(lab), "the remote tools were not found running"
         proc.kill()
         proc.wait()

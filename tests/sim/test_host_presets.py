@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The host presets have one table (lanloss/hosts.py, TABLE): the scenario program's NIC
+families are generated from it at build time (scenario-presets.h), it knows exactly the
+table's presets, and no scenario source spells a preset's values itself."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+from lanloss import hosts, paths
+from lanloss.sim import SCENARIO
+
+GENERATED = paths.BUILD / "ns3-scratch" / "generated" / "scenario-presets.h"
+
+
+def test_the_built_header_is_the_tables(built):
+    """A stale build (the table edited, the program not rebuilt) or a hand edit fails here."""
+    assert GENERATED.read_text() == hosts.cxx_header()
+
+
+def test_the_program_knows_the_tables_presets(built):
+    proc = subprocess.run(
+        [str(paths.program(SCENARIO)), "--host=no-such-preset"], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    known = re.search(r"is not a known preset \(([^)]*)\)", proc.stderr)
+    assert known, proc.stderr
+    assert known.group(1).split(", ") == [hosts.IDEAL, *hosts.TABLE]
+
+
+def test_the_header_carries_every_nic_value():
+    text = hosts.cxx_header()
+    for name, p in hosts.TABLE.items():
+        n = p.nic
+        row = (
+            f'{{"{name}", {n.dma_bps}ULL, {n.driver_share!r}, 0x{n.pause_time:04X}, '
+            f"0x{n.pause_refresh:04X}, {str(n.drop_when_no_ring).lower()}}}"
+        )
+        assert row in text
+        # the double the program computes with is the table's, digit for digit
+        assert float(repr(n.driver_share)) == n.driver_share
+    assert hosts.DRIVER_SHARE == {name: p.nic.driver_share for name, p in hosts.TABLE.items()}
+    assert hosts.PRESETS == {name: p.values for name, p in hosts.TABLE.items()}
+
+
+def test_no_scenario_source_spells_a_preset():
+    tracked = subprocess.run(
+        ["git", "ls-files", "ns3-scratch", "models/helper", "models/model"],
+        capture_output=True,
+        text=True,
+        cwd=paths.REPO,
+        check=True,
+    ).stdout.split()
+    spelled = [f'"{name}"' for name in hosts.TABLE]
+    hits = [
+        f"{f}: {s}"
+        for f in tracked
+        if f.endswith((".cc", ".h"))
+        for s in spelled
+        if s in (paths.REPO / f).read_text()
+    ]
+    assert hits == []

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The sending host's CPU (send_cost per send() call, send_byte_cost per payload byte): a
+sender whose CPU cannot keep up sends one datagram per send_cost + payload x send_byte_cost
+and no faster, whatever the wire allows; a paced sender above that rate misses its offered
+rate, and the record says so. Counted exactly: the first call is at t = 0, so a run of T
+seconds makes ceil(T / cost) calls."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from lanloss import options
+
+pytestmark = pytest.mark.slow
+
+
+def _calls(duration: float, cost: float) -> int:
+    return math.ceil(duration / cost - 1e-9)
+
+
+@pytest.mark.parametrize(
+    ("payload", "send_cost", "byte_cost"),
+    [(64, 10e-6, 0.0), (64, 10e-6, 0.5e-9), (1472, 1e-6, 10e-9)],
+)
+def test_a_cpu_bound_sender_sends_one_datagram_per_call_time(
+    simulate, payload, send_cost, byte_cost
+):
+    # 1 Gbit/s carries 1.49 M 64-byte or 81 k 1472-byte datagrams/s: the CPU binds first
+    # (100 k, 99.7 k and 63.6 k calls/s)
+    cost = send_cost + payload * byte_cost
+    rec = simulate(
+        edge_rate="1Gbps",
+        payload=payload,
+        rate="max",
+        send_cost=f"{send_cost!r}s",
+        send_byte_cost=f"{byte_cost!r}s",
+        duration="0.5s",
+        warmup="0.1s",
+    )
+    t = rec.totals
+    assert t["sent"] == _calls(0.5, cost)
+    assert t["received"] == t["sent"]  # the wire had room: nothing lost anywhere
+
+
+def test_a_paced_sender_above_its_cpu_misses_the_offered_rate_and_says_so(simulate):
+    cost = 10e-6  # 100 k calls/s = 51.2 Mbit/s of 64-byte payload
+    over = simulate(
+        edge_rate="1Gbps", payload=64, rate="200Mbps", send_cost="10us", duration="0.5s"
+    )
+    assert over.totals["sent"] == _calls(0.5, cost)
+    assert over.totals["offered_met"] is False
+    assert over.totals["achieved_send_bps"] == pytest.approx(64 * 8 / cost, rel=1e-4)
+    under = simulate(
+        edge_rate="1Gbps", payload=64, rate="20Mbps", send_cost="10us", duration="0.5s"
+    )
+    assert under.totals["sent"] == math.ceil(20e6 * 0.5 / (8 * 64))  # the schedule: 19,532
+    assert under.totals["offered_met"] is True
+
+
+@pytest.mark.parametrize("name", ["send_cost", "send_byte_cost"])
+def test_sender_costs_are_udp_only_and_sim_only(name):
+    with pytest.raises(options.OptionError, match=f"^{name}: .* applies to protocol udp only"):
+        options.resolve({"protocol": "tcp", name: "1us"}, "sim")
+    assert options.BY_NAME[name].one_source_because  # the testbed's sender is a real CPU
