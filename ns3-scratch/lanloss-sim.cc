@@ -333,8 +333,9 @@ main(int argc, char* argv[])
         if (!run.senderFrames.count(send.from))
         {
             run.senderFrames[send.from] = 0;
-            // Data frames on the sender's link from the traffic start on (the gratuitous
-            // ARP goes out at t = 0): a device counter, so no per-frame trace costs time.
+            // Data frames on the sender's link from the traffic start on (gratuitous ARPs,
+            // when a LanBuilder sends them, go out at t = 0): a device counter, so no
+            // per-frame trace costs time.
             Simulator::Schedule(start,
                                 &SnapshotDataFrames,
                                 lan.GetHostDevice(send.from),
