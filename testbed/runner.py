@@ -535,6 +535,12 @@ def _work(
     cgroups, pre = {}, {}
     if p.get("recv_cpu"):
         for h in receivers:
+            if hasattr(backend, "slow_host"):  # vm: the quota is on the guest's QEMU
+                where = backend.machine
+                limit = cpulimit.create(where, f"{req.prefix}{h.name}", int(p["recv_cpu"]), journal)
+                state["cpu"][h.name] = (where, limit)
+                backend.slow_host(h.name, limit)
+                continue
             where = h.sysctl_host  # cgroups live on the machine that runs the process
             limit = cpulimit.create(where, f"{req.prefix}{h.name}", int(p["recv_cpu"]), journal)
             state["cpu"][h.name] = (where, limit)

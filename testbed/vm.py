@@ -51,8 +51,6 @@ TOOLS_DIR = "/tmp/lanloss-tools"
 # What a guest cannot emulate, refused when asked for explicitly.
 VM_CANNOT = {
     "tx_queue": "a guest's own port is its emulated NIC and its qdisc, not a shaper",
-    "recv_cpu": "the guest has no cgroup hierarchy (a quota on QEMU's vCPU thread is not "
-    "implemented)",
 }
 
 
@@ -468,6 +466,18 @@ class VmBackend:
                         Change(host.name, "driver_param", name, before, value, "driver_param", True)
                     )
         return out
+
+    def slow_host(self, name: str, limit: Any) -> None:
+        """recv_cpu: the receiver's whole guest (its QEMU: vCPU and I/O threads) joins the
+        CPU quota on this machine, which makes a slower PC of it: NIC, kernel and
+        application all slow down together, as on the seed's old receiver."""
+        pid = str(self.qemu[name].popen.pid)
+        if limit.procs_file:
+            self.machine.transport.run_ok(
+                ["sh", "-c", 'printf "%s\\n" "$1" > "$0"', limit.procs_file, pid]
+            )
+        else:  # no cpu controller: SCHED_IDLE for every thread (recorded: not a quota)
+            self.machine.transport.run_ok(["chrt", "--all-tasks", "--idle", "-p", "0", pid])
 
     # -- what the runner asks --------------------------------------------------------------
 

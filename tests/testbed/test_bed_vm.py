@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from lanloss.testbed import vmimage
+from lanloss.testbed.journal import journal_path
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
@@ -34,8 +35,19 @@ HTB = Path("/sys/module/sch_htb/parameters/htb_hysteresis")
 
 
 def _bed(state: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "lanloss.cli", "bed", "run", "--backend", "vm",
-            "--prefix", PREFIX, "--no-progress", *args]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "lanloss.cli",
+        "bed",
+        "run",
+        "--backend",
+        "vm",
+        "--prefix",
+        PREFIX,
+        "--no-progress",
+        *args,
+    ]
 
 
 def _leftovers() -> dict[str, list[str]]:
@@ -57,7 +69,7 @@ def _leftovers() -> dict[str, list[str]]:
 
 def _phase(state: Path) -> str | None:
     try:
-        return json.loads((state / f"journal-{PREFIX}.json").read_text()).get("phase")
+        return json.loads(Path(journal_path(str(state), PREFIX)).read_text()).get("phase")
     except (OSError, ValueError):
         return None
 
@@ -75,13 +87,28 @@ def runs(tmp_path_factory):
     # 1: kill -9 while the guests run traffic
     t0 = time.monotonic()
     proc = subprocess.Popen(
-        _bed(state, "--rate", "1Mbps", "--payload", "64", "--duration", "120s", "--out",
-             str(state / "never.json")),
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        _bed(
+            state,
+            "--rate",
+            "1Mbps",
+            "--payload",
+            "64",
+            "--duration",
+            "120s",
+            "--out",
+            str(state / "never.json"),
+        ),
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     while _phase(state) != "traffic":
         if proc.poll() is not None:
-            pytest.fail(f"the run to be killed ended first: {proc.stderr.read()}")
+            pytest.fail(
+                f"the run to be killed ended first ({proc.returncode}): {proc.stderr.read()}"
+            )
         if time.monotonic() - t0 > 600:
             proc.kill()
             pytest.fail("the run to be killed never reached its traffic phase")
@@ -100,11 +127,35 @@ def runs(tmp_path_factory):
     # 2: the next run restores, then a short lossy point with every real-NIC setting
     out = state / "run.json"
     cp = subprocess.run(
-        _bed(state, "--rate", "4Mbps", "--payload", "64", "--duration", "3s", "--itr", "0",
-             "--rx-ring", "80", "--pause", "off", "--rcvbuf", "4KiB",
-             "--driver-param", "InterruptThrottleRate=0", "--out", str(out)),
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
+        _bed(
+            state,
+            "--rate",
+            "4Mbps",
+            "--payload",
+            "64",
+            "--duration",
+            "3s",
+            "--itr",
+            "0",
+            "--rx-ring",
+            "80",
+            "--pause",
+            "off",
+            "--rcvbuf",
+            "4KiB",
+            "--recv-work",
+            "200us",
+            "--driver-param",
+            "InterruptThrottleRate=0",
+            "--out",
+            str(out),
+        ),
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert cp.returncode == 0, cp.stderr
     record = json.loads(out.read_text())
     return {
