@@ -83,6 +83,7 @@ def _request(args: argparse.Namespace) -> runner.Request:
         receivers=args.receiver,
         progress=progress,
         vm_nic=args.vm_nic,
+        vm_guests=args.vm_guests,
         driver_params=_driver_params(args.driver_param, args.backend),
     )
     return runner.prepare(req)
@@ -227,6 +228,13 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         default="e1000-82545em",
         metavar="MODEL",
         help="--backend vm: the guests' NIC, e1000-82545em [default] or e1000e",
+    )
+    g.add_argument(
+        "--vm-guests",
+        choices=("all", "receivers"),
+        default="all",
+        help="--backend vm: every host a guest [default], or receivers only (senders are "
+        "namespaces at this machine's speed, as in the netns backend)",
     )
     g.add_argument(
         "--driver-param",

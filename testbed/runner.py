@@ -58,6 +58,7 @@ class Request:
     receivers: list[str] | None = None
     progress: bool = False
     vm_nic: str = "e1000-82545em"  # --backend vm: the emulated NIC (testbed/vm.py)
+    vm_guests: str = "all"  # --backend vm: which hosts are guests (all | receivers)
     driver_params: dict[str, int] = field(default_factory=dict)  # vm: NIC driver parameters
     # filled by prepare()
     inv: inv_mod.Inventory | None = None
@@ -459,7 +460,9 @@ def _work(
     elif req.backend == "vm":
         from lanloss.testbed import vm
 
-        backend = vm.VmBackend(p, req.prefix, run_dir, req.vm_nic, req.pin, req.state_dir)
+        backend = vm.VmBackend(
+            p, req.prefix, run_dir, req.vm_nic, req.pin, req.state_dir, req.vm_guests
+        )
         state["backend"] = backend
         backend.setup(journal)
         pairs = backend.plan.flows
@@ -599,6 +602,8 @@ def _work(
 
 def _pinning(req: Request, senders: list[Host], receivers: list[Host]) -> dict[str, list[str]]:
     """netns: senders on CPU 0, receivers on the others (clean, repeatable; feasibility §4)."""
+    if req.backend == "vm" and req.pin:  # guests are pinned by QEMU; namespace senders here
+        return {h.name: ["taskset", "-c", "0"] for h in senders if h.spec.netns}
     if req.backend != "netns" or not req.pin:
         return {}
     n = os.cpu_count() or 1

@@ -144,8 +144,10 @@ class VmBackend:
         nic: str = DEFAULT_NIC,
         pin: bool = True,
         state_dir: str = "",
+        guests: str = "all",
     ) -> None:
         self.state_dir = state_dir
+        self.guests = guests  # all: every host a guest; receivers: senders are namespaces
         self.params = params
         self.prefix = prefix
         self.run_dir = run_dir
@@ -336,6 +338,9 @@ class VmBackend:
         for k, node in enumerate(self.plan.hosts):
             sw = self.plan.nodes[node.switch]
             port = self.plan.port_towards(sw.name, node.name).name
+            if not self.is_guest(node):
+                self._namespace_host(node, k + 1, sw, port, journal)
+                continue
             ssh_port = SSH_PORT0 + k + 1
             argv = self._qemu_argv(node, k + 1, port, ssh_port)
             full = ["nsenter", f"--net={NETNS_DIR}/{sw.ns}", "--", *self._cpu_of(node), *argv]
@@ -395,7 +400,8 @@ class VmBackend:
             journal.record_host(host)
             t.run_ok(["mkdir", "-p", host.workdir])
             self.tool_dirs[node.name] = install_tools(host, TOOLS_DIR)
-        # static ARP in every guest (kept in /run/lanloss/neigh: a driver reload re-adds it)
+        # static ARP everywhere (in a guest kept in /run/lanloss/neigh: a driver reload
+        # re-adds it)
         for node in self.plan.hosts:
             lines = "".join(
                 f"neigh replace {o.address} lladdr {guest_mac(j + 1)} dev {netns.IFACE} "
@@ -404,8 +410,88 @@ class VmBackend:
                 if o is not node
             )
             h = self.hosts[node.name]
-            h.transport.write_file("/run/lanloss/neigh", lines.encode())
-            h.transport.run_ok(["ip", "-batch", "/run/lanloss/neigh"])
+            if self.is_guest(node):
+                h.transport.write_file("/run/lanloss/neigh", lines.encode())
+                h.transport.run_ok(["ip", "-batch", "/run/lanloss/neigh"])
+            else:
+                netns._batch("ip", node.ns, lines.splitlines())
+
+    def is_guest(self, node: Any) -> bool:
+        return node.kind != "switch" and (self.guests == "all" or node.kind != "sender")
+
+    def _namespace_host(self, node: Any, k: int, sw: Any, port: str, journal: Any) -> None:
+        """--vm-guests receivers: a sender as in the netns backend (a namespace, veth, its
+        own port's shaper), at the host's full speed: the seed's fast sender."""
+        from lanloss import paths
+        from lanloss.testbed.hosts import Host, gather_facts
+        from lanloss.testbed.inventory import HostSpec
+
+        mtu, limit = int(self.params["mtu"]), int(self.params["tx_queue"])
+        netns._run(["ip", "netns", "add", node.ns])
+        netns._run(
+            [
+                "nsenter",
+                f"--net={NETNS_DIR}/{node.ns}",
+                "--",
+                "sysctl",
+                "-q",
+                "-w",
+                "net.ipv6.conf.all.disable_ipv6=1",
+                "net.ipv6.conf.default.disable_ipv6=1",
+            ]
+        )
+        netns._run(
+            [
+                "ip",
+                "link",
+                "add",
+                netns.IFACE,
+                "netns",
+                node.ns,
+                "address",
+                guest_mac(k),
+                "type",
+                "veth",
+                "peer",
+                "name",
+                port,
+                "netns",
+                sw.ns,
+            ]
+        )
+        netns._batch(
+            "ip",
+            node.ns,
+            [
+                "link set lo up",
+                f"link set dev {netns.IFACE} mtu {mtu}",
+                f"addr add {node.address}/{netns.SUBNET.prefixlen} dev {netns.IFACE}",
+                f"link set dev {netns.IFACE} up",
+            ],
+        )
+        netns._run(
+            [
+                "nsenter",
+                f"--net={NETNS_DIR}/{node.ns}",
+                "--",
+                "ethtool",
+                "-K",
+                netns.IFACE,
+                *netns.OFFLOADS_OFF,
+            ]
+        )
+        cmds = netns.shaper(node.rate, limit, mtu)
+        netns._batch("tc", node.ns, [c.format(dev=netns.IFACE) for c in cmds])
+        self._port(sw.ns, port, node.rate, int(self.params["switch_buffer"]), mtu)
+        role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
+        spec = HostSpec(node.name, role, "", node.address, netns.IFACE, netns=node.ns)
+        folder = os.path.join(self.run_dir, node.name)
+        os.makedirs(folder, exist_ok=True)
+        host = Host(spec, Local(node.name, node.ns), folder, folder, machine=self.machine)
+        self.hosts[node.name] = host
+        gather_facts(host)
+        journal.record_host(host)
+        self.tool_dirs[node.name] = str(paths.ctool("lanloss-send").parent)
 
     def _qemu_log(self, node: Any) -> str:
         try:
@@ -531,7 +617,7 @@ class VmBackend:
         sw_limit = int(self.params["switch_buffer"])
         return {
             "prefix": self.prefix,
-            "namespaces": [sw.ns for sw in self.plan.switches],
+            "namespaces": [n.ns for n in self.plan.nodes.values() if not self.is_guest(n)],
             "switches": {
                 sw.name: {
                     p.name: {
@@ -549,8 +635,20 @@ class VmBackend:
                     "address": h.address,
                     "switch": h.switch,
                     "rate_bps": h.rate,
-                    "guest": f"{self.nic} ({self.driver}), {MEMORY_MB} MB, 1 vCPU, {self.accel}",
-                    "tc": "none: the guest's NIC sends as fast as the guest can",
+                    **(
+                        {
+                            "guest": f"{self.nic} ({self.driver}), {MEMORY_MB} MB, 1 vCPU, "
+                            f"{self.accel}",
+                            "tc": "none: the guest's NIC sends as fast as the guest can",
+                        }
+                        if self.is_guest(h)
+                        else {
+                            "netns": h.ns,
+                            "tc": "; ".join(
+                                netns.shaper(h.rate, int(self.params["tx_queue"]), mtu)
+                            ),
+                        }
+                    ),
                 }
                 for h in self.plan.hosts
             },
