@@ -178,3 +178,34 @@ def test_a_built_image_holds_the_drivers():
     data = gzip.decompress(open(m["initrd"], "rb").read())
     for mod in (b"modules/e1000.ko", b"modules/e1000e.ko", b"modules/9p.ko", b"init"):
         assert mod + b"\0" in data
+
+
+def test_a_driver_reload_is_not_a_settings_change():
+    """The captured link line leaves out the ifindex, which a driver reload renumbers."""
+    from lanloss.testbed import settings
+    from lanloss.testbed.hosts import Host
+    from lanloss.testbed.inventory import HostSpec
+    from lanloss.testbed.transport import Result
+
+    line = (
+        "{}: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc fq_codel state UP"
+        "\\    link/ether 52:54:00:4c:00:02\n"
+    )
+
+    class Fake:
+        name = "r1"
+
+        def __init__(self, index):
+            self.index = index
+
+        def run_many(self, argvs):
+            return [
+                Result(a, 0, line.format(self.index) if a[:2] == ["ip", "-o"] else "x\n")
+                for a in argvs
+            ]
+
+    spec = HostSpec("r1", "receiver", "127.0.0.1", "10.77.0.2", "eth0")
+    before = settings.capture(Host(spec, Fake(3)))  # type: ignore[arg-type]
+    after = settings.capture(Host(spec, Fake(5)))  # type: ignore[arg-type]
+    assert settings.compare(before, after) == []
+    assert before.values["link eth0"].startswith("eth0: <BROADCAST")
