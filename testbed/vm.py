@@ -535,13 +535,14 @@ class VmBackend:
         return [change] if change.before != change.want else []
 
     def driver_changes(self, explicit: dict[str, int]) -> list[Any]:
-        """Module parameters of the NIC driver (--driver-param), set on every guest by
+        """Module parameters of the NIC driver (--driver-param), set in every guest by
         reloading the driver: made first, so the ring and coalescing settings made after
         it are not reset by the reload (and are restored after it is undone)."""
         from lanloss.testbed.settings import Change
 
         out = []
-        for host in self.hosts.values():
+        guests = [h for h in self.hosts.values() if self.is_guest(self.plan.nodes[h.name])]
+        for host in guests:
             for name, value in explicit.items():
                 r = host.transport.run(["cat", f"/run/lanloss/mp.{name}"])
                 before = int(r.out.strip()) if r.ok and r.out.strip().isdigit() else None
