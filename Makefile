@@ -13,7 +13,7 @@ JOBS    ?= $(shell nproc)
 STAMP   := $(VENV)/.installed
 NS3_PREFIX = $(shell $(VPY) -c 'import ns3; print(list(ns3.__path__)[0])')
 
-.PHONY: all setup sysdeps venv build cxx ctools run test test-fast bench lint format clean
+.PHONY: all setup sysdeps venv build cxx ctools vm-image run test test-fast bench lint format clean
 
 all: setup
 
@@ -40,6 +40,13 @@ cxx: $(STAMP)
 
 ctools:
 	$(MAKE) -C testbed/tools
+
+# The vm backend's guest image (testbed/vmimage.py): apt-get download of Debian's kernel
+# (linux-image-*-amd64, ~70 MB) and busybox-static (~1 MB) into build/vm/debs, then a
+# 10 MB kernel + initramfs. Cached; `lanloss bed run --backend vm` and the VM tests build
+# it on first use, so `make setup` does not download it.
+vm-image: $(STAMP)
+	$(VPY) -m lanloss.testbed.vmimage
 
 # The main job: the default study (config/config.yaml) through the Snakemake workflow:
 # a simulation sweep and a netns testbed sweep (root) of the same points, the table, the

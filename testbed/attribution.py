@@ -51,6 +51,7 @@ class FlowPath:
     send_failures: int = 0
     ingress: list[tuple[str, str]] = field(default_factory=list)  # (switch host, port)
     egress: list[tuple[str, str]] = field(default_factory=list)
+    nic_port: tuple[str, str] | None = None  # vm: (switch, tap) whose tx drops are rx_fifo
 
     @property
     def lost(self) -> int:
@@ -137,6 +138,12 @@ def sources(
         ):
             if v:
                 out.append(Source(point, v, idx, f"{host} {iface} {what}"))
+        taps = sorted({p.nic_port for p in paths if p.receiver == host and p.nic_port})
+        for sw, tap in taps:
+            # vm: a full RX ring makes QEMU stop reading the tap, which then drops
+            v = get(deltas.get(sw, {}), "dev", tap, "tx_drop")
+            if v:
+                out.append(Source("rx_fifo", v, idx, f"{sw} {tap} tx_drop (guest NIC overflow)"))
         v = get(d, "snmp", "Ip", "ReasmFails")
         if v:
             out.append(Source("reassembly", v, idx, f"{host} Ip ReasmFails"))

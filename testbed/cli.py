@@ -82,8 +82,26 @@ def _request(args: argparse.Namespace) -> runner.Request:
         senders=args.sender,
         receivers=args.receiver,
         progress=progress,
+        vm_nic=args.vm_nic,
+        vm_guests=args.vm_guests,
+        driver_params=_driver_params(args.driver_param, args.backend),
     )
     return runner.prepare(req)
+
+
+def _driver_params(items: list[str] | None, backend: str) -> dict[str, int]:
+    """--driver-param NAME=N (vm only): a dict, or an OptionError naming the value."""
+    out: dict[str, int] = {}
+    for item in items or []:
+        m = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)=([0-9]+)", item.strip())
+        if not m:
+            raise OptionError(
+                f"--driver-param: {item!r} is not NAME=N (e.g. InterruptThrottleRate=0)"
+            )
+        out[m.group(1)] = int(m.group(2))
+    if out and backend != "vm":
+        raise OptionError("--driver-param: only the vm backend reloads a NIC driver")
+    return out
 
 
 def _guard(fn):  # type: ignore[no-untyped-def]
@@ -200,10 +218,30 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("testbed")
     g.add_argument(
         "--backend",
-        choices=("netns", "ssh"),
+        choices=("netns", "ssh", "vm"),
         default="netns",
         help="netns: emulated hosts on this machine (root) [default]; "
-        "ssh: real hosts from --inventory",
+        "ssh: real hosts from --inventory; vm: QEMU guests with emulated Intel NICs (root)",
+    )
+    g.add_argument(
+        "--vm-nic",
+        default="e1000-82545em",
+        metavar="MODEL",
+        help="--backend vm: the guests' NIC, e1000-82545em [default] or e1000e",
+    )
+    g.add_argument(
+        "--vm-guests",
+        choices=("all", "receivers"),
+        default="all",
+        help="--backend vm: every host a guest [default], or receivers only (senders are "
+        "namespaces at this machine's speed, as in the netns backend)",
+    )
+    g.add_argument(
+        "--driver-param",
+        action="append",
+        metavar="NAME=N",
+        help="--backend vm: a load-time parameter of the guests' NIC driver, set by "
+        "reloading it (e.g. InterruptThrottleRate=0; repeat)",
     )
     g.add_argument("--inventory", metavar="FILE", help="hosts (YAML), for --backend ssh")
     g.add_argument(

@@ -36,6 +36,7 @@ def snapshot(host: Host, ifaces: list[str] | None = None) -> Snapshot:
         ("softnet", ["cat", "/proc/net/softnet_stat"]),
         ("dev", ["cat", "/proc/net/dev"]),
         ("qdisc", ["tc", "-s", "-j", "qdisc", "show"]),
+        ("interrupts", ["cat", "/proc/interrupts"]),
     ]
     for i in ifaces:
         argvs.append((f"ethtool {i}", ["ethtool", "-S", i]))
@@ -58,6 +59,8 @@ def snapshot(host: Host, ifaces: list[str] | None = None) -> Snapshot:
             parsed["dev"] = parse_dev(r.out)
         elif what == "qdisc":
             parsed["qdisc"] = parse_tc_json(r.out)
+        elif what == "interrupts":
+            parsed["interrupts"] = parse_interrupts(r.out, ifaces)
         elif what.startswith("ethtool "):
             parsed["ethtool"][what.split(" ", 1)[1]] = parse_ethtool_stats(r.out)
         elif what.startswith("pause "):
@@ -121,6 +124,25 @@ def parse_dev(text: str) -> dict[str, dict[str, int]]:
             continue
         name, rest = line.split(":", 1)
         out[name.strip()] = dict(zip(DEV_FIELDS, (int(x) for x in rest.split()), strict=False))
+    return out
+
+
+def parse_interrupts(text: str, ifaces: list[str]) -> dict[str, int]:
+    """/proc/interrupts: per interface under test, its interrupts summed over CPUs (a
+    line whose device list names it; MSI-X queues eth0-rx-0.. count for eth0)."""
+    lines = text.splitlines()
+    ncpu = len(lines[0].split()) if lines else 0
+    out = dict.fromkeys(ifaces, 0)
+    for line in lines[1:]:
+        head, _, rest = line.partition(":")
+        fields = rest.split()
+        counts = [int(x) for x in fields[:ncpu] if x.isdigit()]
+        if not head.strip().isdigit() or len(counts) < ncpu:
+            continue
+        devs = " ".join(fields[ncpu:]).replace(",", " ").split()
+        for i in ifaces:
+            if any(d == i or d.startswith(i + "-") for d in devs):
+                out[i] += sum(counts)
     return out
 
 
@@ -192,7 +214,7 @@ def delta(before: Snapshot, after: Snapshot) -> dict[str, Any]:
     """after - before, per source; softnet summed over CPUs, with u32 wrap-around."""
     a, b = before.parsed, after.parsed
     out: dict[str, Any] = {"seconds": after.t - before.t}
-    for key in ("snmp", "netstat", "dev", "qdisc", "ethtool", "pause"):
+    for key in ("snmp", "netstat", "dev", "qdisc", "ethtool", "pause", "interrupts"):
         if key in b:
             out[key] = _sub(a.get(key, {}), b[key])
     if "softnet" in a and "softnet" in b:

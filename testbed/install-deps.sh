@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # System packages lanloss needs, installed once (Debian; needs root to install).
 # tshark reads the sim's pcaps; iproute2/ethtool/iperf3/openssh-server are the
-# testbed's tools; iputils-ping for connectivity checks; tcpdump for bench/bed_tools.py.
+# testbed's tools; iputils-ping for connectivity checks; tcpdump for bench/bed_tools.py;
+# qemu-system-x86 runs the vm backend's guests (17 MB download, 85 MB installed).
 set -euo pipefail
 need=()
 for pair in tshark:tshark ip:iproute2 ethtool:ethtool iperf3:iperf3 sshd:openssh-server \
-            ping:iputils-ping tcpdump:tcpdump tc:iproute2 cmake:cmake g++:g++ make:make; do
+            ping:iputils-ping tcpdump:tcpdump tc:iproute2 cmake:cmake g++:g++ make:make \
+            qemu-system-x86_64:qemu-system-x86; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ]; then need+=("$pkg"); fi
 done

@@ -284,6 +284,10 @@ def transport_from(desc: dict[str, Any]) -> Transport:
     if desc["kind"] == "ssh":
         fields = {k: v for k, v in desc.items() if k != "kind"}
         return SshTransport(**fields)
+    if desc["kind"] == "vm":
+        from lanloss.testbed import vm
+
+        return vm.transport_from(desc)
     raise BedError(f"journal: unknown transport {desc['kind']!r}")
 
 
@@ -305,6 +309,9 @@ def recover(
 
     for name, host in hosts.items():
         want = data["hosts"][name].get("boot_id")
+        if getattr(host.transport, "ephemeral", False):
+            gone.add(name)  # a vm guest: it died with its QEMU, its settings with it
+            continue
         try:
             r = host.transport.run(["cat", BOOT_ID], timeout=15)
         except HostUnreachable as exc:

@@ -40,7 +40,7 @@ class RunState:
     """What a run has set up so far: restore undoes it, the record describes it."""
 
     started_utc: str
-    backend: Any = None  # NetnsBackend | SshBackend
+    backend: Any = None  # NetnsBackend | SshBackend | VmBackend
     hosts: dict[str, Host] = field(default_factory=dict)  # every host settings touch
     run_hosts: list[Host] = field(default_factory=list)  # senders and receivers
     captured: dict[str, settings.Captured] = field(default_factory=dict)  # before the run
@@ -192,6 +192,7 @@ def build(
                 fails,
                 ingress,
                 egress,
+                backend.nic_port(fp.receiver.name) if hasattr(backend, "nic_port") else None,
             )
         )
         rows.append(
@@ -341,6 +342,7 @@ def _env(
         },
         "clock_shared": state.traffic.shared_clock,
         "pinning": state.traffic.pin,
+        **({"vm": state.backend.env()} if hasattr(state.backend, "env") else {}),
     }
 
 

@@ -56,6 +56,9 @@ class Request:
     senders: list[str] | None = None
     receivers: list[str] | None = None
     progress: bool = False
+    vm_nic: str = "e1000-82545em"  # --backend vm: the emulated NIC (testbed/vm.py)
+    vm_guests: str = "all"  # --backend vm: which hosts are guests (all | receivers)
+    driver_params: dict[str, int] = field(default_factory=dict)  # vm: NIC driver parameters
     # filled by prepare()
     inv: inv_mod.Inventory | None = None
     picked: tuple[list[Any], list[Any]] | None = None
@@ -77,8 +80,8 @@ NETNS_CANNOT = {
 def check_params(p: dict[str, Any], given: set[str], backend: str, tool: str) -> None:
     """The checks of a point that need no file and no host: options against the backend
     and tool that will run them (also `lanloss study check`). OptionError."""
-    if backend not in ("netns", "ssh"):
-        raise OptionError(f"--backend: {backend!r} is not netns or ssh")
+    if backend not in ("netns", "ssh", "vm"):
+        raise OptionError(f"--backend: {backend!r} is not netns, ssh or vm")
     if tool not in ("lanloss", "iperf3"):
         raise OptionError(f"--tool: {tool!r} is not lanloss or iperf3")
     if tool == "iperf3":
@@ -92,7 +95,11 @@ def check_params(p: dict[str, Any], given: set[str], backend: str, tool: str) ->
             raise OptionError("recv_work: iperf3 has no per-packet work; use --tool lanloss")
         if p.get("rcvbuf") and p.get("sndbuf") and p["rcvbuf"] != p["sndbuf"]:
             raise OptionError("rcvbuf/sndbuf: iperf3 sets both from one -w; give one value")
-    if backend == "netns":
+    if backend == "vm":
+        from lanloss.testbed import vm
+
+        vm.check_params(p, given)
+    elif backend == "netns":
         for opt, why in NETNS_CANNOT.items():
             if opt in given:
                 raise OptionError(
@@ -140,6 +147,12 @@ def prepare(req: Request) -> Request:
             raise OptionError("--sender/--receiver name inventory hosts (--backend ssh)")
         netns.plan(p, req.prefix)  # topology errors now, not after the build
         netns.NetnsBackend.validate_machine()
+    elif req.backend == "vm":
+        from lanloss.testbed import vm
+
+        if req.inventory or req.senders or req.receivers:
+            raise OptionError("--inventory/--sender/--receiver: the vm backend boots its hosts")
+        vm.validate_machine(req.vm_nic)
     elif req.backend == "ssh":
         if not req.inventory:
             raise OptionError("--inventory: the ssh backend needs an inventory file")
@@ -353,7 +366,7 @@ def execute(req: Request, reporter: Reporter) -> RunRecord:
     t_wall = time.monotonic()
     timing: dict[str, float] = {}
     lock = jr.lock(req.state_dir, req.prefix, reporter.say)
-    machine_lock = jr.lock_machine(reporter.say) if req.backend == "netns" else None
+    machine_lock = jr.lock_machine(reporter.say) if req.backend in ("netns", "vm") else None
     run_id = uuid.uuid4().hex[:10]
     run_dir = tempfile.mkdtemp(prefix=f"{req.prefix}run-")
     os.chmod(run_dir, 0o755)
@@ -434,6 +447,21 @@ def _work(
         tool_dirs = {
             h.name: str(paths.ctool("lanloss-send").parent) for h in backend.hosts.values()
         }
+    elif req.backend == "vm":
+        from lanloss.testbed import vm
+
+        backend = vm.VmBackend(
+            p, req.prefix, run_dir, req.vm_nic, req.pin, req.state_dir, req.vm_guests
+        )
+        state.backend = backend
+        backend.setup(journal)
+        pairs = backend.plan.flows
+        senders = [backend.hosts[n] for n in dict.fromkeys(f[0] for f in pairs)]
+        receivers = [backend.hosts[n] for n in dict.fromkeys(f[1] for f in pairs)]
+        machine_hosts = [backend.machine]
+        gather_facts(backend.machine)
+        journal.record_host(backend.machine)
+        tool_dirs = backend.tool_dirs
     else:
         assert req.inv is not None and req.picked is not None
         backend = SshBackend(req.inv, req.picked[0], req.picked[1], run_id, run_dir, req.tool)
@@ -463,6 +491,8 @@ def _work(
     changes, unsupported = settings.plan_changes(p, req.given, senders, receivers, captured)
     if hasattr(backend, "machine_changes"):
         changes += backend.machine_changes(captured)
+    if req.driver_params and hasattr(backend, "driver_changes"):
+        changes = backend.driver_changes(req.driver_params) + changes  # a reload resets the NIC
     rcvbuf_force = sndbuf_force = False
     for u in list(unsupported):
         if u.option == "rcvbuf" and u.setting.startswith("sysctl"):
@@ -498,6 +528,12 @@ def _work(
     cgroups, pre = {}, {}
     if p.get("recv_cpu"):
         for h in receivers:
+            if hasattr(backend, "slow_host"):  # vm: the quota is on the guest's QEMU
+                where = backend.machine
+                limit = cpulimit.create(where, f"{req.prefix}{h.name}", int(p["recv_cpu"]), journal)
+                state.cpu[h.name] = (where, limit)
+                backend.slow_host(h.name, limit)
+                continue
             where = h.sysctl_host  # cgroups live on the machine that runs the process
             limit = cpulimit.create(where, f"{req.prefix}{h.name}", int(p["recv_cpu"]), journal)
             state.cpu[h.name] = (where, limit)
@@ -558,6 +594,8 @@ def _work(
 
 def _pinning(req: Request, senders: list[Host], receivers: list[Host]) -> dict[str, list[str]]:
     """netns: senders on CPU 0, receivers on the others (clean, repeatable; feasibility §4)."""
+    if req.backend == "vm" and req.pin:  # guests are pinned by QEMU; namespace senders here
+        return {h.name: ["taskset", "-c", "0"] for h in senders if h.spec.netns}
     if req.backend != "netns" or not req.pin:
         return {}
     n = os.cpu_count() or 1

@@ -36,6 +36,10 @@ ETHTOOL_QUERIES = ("-a", "-c", "-g", "-k", "-i")
 # Kernel module parameters a backend may change, by name: machine-wide, captured on the
 # host that holds the machine's settings (netns: htb_hysteresis of its shapers).
 MODULE_PARAMS = {"sch_htb.htb_hysteresis": "/sys/module/sch_htb/parameters/htb_hysteresis"}
+# The NIC driver's load-time parameters in a vm guest (testbed/vm-image): set by reloading
+# the driver, the value in effect kept in DRIVER_PARAM_DIR/mp.NAME.
+DRIVER_PARAM_SET = "/bb/lanloss-modparam"
+DRIVER_PARAM_DIR = "/run/lanloss"
 
 
 def sysctl_path(key: str) -> str:
@@ -75,8 +79,9 @@ def capture(host: Host) -> Captured:
         if res.ok:
             text = res.out
             if name.startswith("link "):
-                # counters-free: the flags, mtu, qdisc, state and link-layer address
-                text = re.sub(r"\\\s+", " ", text)
+                # counters-free: the flags, mtu, qdisc, state and link-layer address; not
+                # the ifindex, which a driver reload (vm: --driver-param) renumbers
+                text = re.sub(r"^\d+:\s*", "", re.sub(r"\\\s+", " ", text))
             values[name] = text.rstrip("\n")
         else:
             unreadable[name] = res.first_error_line()
@@ -137,7 +142,7 @@ class Change:
     """One setting the run changes on one host; ``before`` is what restore writes back."""
 
     host: str
-    kind: str  # sysctl | param | pause | coalesce | ring | mtu
+    kind: str  # sysctl | param | pause | coalesce | ring | mtu | driver_param
     target: str  # sysctl key or interface
     before: Any
     want: Any
@@ -298,6 +303,11 @@ def _sysctl_write(key: str, value: Any) -> list[str]:
     return _file_write(sysctl_path(key), value)
 
 
+WAIT_CARRIER = (
+    'i=0; until [ "$(cat "$0" 2>/dev/null)" = 1 ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done'
+)
+
+
 def _argvs_for(change: Change, value: Any) -> list[list[str]]:
     k, t = change.kind, change.target
     if k == "sysctl":
@@ -307,8 +317,11 @@ def _argvs_for(change: Change, value: Any) -> list[list[str]]:
     if k == "mtu":
         return [["ip", "link", "set", "dev", t, "mtu", str(value)]]
     if k == "pause":
+        # A real NIC renegotiates its link after -A (e1000 resets): wait for the carrier,
+        # or the next command (or the capture after restore) sees the link down.
         return [
-            ["ethtool", "-A", t, "autoneg", value["autoneg"], "rx", value["rx"], "tx", value["tx"]]
+            ["ethtool", "-A", t, "autoneg", value["autoneg"], "rx", value["rx"], "tx", value["tx"]],
+            ["sh", "-c", WAIT_CARRIER, f"/sys/class/net/{t}/carrier"],
         ]
     if k == "coalesce":
         argv = ["ethtool", "-C", t]
@@ -317,6 +330,8 @@ def _argvs_for(change: Change, value: Any) -> list[list[str]]:
         return [argv + ["rx-usecs", str(value["rx-usecs"])]]
     if k == "ring":
         return [["ethtool", "-G", t, "rx", str(value)]]
+    if k == "driver_param":  # a load-time parameter: the vm guest reloads its NIC driver
+        return [[DRIVER_PARAM_SET, t, str(value)]]
     raise AssertionError(f"unknown change kind {k}")
 
 
@@ -334,6 +349,9 @@ def _read_back(host: Host, change: Change) -> Any:
         return parse_coalesce(host.transport.run(["ethtool", "-c", t]).out)
     if k == "ring":
         return parse_ring(host.transport.run(["ethtool", "-g", t]).out)["current"]
+    if k == "driver_param":
+        r = host.transport.run(["cat", f"{DRIVER_PARAM_DIR}/mp.{t}"])
+        return int(r.out.strip()) if r.ok and r.out.strip().isdigit() else None
     raise AssertionError(k)
 
 

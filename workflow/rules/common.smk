@@ -35,8 +35,24 @@ def _say(text):
 
 
 def _load_studies():
+    global BED_ARGS
     try:
         mappings = lstudy.study_mappings(config, workflow.basedir)
+        # A study file may say which testbed its points need (`bed_args: --backend vm`):
+        # used when the workflow's own bed_args are empty, if every study agrees.
+        own = {}
+        for i, (where, data) in enumerate(mappings):
+            if isinstance(data, dict) and "bed_args" in data:
+                data = dict(data)
+                own[where] = str(data.pop("bed_args") or "")
+                mappings[i] = (where, data)
+        if own and not BED_ARGS:
+            if len(set(own.values())) > 1 or len(own) < len(mappings):
+                raise lstudy.StudyError(
+                    f"studies: {sorted(own)} need their own bed_args ({sorted(set(own.values()))})"
+                    "; run them on their own, or give bed_args"
+                )
+            BED_ARGS = next(iter(own.values()))
         studies = []
         for where, data in mappings:
             lstudy.validate(dict(data) if isinstance(data, dict) else data, where)  # one line

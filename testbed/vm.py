@@ -1,0 +1,729 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The vm backend: one QEMU guest per host, its emulated Intel NIC on the emulated switch.
+
+The switches are the netns backend's (a namespace ``<prefix><switch>`` with a bridge,
+br_netfilter, HTB shapers with the wire-exact size table on every port, static
+forwarding): the same shaping and the same switch counters. A host is a guest instead of
+a namespace: QEMU runs inside its switch's namespace, and the guest's data NIC
+(``-device e1000-82545em``, driven by the guest kernel's real e1000 driver) is a tap
+that *is* the switch port (named p1, p2, ... as in the netns backend), so the switch
+port's shaper and counters are the tap's. A full RX ring makes QEMU stop reading the
+tap; the tap then drops (its ``tx_dropped``): that is the NIC's overflow (``rx_fifo``).
+
+The harness reaches a guest with the ssh backend's transport (real ssh, to the guest's
+sshd) over a second, management NIC (virtio-net, QEMU user networking restricted to the
+host: ``hostfwd`` on the switch namespace's loopback), so management traffic never
+touches the NIC under test or the switch. The guest image: vmimage.py.
+
+Guests die with the harness (QEMU gets PR_SET_PDEATHSIG), and with them every tool and
+every setting in them; what stays after a ``kill -9`` (namespaces, the machine's
+htb_hysteresis) is in the journal and removed by the next run, and a reaper process
+removes the namespaces at once (``reaper``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from lanloss.child import die_with_parent
+from lanloss.options import OptionError
+from lanloss.testbed import netns
+from lanloss.testbed.errors import BedError, HostUnreachable
+from lanloss.testbed.ssh import SshTransport, install_tools
+from lanloss.testbed.transport import NETNS_DIR, Local, LocalProc, wait_until
+
+QEMU = "qemu-system-x86_64"
+NIC_MODELS = {"e1000-82545em": "e1000", "e1000e": "e1000e"}
+DEFAULT_NIC = "e1000-82545em"
+MEMORY_MB = 256
+TB_SIZE_MB = 128  # TCG's translation cache grows without a cap (270 -> 620 MB in 20 min)
+SSH_PORT0 = 2200  # hostfwd ports, on the switch namespace's own loopback
+BOOT_TIMEOUT = 180.0
+TOOLS_DIR = "/tmp/lanloss-tools"
+# What a guest cannot emulate, refused when asked for explicitly.
+VM_CANNOT = {
+    "tx_queue": "a guest's own port is its emulated NIC and its qdisc, not a shaper",
+}
+
+
+@dataclass
+class VmTransport(SshTransport):
+    """ssh to a guest's sshd through the hostfwd port in the switch namespace."""
+
+    netns: str = ""
+    ephemeral: bool = True  # its settings die with the guest (journal.recover skips it)
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "kind": "vm", "netns": self.netns}
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        return ["nsenter", f"--net={NETNS_DIR}/{self.netns}", "--", *super().wrap(argv)]
+
+    def check_reachable(self, cp: subprocess.CompletedProcess[bytes]) -> None:
+        if cp.returncode == 1 and b"nsenter" in cp.stderr[:200]:
+            raise HostUnreachable(f"guest {self.name}: namespace {self.netns} is gone")
+        super().check_reachable(cp)
+
+
+def transport_from(desc: dict[str, Any]) -> VmTransport:
+    fields = {k: v for k, v in desc.items() if k != "kind"}
+    return VmTransport(**fields)
+
+
+def check_params(p: dict[str, Any], given: set[str]) -> None:
+    for opt, why in VM_CANNOT.items():
+        if opt in given and p.get(opt):
+            raise OptionError(f"{opt}: {p[opt]!r}: {why}, so the vm backend cannot set it")
+    if p["cast"] == "multicast":
+        raise OptionError("cast: multicast is not wired up on the vm backend; use unicast")
+    netns.plan(p, "x-")
+
+
+def validate_machine(nic: str) -> None:
+    if nic not in NIC_MODELS:
+        raise OptionError(f"--vm-nic: {nic!r} is not one of {sorted(NIC_MODELS)}")
+    netns.NetnsBackend.validate_machine()
+    if shutil.which(QEMU) is None:
+        raise BedError(f"the vm backend needs {QEMU} (apt-get install qemu-system-x86)")
+    if not os.path.exists("/dev/net/tun"):
+        raise BedError("the vm backend needs /dev/net/tun (taps)")
+
+
+def accelerator() -> tuple[str, str]:
+    """KVM only where it can boot an unmodified guest (hardware virtualisation: vmx/svm in
+    the CPU flags and /dev/kvm usable); TCG otherwise. ($LANLOSS_VM_ACCEL forces one.)"""
+    forced = os.environ.get("LANLOSS_VM_ACCEL")
+    if forced in ("tcg", "kvm"):
+        return forced, "LANLOSS_VM_ACCEL"
+    try:
+        flags = open("/proc/cpuinfo", encoding="ascii", errors="replace").read()
+    except OSError:
+        flags = ""
+    hw = re.search(r"^flags\s*:.*\b(vmx|svm)\b", flags, flags=re.MULTILINE) is not None
+    if hw and os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "kvm", "vmx/svm in the CPU flags and /dev/kvm usable"
+    if os.path.exists("/dev/kvm"):
+        return "tcg", "/dev/kvm exists but the CPUs show no vmx/svm: it cannot boot a guest"
+    return "tcg", "no /dev/kvm"
+
+
+def qemu_version() -> str:
+    try:
+        out = subprocess.run([QEMU, "--version"], capture_output=True, text=True, timeout=10)
+        return out.stdout.splitlines()[0].strip()
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        return "unknown"
+
+
+def _ok(argv: list[str]) -> bool:
+    return subprocess.run(argv, capture_output=True).returncode == 0
+
+
+def guest_mac(k: int) -> str:
+    return f"52:54:00:4c:{k // 256:02x}:{k % 256:02x}"
+
+
+class VmBackend:
+    """Guests for hosts, namespaces for switches; kernel-wide settings live in each guest."""
+
+    name = "vm"
+
+    def __init__(
+        self,
+        params: dict[str, Any],
+        prefix: str,
+        run_dir: str,
+        nic: str = DEFAULT_NIC,
+        pin: bool = True,
+        state_dir: str = "",
+        guests: str = "all",
+    ) -> None:
+        self.state_dir = state_dir
+        self.guests = guests  # all: every host a guest; receivers: senders are namespaces
+        self.params = params
+        self.prefix = prefix
+        self.run_dir = run_dir
+        self.nic = nic
+        self.driver = NIC_MODELS[nic]
+        self.pin = pin
+        self.plan = netns.plan(params, prefix)
+        self.machine: Any = None
+        self.hosts: dict[str, Any] = {}
+        self.switches: list[Any] = []
+        self.tool_dirs: dict[str, str] = {}
+        self.qemu: dict[str, LocalProc] = {}
+        self.qemu_argv: dict[str, list[str]] = {}
+        self.accel, self.accel_why = accelerator()
+        self.image: dict[str, Any] = {}
+        self.boot_s: dict[str, float] = {}
+        self.reaper: subprocess.Popen[bytes] | None = None
+
+    # -- building --------------------------------------------------------------------------
+
+    def _switches(self, journal: Any) -> None:
+        """The netns backend's switches: namespaces, bridges, switch-to-switch veths."""
+        journal.record("netns", self.prefix)
+        mtu = int(self.params["mtu"])
+        sysctls = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+        for sw in self.plan.switches:
+            netns._run(["ip", "netns", "add", sw.ns])
+            netns._run(
+                [
+                    "nsenter",
+                    f"--net={NETNS_DIR}/{sw.ns}",
+                    "--",
+                    "sysctl",
+                    "-q",
+                    "-w",
+                    *sysctls,
+                    "net.bridge.bridge-nf-call-iptables=1",
+                ]
+            )
+            netns._batch(
+                "ip",
+                sw.ns,
+                [
+                    "link set lo up",
+                    f"link add {netns.BRIDGE} type bridge mcast_snooping 0 stp_state 0",
+                    f"link set {netns.BRIDGE} up",
+                ],
+            )
+        limit = int(self.params["switch_buffer"])
+        for a, b, rate, _ in self.plan.links:
+            na, nb = self.plan.nodes[a], self.plan.nodes[b]
+            if na.kind != "switch" or nb.kind != "switch":
+                continue  # a host's link is its guest's tap (_port)
+            ia = self.plan.port_towards(a, b).name
+            ib = self.plan.port_towards(b, a).name
+            netns._run(
+                [
+                    "ip",
+                    "link",
+                    "add",
+                    ia,
+                    "netns",
+                    na.ns,
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    ib,
+                    "netns",
+                    nb.ns,
+                ]
+            )
+            for n, ifname in ((na, ia), (nb, ib)):
+                self._port(n.ns, ifname, int(rate), limit, mtu)
+
+    def _port(self, ns: str, ifname: str, rate: int, limit: int, mtu: int) -> None:
+        netns._batch(
+            "ip",
+            ns,
+            [
+                f"link set dev {ifname} mtu {mtu}",
+                f"link set dev {ifname} master {netns.BRIDGE}",
+                f"link set dev {ifname} up",
+            ],
+        )
+        netns._run(
+            [
+                "nsenter",
+                f"--net={NETNS_DIR}/{ns}",
+                "--",
+                "ethtool",
+                "-K",
+                ifname,
+                *netns.OFFLOADS_OFF,
+            ]
+        )
+        cmds = netns.shaper(rate, limit, mtu)
+        netns._batch("tc", ns, [c.format(dev=ifname) for c in cmds])
+
+    def _cmdline(self, node: Any, k: int) -> str:
+        words = [
+            "console=ttyS0",
+            "quiet",
+            "panic=-1",
+            "tsc=reliable",
+            f"ll.name={node.name}",
+            f"ll.mac={guest_mac(k)}",
+            f"ll.addr={node.address}/{netns.SUBNET.prefixlen}",
+            f"ll.mgmt_mac={self.image['mgmt_mac']}",
+            f"ll.driver={self.driver}",
+        ]
+        return " ".join(words)
+
+    def _qemu_argv(self, node: Any, k: int, port: str, ssh_port: int) -> list[str]:
+        accel = f"tcg,tb-size={TB_SIZE_MB}" if self.accel == "tcg" else "kvm"
+        argv = [
+            QEMU,
+            "-machine",
+            "pc",
+            "-accel",
+            accel,
+            "-m",
+            str(MEMORY_MB),
+            "-smp",
+            "1",
+            "-nodefaults",
+            "-no-user-config",
+            "-display",
+            "none",
+            "-no-reboot",
+            "-serial",
+            f"file:{os.path.join(self.run_dir, node.name + '.console')}",
+            "-kernel",
+            self.image["kernel"],
+            "-initrd",
+            self.image["initrd"],
+            "-append",
+            self._cmdline(node, k),
+            # vnet_hdr off: frames stay wire-sized (no GSO super-frames through the switch)
+            "-netdev",
+            f"tap,id=data,ifname={port},script=no,downscript=no,vnet_hdr=off",
+            "-device",
+            f"{self.nic},netdev=data,mac={guest_mac(k)}",
+            "-netdev",
+            f"user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:{ssh_port}-:22",
+            "-device",
+            f"virtio-net-pci,netdev=mgmt,mac={self.image['mgmt_mac']}",
+            "-fsdev",
+            "local,id=usr,path=/usr,security_model=none,readonly=on",
+            "-device",
+            "virtio-9p-pci,fsdev=usr,mount_tag=usr",
+        ]
+        return argv
+
+    def _cpu_of(self, node: Any) -> list[str]:
+        """Senders' guests on CPU 0, receivers' on the others (as the netns backend)."""
+        n = os.cpu_count() or 1
+        if not self.pin or n < 2:
+            return []
+        cpus = "0" if node.kind == "sender" else ",".join(str(c) for c in range(1, n))
+        return ["taskset", "-c", cpus]
+
+    def setup(self, journal: Any) -> None:
+        from lanloss.testbed import vmimage
+        from lanloss.testbed.inventory import HostSpec, SshSpec
+        from lanloss.testbed.machines import Host, gather_facts
+
+        failures = netns.teardown(self.prefix)  # stale namespaces of a crashed run, by name
+        if failures:
+            raise BedError("; ".join(failures))
+        try:
+            self.image = vmimage.build()
+        except RuntimeError as exc:
+            raise BedError(f"vm image: {exc}") from None
+        self.machine = Host(
+            HostSpec(netns.MACHINE, "machine", "", "", ""),
+            netns.machine_transport(),
+            self.run_dir,
+            self.run_dir,
+        )
+        self._switches(journal)
+        for sw in self.plan.switches:
+            spec = HostSpec(sw.name, "switch", "", "", "", netns=sw.ns)
+            self.switches.append(Host(spec, Local(sw.name, sw.ns), self.run_dir, self.run_dir))
+        self.reaper = start_reaper(self.prefix, self.state_dir)
+        mtu, limit = int(self.params["mtu"]), int(self.params["switch_buffer"])
+        booting = []
+        for k, node in enumerate(self.plan.hosts):
+            sw = self.plan.nodes[node.switch]
+            port = self.plan.port_towards(sw.name, node.name).name
+            if not self.is_guest(node):
+                self._namespace_host(node, k + 1, sw, port, journal)
+                continue
+            ssh_port = SSH_PORT0 + k + 1
+            argv = self._qemu_argv(node, k + 1, port, ssh_port)
+            full = ["nsenter", f"--net={NETNS_DIR}/{sw.ns}", "--", *self._cpu_of(node), *argv]
+            self.qemu_argv[node.name] = full
+            log = os.path.join(self.run_dir, node.name + ".qemu")
+            with open(log, "wb") as fh:
+                popen = subprocess.Popen(
+                    full,
+                    stdin=subprocess.DEVNULL,
+                    stdout=fh,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    preexec_fn=die_with_parent(),  # a kill -9 of lanloss takes the guest along
+                )
+            proc = LocalProc(popen, node.name)
+            self.qemu[node.name] = proc
+            journal.record("procs", proc.journal_entry())
+            booting.append((node, sw, port, ssh_port, time.monotonic()))
+        for node, sw, port, _, _ in booting:
+            tap = ["ip", "-n", sw.ns, "link", "show", "dev", port]
+            if not wait_until(lambda a=tap: _ok(a), 30, 0.1):
+                raise BedError(
+                    f"vm: QEMU of {node.name} made no tap {port}: {self._qemu_log(node)}"
+                )
+            self._port(sw.ns, port, node.rate, limit, mtu)
+        # static forwarding, as in the netns backend: receivers never transmit
+        for sw in self.plan.switches:
+            ports = [self.plan.port_towards(sw.name, h.name).name for h in self.plan.hosts]
+            lines = [
+                f"fdb replace {guest_mac(k + 1)} dev {port} master static"
+                for k, port in enumerate(ports)
+            ]
+            netns._batch("bridge", sw.ns, lines)
+        netns.wait_link_up(self.plan)
+        key = self.image["key"]
+        for node, sw, _port, ssh_port, t0 in booting:
+            role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
+            ssh = SshSpec("root", key, ssh_port, 5.0, self.image["known_hosts"], "yes")
+            spec = HostSpec(node.name, role, "127.0.0.1", node.address, netns.IFACE, ssh=ssh)
+            t = VmTransport(
+                node.name,
+                "127.0.0.1",
+                "root",
+                key,
+                ssh_port,
+                5.0,
+                self.image["known_hosts"],
+                "yes",
+                netns=sw.ns,
+            )
+            folder = os.path.join(self.run_dir, node.name)
+            os.makedirs(folder, exist_ok=True)
+            host = Host(spec, t, f"/tmp/lanloss-run-{os.getpid()}", folder)
+            self._wait_boot(host, node, t0)
+            self.hosts[node.name] = host
+            gather_facts(host)
+            journal.record_host(host)
+            t.run_ok(["mkdir", "-p", host.workdir])
+            self.tool_dirs[node.name] = install_tools(host, TOOLS_DIR)
+        # static ARP everywhere (in a guest kept in /run/lanloss/neigh: a driver reload
+        # re-adds it)
+        for node in self.plan.hosts:
+            lines = "".join(
+                f"neigh replace {o.address} lladdr {guest_mac(j + 1)} dev {netns.IFACE} "
+                "nud permanent\n"
+                for j, o in enumerate(self.plan.hosts)
+                if o is not node
+            )
+            h = self.hosts[node.name]
+            if self.is_guest(node):
+                h.transport.write_file("/run/lanloss/neigh", lines.encode())
+                h.transport.run_ok(["ip", "-batch", "/run/lanloss/neigh"])
+            else:
+                netns._batch("ip", node.ns, lines.splitlines())
+
+    def is_guest(self, node: Any) -> bool:
+        return node.kind != "switch" and (self.guests == "all" or node.kind != "sender")
+
+    def _namespace_host(self, node: Any, k: int, sw: Any, port: str, journal: Any) -> None:
+        """--vm-guests receivers: a sender as in the netns backend (a namespace, veth, its
+        own port's shaper), at the host's full speed: the seed's fast sender."""
+        from lanloss import paths
+        from lanloss.testbed.inventory import HostSpec
+        from lanloss.testbed.machines import Host, gather_facts
+
+        mtu, limit = int(self.params["mtu"]), int(self.params["tx_queue"])
+        netns._run(["ip", "netns", "add", node.ns])
+        netns._run(
+            [
+                "nsenter",
+                f"--net={NETNS_DIR}/{node.ns}",
+                "--",
+                "sysctl",
+                "-q",
+                "-w",
+                "net.ipv6.conf.all.disable_ipv6=1",
+                "net.ipv6.conf.default.disable_ipv6=1",
+            ]
+        )
+        netns._run(
+            [
+                "ip",
+                "link",
+                "add",
+                netns.IFACE,
+                "netns",
+                node.ns,
+                "address",
+                guest_mac(k),
+                "type",
+                "veth",
+                "peer",
+                "name",
+                port,
+                "netns",
+                sw.ns,
+            ]
+        )
+        netns._batch(
+            "ip",
+            node.ns,
+            [
+                "link set lo up",
+                f"link set dev {netns.IFACE} mtu {mtu}",
+                f"addr add {node.address}/{netns.SUBNET.prefixlen} dev {netns.IFACE}",
+                f"link set dev {netns.IFACE} up",
+            ],
+        )
+        netns._run(
+            [
+                "nsenter",
+                f"--net={NETNS_DIR}/{node.ns}",
+                "--",
+                "ethtool",
+                "-K",
+                netns.IFACE,
+                *netns.OFFLOADS_OFF,
+            ]
+        )
+        cmds = netns.shaper(node.rate, limit, mtu)
+        netns._batch("tc", node.ns, [c.format(dev=netns.IFACE) for c in cmds])
+        self._port(sw.ns, port, node.rate, int(self.params["switch_buffer"]), mtu)
+        role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
+        spec = HostSpec(node.name, role, "", node.address, netns.IFACE, netns=node.ns)
+        folder = os.path.join(self.run_dir, node.name)
+        os.makedirs(folder, exist_ok=True)
+        host = Host(spec, Local(node.name, node.ns), folder, folder, machine=self.machine)
+        self.hosts[node.name] = host
+        gather_facts(host)
+        journal.record_host(host)
+        self.tool_dirs[node.name] = str(paths.ctool("lanloss-send").parent)
+
+    def _qemu_log(self, node: Any) -> str:
+        try:
+            with open(os.path.join(self.run_dir, node.name + ".qemu"), encoding="utf-8") as fh:
+                lines = fh.read().strip().splitlines()
+        except OSError:
+            return "no output"
+        return lines[-1] if lines else "no output"
+
+    def _wait_boot(self, host: Any, node: Any, t0: float) -> None:
+        proc = self.qemu[node.name]
+        deadline = t0 + BOOT_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                raise BedError(f"vm: the guest {node.name} exited: {self._qemu_log(node)}")
+            try:
+                if host.transport.run(["true"], timeout=20).ok:
+                    break
+            except HostUnreachable:
+                pass
+            if time.monotonic() > deadline:
+                raise BedError(
+                    f"vm: guest {node.name} did not answer on ssh within {BOOT_TIMEOUT:g}s "
+                    f"(console: {os.path.join(self.run_dir, node.name + '.console')})"
+                )
+            time.sleep(0.5)
+        self.boot_s[node.name] = round(time.monotonic() - t0, 2)
+
+    # -- settings the backend adds ---------------------------------------------------------
+
+    def machine_changes(self, captured: dict[str, Any]) -> list[Any]:
+        from lanloss.testbed.settings import param_change
+
+        change = param_change(
+            self.machine,
+            captured[netns.MACHINE],
+            "sch_htb.htb_hysteresis",
+            1,
+            "switch shaper rounds",
+        )
+        return [change] if change.before != change.want else []
+
+    def driver_changes(self, explicit: dict[str, int]) -> list[Any]:
+        """Module parameters of the NIC driver (--driver-param), set in every guest by
+        reloading the driver: made first, so the ring and coalescing settings made after
+        it are not reset by the reload (and are restored after it is undone)."""
+        from lanloss.testbed.settings import Change
+
+        out = []
+        guests = [h for h in self.hosts.values() if self.is_guest(self.plan.nodes[h.name])]
+        for host in guests:
+            for name, value in explicit.items():
+                r = host.transport.run(["cat", f"/run/lanloss/mp.{name}"])
+                before = int(r.out.strip()) if r.ok and r.out.strip().isdigit() else None
+                if before is None:
+                    raise BedError(f"{host.name}: cannot read the driver parameter {name}")
+                if before != value:
+                    out.append(
+                        Change(host.name, "driver_param", name, before, value, "driver_param", True)
+                    )
+        return out
+
+    def slow_host(self, name: str, limit: Any) -> None:
+        """recv_cpu: the receiver's whole guest (its QEMU: vCPU and I/O threads) joins the
+        CPU quota on this machine, which makes a slower PC of it: NIC, kernel and
+        application all slow down together, as on the seed's old receiver."""
+        pid = str(self.qemu[name].popen.pid)
+        if limit.procs_file:
+            self.machine.transport.run_ok(
+                ["sh", "-c", 'printf "%s\\n" "$1" > "$0"', limit.procs_file, pid]
+            )
+        else:  # no cpu controller: SCHED_IDLE for every thread (recorded: not a quota)
+            self.machine.transport.run_ok(["chrt", "--all-tasks", "--idle", "-p", "0", pid])
+
+    # -- what the runner asks --------------------------------------------------------------
+
+    def switch_ports(self, name: str) -> list[str]:
+        return [p.name for p in self.plan.nodes[name].ports]
+
+    def nic_port(self, host: str) -> tuple[str, str]:
+        """The switch port that is this guest's tap: its tx drops are the NIC's overflow."""
+        node = self.plan.nodes[host]
+        return node.switch, self.plan.port_towards(node.switch, host).name
+
+    def network_idle(self) -> bool:
+        from lanloss.testbed.counters import parse_tc_json
+
+        for sw in self.plan.switches:
+            out = netns._run(["tc", "-n", sw.ns, "-s", "-j", "qdisc", "show"])
+            if any(q["backlog"] for q in parse_tc_json(out).values()):
+                return False
+        return True
+
+    def flow_ports(self, src: str, dst: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        egress = self.plan.path_ports(src, dst)
+        ingress = []
+        prev = src
+        for sw, _port in egress:
+            ingress.append((sw, self.plan.port_towards(sw, prev).name))
+            prev = sw
+        return ingress, egress
+
+    def env(self) -> dict[str, Any]:
+        return {
+            "accelerator": self.accel,
+            "accelerator_why": self.accel_why,
+            "qemu": qemu_version(),
+            "nic": self.nic,
+            "driver": self.driver,
+            "driver_params_at_boot": "the driver's defaults (--driver-param reloads it)",
+            "memory_mb": MEMORY_MB,
+            "vcpus": 1,
+            "tb_size_mb": TB_SIZE_MB if self.accel == "tcg" else None,
+            "kernel": self.image.get("kernel_version"),
+            "image_debs": self.image.get("debs"),
+            "boot_s": self.boot_s,
+            "qemu_argv": self.qemu_argv,
+            "channel": "ssh to the guest's sshd over a virtio-net management NIC "
+            "(QEMU user networking, hostfwd on the switch namespace's loopback)",
+        }
+
+    def describe(self) -> dict[str, Any]:
+        mtu = int(self.params["mtu"])
+        sw_limit = int(self.params["switch_buffer"])
+        return {
+            "prefix": self.prefix,
+            "namespaces": [n.ns for n in self.plan.nodes.values() if not self.is_guest(n)],
+            "switches": {
+                sw.name: {
+                    p.name: {
+                        "peer": p.peer,
+                        "rate_bps": p.rate,
+                        "tap": self.plan.nodes[p.peer].kind != "switch",
+                        "tc": "; ".join(netns.shaper(p.rate, sw_limit, mtu)),
+                    }
+                    for p in sw.ports
+                }
+                for sw in self.plan.switches
+            },
+            "hosts": {
+                h.name: {
+                    "address": h.address,
+                    "switch": h.switch,
+                    "rate_bps": h.rate,
+                    **(
+                        {
+                            "guest": f"{self.nic} ({self.driver}), {MEMORY_MB} MB, 1 vCPU, "
+                            f"{self.accel}",
+                            "tc": "none: the guest's NIC sends as fast as the guest can",
+                        }
+                        if self.is_guest(h)
+                        else {
+                            "netns": h.ns,
+                            "tc": "; ".join(
+                                netns.shaper(h.rate, int(self.params["tx_queue"]), mtu)
+                            ),
+                        }
+                    ),
+                }
+                for h in self.plan.hosts
+            },
+            "bridge": {"bridge-nf-call-iptables": 1, "mcast_snooping": 0, "fdb": "static"},
+            "not_emulated": self.plan.unsupported,
+        }
+
+    def teardown(self) -> list[str]:
+        for host in self.hosts.values():
+            host.transport.close()
+        for proc in self.qemu.values():
+            proc.send_signal(signal.SIGTERM)
+        for proc in self.qemu.values():
+            if proc.wait(5.0) is None:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(5.0)
+        failures = netns.teardown(self.prefix)
+        stop_reaper(self.reaper)
+        return failures
+
+    def close(self) -> None:
+        for host in self.hosts.values():
+            host.transport.close()
+
+
+# -- the reaper: namespaces gone at once after a kill -9 ------------------------------------
+
+
+def start_reaper(prefix: str, state_dir: str) -> subprocess.Popen[bytes]:
+    """A process that outlives a kill -9 of the harness (own session, no parent-death
+    signal) and, when the pipe from the harness ends without the word 'done', removes
+    the namespaces named <prefix>* (and so the taps and the guests' QEMU in them)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "lanloss.testbed.vm", "--reap", prefix, state_dir],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+
+
+def stop_reaper(reaper: subprocess.Popen[bytes] | None) -> None:
+    if reaper is None or reaper.stdin is None:
+        return
+    try:
+        reaper.stdin.write(b"done\n")
+        reaper.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    try:
+        reaper.wait(10)
+    except subprocess.TimeoutExpired:
+        reaper.kill()
+
+
+def _reap(prefix: str, state_dir: str) -> int:
+    from lanloss.testbed import journal as jr
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C at the terminal is the harness's
+    data = sys.stdin.buffer.read()
+    if data.strip() == b"done":
+        return 0
+    # Under the prefix's lock: a next run that got it first has removed these already
+    # and must not lose the namespaces it built since.
+    lock = jr.lock(state_dir, prefix, timeout=3600.0)
+    try:
+        netns.teardown(prefix)
+    finally:
+        lock.release()
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--reap":
+        raise SystemExit(_reap(sys.argv[2], sys.argv[3]))
+    raise SystemExit(2)
