@@ -524,23 +524,10 @@ class NetnsBackend:
 
     def network_idle(self) -> bool:
         """No bytes queued in any shaper (switch ports and hosts' own ports)."""
-        for ns in self.plan.namespaces():
-            out = _run(["tc", "-n", ns, "-s", "-j", "qdisc", "show"])
-            from lanloss.testbed.counters import parse_tc_json
-
-            if any(q["backlog"] for q in parse_tc_json(out).values()):
-                return False
-        return True
+        return shapers_idle(self.plan.namespaces())
 
     def flow_ports(self, src: str, dst: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-        """(ingress ports, egress ports) of the switches on the path src -> dst."""
-        egress = self.plan.path_ports(src, dst)
-        ingress = []
-        prev = src
-        for sw, _port in egress:
-            ingress.append((sw, self.plan.port_towards(sw, prev).name))
-            prev = sw
-        return ingress, egress
+        return flow_ports(self.plan, src, dst)
 
     def describe(self) -> dict[str, Any]:
         mtu = int(self.params["mtu"])
@@ -579,3 +566,25 @@ class NetnsBackend:
 
     def teardown(self) -> list[str]:
         return teardown(self.prefix)
+
+
+def shapers_idle(namespaces) -> bool:
+    """No bytes queued in any qdisc of these namespaces (netns and vm backends)."""
+    from lanloss.testbed.counters import parse_tc_json
+
+    for ns in namespaces:
+        out = _run(["tc", "-n", ns, "-s", "-j", "qdisc", "show"])
+        if any(q["backlog"] for q in parse_tc_json(out).values()):
+            return False
+    return True
+
+
+def flow_ports(plan, src: str, dst: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(ingress ports, egress ports) of the switches on the path src -> dst of a plan."""
+    egress = plan.path_ports(src, dst)
+    ingress = []
+    prev = src
+    for sw, _port in egress:
+        ingress.append((sw, plan.port_towards(sw, prev).name))
+        prev = sw
+    return ingress, egress

@@ -577,22 +577,10 @@ class VmBackend:
         return node.switch, self.plan.port_towards(node.switch, host).name
 
     def network_idle(self) -> bool:
-        from lanloss.testbed.counters import parse_tc_json
-
-        for sw in self.plan.switches:
-            out = netns._run(["tc", "-n", sw.ns, "-s", "-j", "qdisc", "show"])
-            if any(q["backlog"] for q in parse_tc_json(out).values()):
-                return False
-        return True
+        return netns.shapers_idle(sw.ns for sw in self.plan.switches)
 
     def flow_ports(self, src: str, dst: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-        egress = self.plan.path_ports(src, dst)
-        ingress = []
-        prev = src
-        for sw, _port in egress:
-            ingress.append((sw, self.plan.port_towards(sw, prev).name))
-            prev = sw
-        return ingress, egress
+        return netns.flow_ports(self.plan, src, dst)
 
     def env(self) -> dict[str, Any]:
         return {
