@@ -303,23 +303,7 @@ def build(p: Plan, journal: Any) -> None:
             ifname = IFACE if n.kind != "switch" else next(q.name for q in n.ports if q.peer == y)
             ends.append((n, ifname))
         (na, ia), (nb, ib) = ends
-        _run(
-            [
-                "ip",
-                "link",
-                "add",
-                ia,
-                "netns",
-                na.ns,
-                "type",
-                "veth",
-                "peer",
-                "name",
-                ib,
-                "netns",
-                nb.ns,
-            ]
-        )
+        add_veth(ia, na.ns, ib, nb.ns)
         for n, ifname in ends:
             limit = params["switch_buffer"] if n.kind == "switch" else params["tx_queue"]
             cmds = [f"link set dev {ifname} mtu {mtu}"]
@@ -588,3 +572,8 @@ def flow_ports(plan, src: str, dst: str) -> tuple[list[tuple[str, str]], list[tu
         ingress.append((sw, plan.port_towards(sw, prev).name))
         prev = sw
     return ingress, egress
+
+
+def add_veth(a: str, ns_a: str, b: str, ns_b: str) -> None:
+    """A veth pair, end `a` in namespace ns_a and end `b` in ns_b (netns and vm backends)."""
+    _run(["ip", "link", "add", a, "netns", ns_a, "type", "veth", "peer", "name", b, "netns", ns_b])

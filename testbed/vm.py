@@ -203,23 +203,7 @@ class VmBackend:
                 continue  # a host's link is its guest's tap (_port)
             ia = self.plan.port_towards(a, b).name
             ib = self.plan.port_towards(b, a).name
-            netns._run(
-                [
-                    "ip",
-                    "link",
-                    "add",
-                    ia,
-                    "netns",
-                    na.ns,
-                    "type",
-                    "veth",
-                    "peer",
-                    "name",
-                    ib,
-                    "netns",
-                    nb.ns,
-                ]
-            )
+            netns.add_veth(ia, na.ns, ib, nb.ns)
             for n, ifname in ((na, ia), (nb, ib)):
                 self._port(n.ns, ifname, int(rate), limit, mtu)
 
