@@ -32,7 +32,8 @@ Host costs: a simulator run carries its host's values in its parameters (times t
 ``theta_sim`` scales, which test how well this mean-value model matches the simulator);
 testbed runs use ``theta_host``, fitted. The testbed (netns) has its kernel work on another
 CPU than the reader (veth: the sender's), so its host has two cores. On both sources
-``recv_cpu`` caps the readers' CPU share (a CFS quota) and ``recv_work`` adds to c_a.
+``recv_cpu`` caps the readers' CPU share (a CFS quota; queueing at the period's scale,
+docs/physics.md §2) and ``recv_work`` adds to c_a.
 
 Validated against the simulator (tests/analysis/test_model_vs_sim.py, test_loss_model.py):
 host-model.rst's livelock table to 0.1 %, its stall runs, PAUSE moving the loss, fragment
@@ -489,6 +490,7 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     kernel_cap_frames = np.where(polling, k_share / np.maximum(c_d, 1e-15), np.inf)
     rho_k = phi / kernel_cap_frames
     ring = np.where(np.isfinite(prep.ring_cap), prep.ring_cap, 0.0)
+    reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
     L_kernel, _ = mdk.run_loss(rho_k, ring, offered * prep.n_f)
     L_kernel = np.where(polling, np.maximum(L_kernel, 0.0), 0.0)
 
@@ -500,7 +502,6 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
         0.0,
     )
 
-    reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
     mu_own = np.minimum(reader_cores, prep.share) / c_a
     a_share = np.where(polling, avail - k_share, 1.0 - U_k)
     mu_shared = np.maximum(a_share, 0.0) / c_a
@@ -513,6 +514,12 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     b = np.maximum(np.where(R > 0, Lam_s / np.where(R > 0, R, 1.0), 1.0), prep.burst)
     b = np.maximum(b, 1.0)
     L_batch = np.where(b > K, (b - K) / b, 0.0)
+    # A CPU quota binds over its CFS period (100 ms), where a paced sender's short bursts
+    # (what arrival_scv stands for) average out: the readers run at a core's speed until
+    # the period's quota is used, so only the arrival counts per period vary, as Poisson's
+    # (scv 1) or, for CBR, not at all.
+    quota = ~one_core & (prep.share < reader_cores)
+    scv = np.where(quota, np.where(prep.poisson, 1.0, 0.0), scv)
     with np.errstate(divide="ignore"):
         Kq = np.where(scv > 0, np.maximum(K - b, 1.0) / np.maximum(scv, 1e-12), np.inf)
     # stalls: the reader reads nothing for stall_length every stall_period (no CPU used)

@@ -119,6 +119,9 @@ def recv_argv(t: Traffic, host: Host) -> list[str]:
     return argv
 
 
+SENDER_RT_PRIORITY = 10  # below the kernel's own RT threads (migration, watchdog: 99)
+
+
 def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
     p, w = t.params, s.sender.workdir
     rate = "max" if s.rate == "max" else str(int(s.rate))
@@ -154,6 +157,11 @@ def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
             argv.append("--sndbuf-force")
     if start_at is not None:
         argv += ["--start-at", str(start_at)]
+    if p["protocol"] == "udp" and rate != "max":
+        # A paced sender under SCHED_FIFO keeps its schedule where CFS would delay it by a
+        # slice and then let it burst (testbed/tools/realtime.c); the tool declines above
+        # the rate it can pace so, and its report's "sched" says what it ran under.
+        argv += ["--realtime", str(SENDER_RT_PRIORITY)]
     return argv
 
 

@@ -16,10 +16,16 @@
  *   default slack 50 us: p1 47.5, p50 61, p99 74, max 700 us
  *   slack 1 ns:          p1  4.7, p50  5, p99 13, max 770 us
  * With the default slack, waking 50 us early would still be late half of
- * the time; with a 1 ns slack the 50 us spin window covers p99.9 (39 us).
+ * the time; with a 1 ns slack the 50 us spin window (ll_spin_ns) covers
+ * p99.9 (39 us).
  * The rare ~0.7 ms outliers are vCPU preemption; no userspace fix exists.
  */
-#define LL_SPIN_NS 50000ull
+static uint64_t ll_spin_ns = 50000ull;
+
+void ll_clock_set_spin(uint64_t ns)
+{
+	ll_spin_ns = ns;
+}
 
 void ll_clock_tight_slack(void)
 {
@@ -43,8 +49,8 @@ bool ll_wait_until(uint64_t t)
 {
 	uint64_t now = ll_mono_ns();
 
-	while (now + LL_SPIN_NS < t) {
-		uint64_t wake = t - LL_SPIN_NS;
+	while (now + ll_spin_ns < t) {
+		uint64_t wake = t - ll_spin_ns;
 		struct timespec ts = { .tv_sec = wake / LL_NSEC,
 				       .tv_nsec = wake % LL_NSEC };
 

@@ -30,8 +30,11 @@ int64_t ll_real_minus_mono_ns(void);
 /* Lower this thread's timer slack so clock_nanosleep wakes on time. */
 void ll_clock_tight_slack(void);
 
+/* How long before a deadline ll_wait_until stops sleeping and spins (50 us). */
+void ll_clock_set_spin(uint64_t ns);
+
 /*
- * Wait until CLOCK_MONOTONIC >= t: sleep to LL_SPIN_NS before t, then spin.
+ * Wait until CLOCK_MONOTONIC >= t: sleep to the spin window before t, then spin.
  * Returns false, early, when ll_stop is set.
  */
 bool ll_wait_until(uint64_t t);

@@ -38,6 +38,9 @@ static const char usage[] =
 	"                        on veth it crosses bridges and qdiscs as one packet\n"
 	"  --flow N              flow id written in every header (0)\n"
 	"  --start-at NS         first send at CLOCK_MONOTONIC NS (a barrier)\n"
+	"  --realtime PRIO       pace under SCHED_FIFO at PRIO 1..99 (UDP, at most\n"
+	"                        25000 datagrams/s; else, or if refused, CFS: the\n"
+	"                        report's \"sched\" says which)\n"
 	"  --json FILE           write the report to FILE instead of stdout\n"
 	"Without --duration and --count it runs until SIGINT/SIGTERM.\n";
 
@@ -60,6 +63,7 @@ enum {
 	O_GSO,
 	O_FLOW,
 	O_START_AT,
+	O_REALTIME,
 	O_JSON,
 	O_HELP,
 };
@@ -83,6 +87,7 @@ static const struct option options[] = {
 	{ "gso", no_argument, NULL, O_GSO },
 	{ "flow", required_argument, NULL, O_FLOW },
 	{ "start-at", required_argument, NULL, O_START_AT },
+	{ "realtime", required_argument, NULL, O_REALTIME },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -196,6 +201,9 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 			c->start_at =
 				ll_opt_u64("start-at", optarg, 0, UINT64_MAX);
 			break;
+		case O_REALTIME:
+			c->realtime = (int)ll_opt_u64("realtime", optarg, 1, 99);
+			break;
 		case O_JSON:
 			*json = optarg;
 			break;
@@ -262,6 +270,10 @@ int main(int argc, char **argv)
 	ll_die_with_parent();
 	ll_clock_tight_slack();
 	ll_hist_init(&r.late);
+	r.rt.prio = c.realtime;
+	ll_rt_enter(&r.rt, c.proto == LL_UDP && c.rate
+				   ? (double)c.rate / (8.0 * c.payload)
+				   : 0.0);
 
 	if (c.proto == LL_UDP)
 		ll_tx_udp(&c, &r);

@@ -10,6 +10,7 @@
 
 #include "hist.h"
 #include "opts.h"
+#include "realtime.h"
 #include "sched.h"
 #include "util.h"
 
@@ -38,6 +39,7 @@ struct send_cfg {
 	bool gso;
 	uint32_t flow;
 	uint64_t start_at; /* CLOCK_MONOTONIC ns; 0 = now */
+	int realtime; /* SCHED_FIFO priority for a paced UDP sender; 0 = off */
 };
 
 struct send_res {
@@ -50,6 +52,7 @@ struct send_res {
 	bool gso_used;
 	int sndbuf_actual;
 	int fatal; /* errno that ended the run early (e.g. ENETUNREACH) */
+	struct ll_rt rt; /* the scheduling class it ran under */
 };
 
 /* Open, run until count/duration/signal, fill r. Fatal errors exit 1. */

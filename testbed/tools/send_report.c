@@ -70,6 +70,11 @@ void ll_send_report(FILE *f, const struct send_cfg *c, const struct send_res *r)
 	ll_json_dbl(&j, "achieved_pps", elapsed > 0 ? r->sent / elapsed : 0.0);
 	pacing(&j, r, c->rate != 0);
 	ll_json_bool(&j, "gso", r->gso_used);
+	ll_json_str(&j, "sched", r->rt.sched);
+	if (r->rt.note)
+		ll_json_str(&j, "sched_note", r->rt.note);
+	else
+		ll_json_null(&j, "sched_note");
 	ll_json_u64(&j, "batch", c->batch);
 	ll_json_i64(&j, "sndbuf_actual", r->sndbuf_actual);
 	ll_json_u64(&j, "start_ns", r->start_ns);

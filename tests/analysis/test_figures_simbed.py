@@ -96,32 +96,24 @@ def test_without_a_fit_or_a_testbed_it_draws_what_is_there(sim_table, tmp_path):
 @pytest.mark.slow  # two testbed runs: about 10 s
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
 def test_simbed_real_testbed_against_the_simulator(sim_table, tmp_path):
-    """Two real netns testbed runs next to the simulator's, through `lanloss figures`."""
+    """Two real netns testbed runs next to the simulator's, through `lanloss figures`.
+
+    A run is only a testbed point of the offered pattern if its sender kept the schedule
+    (the record's offered_met, and no catch-up burst beyond what the switch port holds,
+    which `lanloss fit` also leaves out): on a shared VM a sender is sometimes held off its
+    CPU for milliseconds. Up to three runs per rate; the first that kept it is used."""
     files = []
     for r in RATES:
-        out = tmp_path / f"bed-{r}.json"
-        args = [f"--{k.replace('_', '-')}={v}" for k, v in POINT.items()]
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "lanloss.cli",
-                "bed",
-                "run",
-                *args,
-                f"--rate={r}",
-                "--prefix",
-                "llfig-",
-                "--out",
-                str(out),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, "LANLOSS_STATE_DIR": str(tmp_path / "state")},
-        )
-        assert run.returncode == 0, run.stderr[-2000:]
-        files.append(str(out))
+        kept = None
+        for attempt in range(3):
+            out = tmp_path / f"bed-{r}-{attempt}.json"
+            _bed_run(r, out, tmp_path)
+            if _pattern_kept(out):
+                kept = out
+                break
+        if kept is None:
+            pytest.skip(f"the sender kept its {r} schedule in none of 3 runs (machine load)")
+        files.append(str(kept))
     bed = tables.build(files, "simbed")
     table = pd.concat([sim_table[sim_table["seed"] == 1], bed], ignore_index=True)
     table_path, fit_path = tmp_path / "t.parquet", tmp_path / "fit.json"
@@ -150,6 +142,25 @@ def test_simbed_real_testbed_against_the_simulator(sim_table, tmp_path):
     hi = errors[(errors["quantity"] == "datagram loss") & errors["point"].str.contains("150")]
     # the same 150 Mbit/s into a 100 Mbit/s port loses about a third in both
     assert abs(hi["sim_value"].iloc[0] - hi["bed_value"].iloc[0]) < 0.03
+
+
+def _bed_run(rate: str, out, tmp_path) -> None:
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in POINT.items()]
+    run = subprocess.run(
+        [sys.executable, "-m", "lanloss.cli", "bed", "run", *args, f"--rate={rate}",
+         "--prefix", "llfig-", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "LANLOSS_STATE_DIR": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+def _pattern_kept(path) -> bool:
+    row = tables.build([str(path)], "simbed")
+    kept, _, _ = fitmod.usable(row)
+    return len(kept) == len(row)
 
 
 def _as_testbed(sim: pd.DataFrame) -> pd.DataFrame:

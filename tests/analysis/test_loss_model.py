@@ -133,3 +133,28 @@ def test_pause_moves_the_loss_to_the_sender():
         sim_params(sender_rate="1Gbps", rate="300Mbps", pause="on", blocking="on")
     )
     assert next(iter(blocking.values())).loss_wire == 0.0  # the sender slows instead
+
+
+@pytest.mark.parametrize("scv", [1.0, 20.0])
+def test_a_cpu_quota_binds_over_its_period_not_on_short_bursts(scv):
+    """The default study's slow receiver (recv_cpu 20, recv_work 50 us, 1472-byte CBR): the
+    readers run at a core's speed until the 100 ms quota is used, so a paced sender's short
+    bursts (the testbed's arrival_scv) cost nothing while lambda c_a < share; past it the
+    loss is the fluid 1 - share / (lambda c_a), less what the socket buffer absorbs once."""
+    from synthetic_tables import bed_params
+
+    theta = dict(lm.default_theta(), read_cost=3e-6, arrival_scv=scv)
+    c_a = theta["read_cost"] + 50e-6
+    lam_quota = 0.2 / c_a  # datagrams/s the quota allows: 3774/s, 44.4 Mbit/s
+    given = dict(payload=1472, recv_cpu=20, recv_work="50us", duration="1s", warmup="0.1s")
+    for rate, expect in ((0.95 * lam_quota, 0.0), (1.5 * lam_quota, None)):
+        rows = lm.rows_for(dict(bed_params(**given, rate=rate * 1472 * 8)), "bed")
+        rows["recv_cpu_enforced"] = 1.0
+        pred = lm.predict(lm.prepare(rows), theta)
+        if expect is not None:
+            assert pred.loss[0] == expect
+        else:
+            K = pred.K[0]
+            fluid = 1 - 0.2 / (rate * c_a) - K / rate  # over T = 1 s
+            assert pred.loss[0] == pytest.approx(fluid, rel=1e-6)
+            assert pred.stages["socket_buffer"][0] == 0 and pred.stages["cpu"][0] > 0

@@ -33,7 +33,7 @@ MAGIC = 0x4C4C5353
 SEND_KEYS = set(
     "tool version proto dst port payload rate_bps pattern flow header_bytes sent bytes "
     "send_errors elapsed_s achieved_bps achieved_pps pacing gso batch sndbuf_actual "
-    "start_ns end_ns".split()
+    "start_ns end_ns sched sched_note".split()
 )
 RECV_KEYS = set(
     "tool version proto port group received bytes flows rxq_ovfl socket_drops "
@@ -176,6 +176,21 @@ def test_paced_udp_rate_and_accounting(pair):
     assert 0 <= lat["min"] <= lat["p50"] <= lat["p99"] <= lat["max"]
     assert r["stop_reason"] == "idle" and r["socket_drops"] == 0 and r["rxq_ovfl"] == 0
     assert r["rcvbuf_actual"] >= 16 << 20
+
+
+def test_realtime_pacing_only_where_a_fifo_sender_sleeps(pair):
+    """--realtime: SCHED_FIFO for a paced UDP sender at most 25,000 datagrams/s (it sleeps
+    between sends); faster, its pacing loop would spin into the kernel's RT throttling, so
+    it stays under CFS and says why. Either way the schedule and the count are the same."""
+    rx = pair.start_recv(port=6011, **BIG)
+    slow = pair.send(port=6011, rate=10_000_000, payload=1000, count=500, realtime=10)
+    fast = pair.send(port=6011, rate=40_000_000, payload=100, count=2000, realtime=10)
+    plain = pair.send(port=6011, rate=10_000_000, payload=1000, count=10)
+    r = rx.result()
+    assert (slow["sched"], slow["sched_note"]) == ("fifo", None)  # 1,250/s; we are root
+    assert fast["sched"] == "other" and "RT throttling" in fast["sched_note"]  # 50,000/s
+    assert (plain["sched"], plain["sched_note"]) == ("other", None)  # not asked for
+    assert r["received"] == slow["sent"] + fast["sent"] + plain["sent"] == 2510
 
 
 # A plain Python socket in B decodes the sender's header itself.
