@@ -390,6 +390,7 @@ main(int argc, char* argv[])
         src->SetAttribute("MaxRate", BooleanValue(maxRate));
         src->SetAttribute("Pattern", StringValue(o.pattern));
         src->SetAttribute("FlowId", UintegerValue(k));
+        src->SetAttribute("Seed", UintegerValue(o.seed)); // the testbed's departures too
         src->SetAttribute("Blocking", BooleanValue(o.blocking));
         src->SetAttribute("Device", PointerValue(lan.GetHostDevice(send.from)));
         src->SetAttribute("Mtu", UintegerValue(o.mtu));

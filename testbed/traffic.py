@@ -125,7 +125,6 @@ SENDER_RT_PRIORITY = 10  # below the kernel's own RT threads (migration, watchdo
 def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
     p, w = t.params, s.sender.workdir
     rate = "max" if s.rate == "max" else str(int(s.rate))
-    seed = (int(p["seed"]) - 1) * 4096 + s.id + 1  # independent streams, reproducible per seed
     argv = [
         _tool(t, s.sender, "lanloss-send"),
         "--dst",
@@ -140,8 +139,8 @@ def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
         rate,
         "--pattern",
         p["pattern"],
-        "--seed",
-        str(seed),
+        "--seed",  # the run's: the tool draws flow s.id's stream (lanloss-schedule.h)
+        str(int(p["seed"])),
         "--duration",
         _duration(p),
         "--flow",

@@ -12,7 +12,6 @@
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
 #include "ns3/queue.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
 #include "ns3/string.h"
@@ -69,6 +68,13 @@ UdpFlowSource::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&UdpFlowSource::m_flowId),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Seed",
+                          "Run seed (>= 1): Poisson gaps are drawn from the stream of "
+                          "(Seed, FlowId) of lanloss-schedule.h, as the testbed's "
+                          "lanloss-send draws them, so both offer the same departures.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&UdpFlowSource::m_seed),
+                          MakeUintegerChecker<uint64_t>(1, UINT64_MAX / LANLOSS_STREAMS_PER_SEED))
             .AddAttribute("Blocking",
                           "Wait for room in the device queue instead of letting the device "
                           "drop (a blocking sendto(); needs Device).",
@@ -138,7 +144,10 @@ UdpFlowSource::UdpFlowSource()
       m_failures(0)
 {
     NS_LOG_FUNCTION(this);
-    m_gap = CreateObject<ExponentialRandomVariable>();
+    m_seed = 1;
+    m_rng = lanloss_rng{};
+    m_meanGapNs = 0;
+    m_offsetNs = 0;
 }
 
 UdpFlowSource::~UdpFlowSource() = default;
@@ -151,15 +160,13 @@ UdpFlowSource::DoDispose()
     m_retryEvent.Cancel();
     m_socket = nullptr;
     m_device = nullptr;
-    m_gap = nullptr;
     Application::DoDispose();
 }
 
 int64_t
 UdpFlowSource::AssignStreams(int64_t stream)
 {
-    m_gap->SetStream(stream);
-    return 1;
+    return 0;
 }
 
 void
@@ -286,8 +293,8 @@ UdpFlowSource::StartApplication()
 
     if (m_kind == POISSON && !m_maxRate)
     {
-        m_gap->SetAttribute("Mean",
-                            DoubleValue(m_rate.CalculateBytesTxTime(m_payloadSize).GetSeconds()));
+        lanloss_rng_init(&m_rng, lanloss_stream_seed(m_seed, m_flowId));
+        m_meanGapNs = double(m_payloadSize) * 8 * 1e9 / double(m_rate.GetBitRate());
     }
     if (m_device && (m_blocking || m_maxRate))
     {
@@ -307,7 +314,7 @@ UdpFlowSource::StartApplication()
     m_running = true;
     m_anchor = Simulator::Now();
     m_units = 0;
-    m_offset = Seconds(0);
+    m_offsetNs = 0;
     SendDue();
 }
 
@@ -354,7 +361,7 @@ UdpFlowSource::Due() const
 {
     if (m_kind == POISSON)
     {
-        return m_anchor + m_offset;
+        return m_anchor + NanoSeconds(static_cast<int64_t>(m_offsetNs));
     }
     // units * payload bits / rate in integer ns, from the anchor: no drift
     unsigned __int128 bits = static_cast<unsigned __int128>(m_units) * m_payloadSize * 8;
@@ -371,7 +378,7 @@ UdpFlowSource::Advance(Time due)
         // A blocked sender does not catch up: pacing restarts from this departure.
         m_anchor = now;
         m_units = 0;
-        m_offset = Seconds(0);
+        m_offsetNs = 0;
     }
     switch (m_kind)
     {
@@ -385,7 +392,7 @@ UdpFlowSource::Advance(Time due)
         }
         break;
     case POISSON:
-        m_offset += Seconds(m_gap->GetValue());
+        m_offsetNs += lanloss_exp_gap(&m_rng, m_meanGapNs);
         break;
     }
 }

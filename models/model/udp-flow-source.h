@@ -6,6 +6,7 @@
 #define LANLOSS_UDP_FLOW_SOURCE_H
 
 #include "ethernet-wire.h"
+#include "lanloss-schedule.h"
 #include "lanloss-wire-format.h"
 
 #include "ns3/address.h"
@@ -24,7 +25,6 @@ namespace ns3
 {
 
 class EthernetNetDevice;
-class ExponentialRandomVariable;
 class Packet;
 class Socket;
 
@@ -105,7 +105,12 @@ class UdpFlowSource : public Application
     UdpFlowSource();
     ~UdpFlowSource() override;
 
-    /** Streams for the Poisson gaps. @return the number of streams used (1) */
+    /**
+     * No ns-3 random streams: the Poisson gaps come from the schedule generator shared with
+     * the testbed (lanloss-schedule.h), seeded by the Seed and FlowId attributes.
+     * @param stream the first stream index (unused)
+     * @return the number of streams used (0)
+     */
     int64_t AssignStreams(int64_t stream) override;
 
     /** Datagrams handed to the socket successfully. */
@@ -169,7 +174,9 @@ class UdpFlowSource : public Application
 
     PatternKind m_kind;
     uint32_t m_burst; //!< datagrams per burst (1 for cbr and poisson)
-    Ptr<ExponentialRandomVariable> m_gap;
+    uint64_t m_seed;          //!< run seed: the Poisson stream is (m_seed, m_flowId)
+    lanloss_rng m_rng;        //!< the Poisson gaps (lanloss-schedule.h)
+    double m_meanGapNs;       //!< Poisson: the mean gap, ns
 
     Ptr<Socket> m_socket;
     ethernet::DatagramFrames m_frames;
@@ -182,7 +189,7 @@ class UdpFlowSource : public Application
     // Schedule: due(m_seq) = m_anchor + m_units periods (cbr, burst) or + m_offset (poisson).
     Time m_anchor;
     uint64_t m_units;
-    Time m_offset;
+    double m_offsetNs; //!< Poisson: the exact offset from m_anchor, ns (as lanloss-send's)
 
     uint64_t m_seq;           //!< next sequence number
     uint64_t m_deviceSeen;    //!< 1 + seq of the last own datagram the device took (0 = none)

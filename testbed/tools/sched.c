@@ -6,48 +6,16 @@
 
 #include "clock.h"
 
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** (Blackman and Vigna, 2018): fast, and seedable portably. */
-static uint64_t next_u64(uint64_t *s)
-{
-	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static double exp_gap(struct ll_sched *s)
 {
-	/* u in [0, 1): 53 random bits; -log(1 - u) is finite. */
-	double u = (double)(next_u64(s->rng) >> 11) * 0x1.0p-53;
-
-	return -log1p(-u) * s->mean_gap_ns;
+	return lanloss_exp_gap(&s->rng, s->mean_gap_ns);
 }
 
 void ll_sched_init(struct ll_sched *s, enum ll_pattern pat, uint32_t burst,
-		   uint64_t payload, uint64_t rate, uint64_t seed, uint64_t t0)
+		   uint64_t payload, uint64_t rate, uint64_t seed, uint32_t flow,
+		   uint64_t t0)
 {
 	unsigned __int128 step;
-	uint64_t x = seed;
-	int i;
 
 	s->pat = pat;
 	s->burst = pat == LL_BURST && burst ? burst : 1;
@@ -61,9 +29,9 @@ void ll_sched_init(struct ll_sched *s, enum ll_pattern pat, uint32_t burst,
 	s->step_r = (uint64_t)(step % rate);
 	s->acc_r = 0;
 	s->mean_gap_ns = (double)payload * 8 * 1e9 / (double)rate;
-	for (i = 0; i < 4; i++)
-		s->rng[i] = splitmix64(&x);
-	s->t_poisson = (double)t0;
+	lanloss_rng_init(&s->rng, lanloss_stream_seed(seed, flow));
+	s->t0 = t0;
+	s->t_poisson = 0.0;
 }
 
 uint64_t ll_sched_peek(const struct ll_sched *s)
@@ -74,8 +42,9 @@ uint64_t ll_sched_peek(const struct ll_sched *s)
 void ll_sched_pop(struct ll_sched *s)
 {
 	if (s->pat == LL_POISSON) {
+		/* Offsets from t0, truncated to ns, as UdpFlowSource's. */
 		s->t_poisson += exp_gap(s);
-		s->next = (uint64_t)s->t_poisson;
+		s->next = s->t0 + (uint64_t)s->t_poisson;
 		return;
 	}
 	if (--s->left)

@@ -4,7 +4,9 @@
  * CLOCK_MONOTONIC, so lateness never accumulates into rate error.
  *   cbr      deadline(k) = t0 + k * gap
  *   burst:N  N datagrams share deadline t0 + floor(k / N) * N * gap
- *   poisson  exponential gaps of mean gap (xoshiro256** seeded by --seed)
+ *   poisson  exponential gaps of mean gap, drawn from the flow's stream of the
+ *            run seed (models/model/lanloss-schedule.h, shared with the
+ *            simulator: both offer the same departures)
  * gap = payload * 8 / rate seconds. Deadlines are exact integer ns,
  * floor(slot * step / rate), advanced by quotient and remainder (no division
  * per datagram: a 128-bit division costs ~40 ns, 4 % of the budget at 1 Mpps).
@@ -13,6 +15,8 @@
 #define LL_SCHED_H
 
 #include <stdint.h>
+
+#include "../../models/model/lanloss-schedule.h"
 
 enum ll_pattern { LL_CBR, LL_POISSON, LL_BURST };
 
@@ -25,13 +29,15 @@ struct ll_sched {
 	uint64_t step_q; /* deadline step: step_q + step_r / rate ns */
 	uint64_t step_r;
 	uint64_t acc_r; /* accumulated remainder, < rate */
-	double t_poisson; /* poisson: the exact deadline, ns */
+	uint64_t t0; /* the first deadline */
+	double t_poisson; /* poisson: the exact offset from t0, ns */
 	double mean_gap_ns;
-	uint64_t rng[4];
+	struct lanloss_rng rng;
 };
 
 void ll_sched_init(struct ll_sched *s, enum ll_pattern pat, uint32_t burst,
-		   uint64_t payload, uint64_t rate, uint64_t seed, uint64_t t0);
+		   uint64_t payload, uint64_t rate, uint64_t seed, uint32_t flow,
+		   uint64_t t0);
 /* Deadline of the next datagram; ll_sched_pop moves on to the one after. */
 uint64_t ll_sched_peek(const struct ll_sched *s);
 void ll_sched_pop(struct ll_sched *s);

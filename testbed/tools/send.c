@@ -24,7 +24,8 @@ static const char usage[] =
 	"  --rate BPS|max        payload bit/s, or max = as fast as the kernel takes\n"
 	"                        (1000000, as iperf3)\n"
 	"  --pattern P           cbr | poisson | burst:N (cbr)\n"
-	"  --seed N              poisson RNG seed (1)\n"
+	"  --seed N              run seed 1.. (1): poisson gaps come from the stream\n"
+	"                        of (seed, --flow), as in the simulator\n"
 	"  --duration SEC        stop after SEC seconds\n"
 	"  --count N             stop after N datagrams/messages sent\n"
 	"  --ttl N               IP_TTL, or IP_MULTICAST_TTL for a group\n"
@@ -160,7 +161,7 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 			parse_pattern(c, optarg);
 			break;
 		case O_SEED:
-			c->seed = ll_opt_u64("seed", optarg, 0, UINT64_MAX);
+			c->seed = ll_opt_u64("seed", optarg, 1, UINT64_MAX / 4096);
 			break;
 		case O_DURATION:
 			c->duration = ll_opt_dbl("duration", optarg, 1e-6, 1e7);

@@ -102,7 +102,7 @@ void ll_tx_tcp(const struct send_cfg *c, struct send_res *r)
 		t_end = t0 + (uint64_t)(c->duration * 1e9);
 	if (c->rate)
 		ll_sched_init(&s, c->pat, c->burst, c->payload, c->rate,
-			      c->seed, t0);
+			      c->seed, c->flow, t0);
 
 	while (!ll_stop) {
 		n = cap;

@@ -326,7 +326,8 @@ static void run_paced(struct tx *t, uint64_t t0, uint64_t *deadline)
 	struct ll_sched s;
 	unsigned n, max;
 
-	ll_sched_init(&s, c->pat, c->burst, c->payload, c->rate, c->seed, t0);
+	ll_sched_init(&s, c->pat, c->burst, c->payload, c->rate, c->seed,
+		      c->flow, t0);
 	while (!ll_stop && !r->fatal) {
 		if (c->count && r->sent >= c->count)
 			break;
