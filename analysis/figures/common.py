@@ -160,23 +160,35 @@ def finish(
 ) -> None:
     """Title, one legend for the whole figure (below or right of the panels), the notes."""
     fig.suptitle(title, fontsize=13, fontweight="bold")
+    below = legend == "below"
+    inch = 1.0 / fig.get_figheight()  # one inch as a fraction of the figure's height
+    lines = sum(1 + len(n) // 250 for n in notes)
+    notes_h = (0.17 * lines + 0.08) * inch if notes else 0.0
+    ncols = min(4, len(handles)) if below else 1
+    legend_h = (0.27 * -(-len(handles) // max(ncols, 1)) + 0.1) * inch if handles and below else 0
+    # The panels keep clear of a strip at the bottom: the legend (below), then the notes.
+    if notes_h or legend_h:
+        fig.get_layout_engine().set(rect=(0, notes_h + legend_h, 1, 1 - notes_h - legend_h))
     if handles:
-        below = legend == "below"
         fig.legend(
             handles=list(handles),
-            loc="outside lower center" if below else "outside right upper",
-            ncols=min(3, len(handles)) if below else 1,
+            loc="upper center" if below else "outside right upper",
+            bbox_to_anchor=(0.5, notes_h + legend_h) if below else None,
+            ncols=ncols,
             frameon=False,
             fontsize=10,
         )
     if notes:
-        fig.supxlabel(
+        fig.text(
+            0.01,
+            notes_h / 2,
             "\n".join(f"Note: {n}" for n in notes),
             fontsize=8.5,
             style="italic",
-            x=0.01,
             ha="left",
+            va="center",
             color="0.25",
+            wrap=True,
         )
 
 
