@@ -48,6 +48,7 @@ ERROR_COLUMNS = (
     "quantity",
     "unit",
     "relation",  # equal | approx | max / min (value <= / >= reference) | below / above (< / >)
+    #              | bar (|value - reference| <= max(0.5 %, 15 % of it): `lanloss validate`'s)
     "evidence",  # predicted | calibrated | closed form (EVIDENCE): what agreement here proves
     "reference_value",
     "sim_value",
@@ -61,7 +62,7 @@ ERROR_COLUMNS = (
     "model_meets",
     "reference",  # where the reference value comes from
 )
-RELATIONS = ("equal", "approx", "max", "min", "below", "above")
+RELATIONS = ("equal", "approx", "max", "min", "below", "above", "bar")
 # What a row's agreement is evidence of (a parameter fitted to a number is no evidence for it):
 #   predicted   - a number the paper measured that no parameter of the simulated host was set
 #                 from: agreement is evidence for the model;
@@ -75,7 +76,14 @@ _BOUNDS = {
     "min": lambda v, r: v >= r,
     "below": lambda v, r: v < r,
     "above": lambda v, r: v > r,
+    "bar": lambda v, r: _validation_bar().within(v, r),
 }
+
+
+def _validation_bar():
+    from lanloss.analysis.validate import Bar  # its one definition
+
+    return Bar()
 
 
 class FigureInputError(ValueError):

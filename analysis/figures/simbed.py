@@ -260,6 +260,7 @@ def _errors(here: pd.DataFrame, config: str, fit: dict | None, flows: pd.DataFra
                 sim=float(loss.loc[("sim", x), "loss"]),
                 bed=ref,
                 model=float(model.get(x, math.nan)),
+                relation="bar",  # lanloss validate's: loss near 0 has no relative error
                 reference="testbed (netns) measurement; model: the fit's testbed curve",
                 evidence="predicted",  # the sim's netns preset is fitted to no testbed point
             )

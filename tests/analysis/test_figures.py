@@ -247,3 +247,19 @@ def test_a_file_that_is_not_parquet_or_a_fit_that_is_not_json_exits_2(capsys, ud
     code, _, err = main(capsys, *args)
     assert code == 2 and "missing 'model'" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fit.json", "good.parquet", "t.parquet"]
+
+
+def test_a_zero_reference_is_held_only_by_zero_and_the_bar_is_validates():
+    from lanloss.analysis import validate
+    from lanloss.analysis.figures import common, evidence
+
+    zero = common.error_row("p", "loss", "", 0.0, sim=0.0, evidence="predicted")
+    assert evidence.holds(zero) is True  # 0 against 0: no relative error, but agreement
+    assert (
+        evidence.holds(common.error_row("p", "loss", "", 0.0, sim=1e-4, evidence="predicted"))
+        is False
+    )
+    bar = validate.Bar()
+    for ref, sim in ((0.0, 0.004), (0.0, 0.006), (0.2, 0.229), (0.2, 0.231)):
+        row = common.error_row("p", "loss", "", ref, sim=sim, relation="bar", evidence="predicted")
+        assert evidence.holds(row) == bar.within(sim, ref)
