@@ -171,6 +171,7 @@ class Prepared:
     p_frame: np.ndarray
     cores: np.ndarray
     readers: np.ndarray
+    handoff: np.ndarray  # readers sharing one socket: CPU per lock handoff; NaN: a socket each
     itr: np.ndarray  # 0 = an interrupt per frame
     ring_cap: np.ndarray  # frames the ring and FIFO hold (inf: no ring term)
     sk_rcvbuf: np.ndarray
@@ -299,7 +300,8 @@ def _configuration(
         frame_held = network.buffered_bytes(P, mtu) / w.fragments
         ring = (rx_ring - 1) + rx_fifo // frame_held if not math.isnan(rx_ring) else math.inf
         ts_fixed = hv("truesize", 0.0)
-        c = (hv("irq_cost"), hv("packet_cost"), hv("read_cost"))
+        # a read: its call plus the copy of the payload (read_byte_cost)
+        c = (hv("irq_cost"), hv("packet_cost"), hv("read_cost") + P * hv("read_byte_cost", 0.0))
         stall = (hv("stall_period", 0.0), hv("stall_length", 0.0))
     # A slow application, the same on both sources: a CPU quota (unless the testbed could
     # only lower its priority) and work per datagram.
@@ -310,10 +312,14 @@ def _configuration(
     rcv = _f(row.get("rcvbuf"))
     if math.isnan(rcv) and not bed and "rcvbuf" in preset:
         rcv = _f(preset.get("rcvbuf"))
+    readers = max(1.0, _f(row.get("readers"), 1.0))
+    shared = readers > 1 and str(row.get("reuseport") or "off") != "on"
     values = {
         "host_on": float(bed or host != "ideal"),
+        # threads on one socket copy one at a time, a handoff (a wake-up) between copies
+        "handoff": (hv("wakeup_cost", 0.0) if not bed else 0.0) if shared else math.nan,
         "cores": cores,
-        "readers": max(1.0, _f(row.get("readers"), 1.0)),
+        "readers": readers,
         "itr": itr,
         "ring_cap": ring,
         "sk_rcvbuf": sk_rcvbuf(None if math.isnan(rcv) else rcv),
@@ -350,6 +356,7 @@ def prepare(df: pd.DataFrame | list[dict[str, Any]], duration: float | None = No
             "host_on",
             "cores",
             "readers",
+            "handoff",
             "itr",
             "ring_cap",
             "sk_rcvbuf",
@@ -424,6 +431,7 @@ def prepare(df: pd.DataFrame | list[dict[str, Any]], duration: float | None = No
         p_frame=arr["p_frame"],
         cores=arr["cores"],
         readers=arr["readers"],
+        handoff=arr["handoff"],
         itr=arr["itr"],
         ring_cap=arr["ring_cap"],
         sk_rcvbuf=arr["sk_rcvbuf"],
@@ -503,6 +511,12 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     )
 
     mu_own = np.minimum(reader_cores, prep.share) / c_a
+    # several readers on one socket copy one at a time, handing the lock over: at most one
+    # datagram per copy + handoff (the work after the copy runs in parallel)
+    copy = c_a - prep.work
+    with np.errstate(invalid="ignore"):
+        mu_own = np.where(np.isnan(prep.handoff), mu_own,
+                          np.minimum(mu_own, 1.0 / (copy + np.nan_to_num(prep.handoff))))  # fmt: skip
     a_share = np.where(polling, avail - k_share, 1.0 - U_k)
     mu_shared = np.maximum(a_share, 0.0) / c_a
     mu_a = np.where(one_core, mu_shared, mu_own)

@@ -79,6 +79,7 @@ SUBCOMMAND_MODULES = (
     "lanloss.study",  # study check/points/schema (the workflow's studies)
     "lanloss.analysis.figures_cli",  # figures (the seed papers' figures)
     "lanloss.analysis.cli",  # table, fit, plan
+    "lanloss.analysis.calibrate",  # calibrate (per-seed host presets)
 )
 
 

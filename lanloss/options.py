@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lanloss import paths, units
+from lanloss import host_presets, paths, units
 
 
 class OptionError(ValueError):
@@ -239,11 +239,11 @@ OPTIONS: tuple[Option, ...] = (
         "host",
         "choice",
         "ideal",
-        "receive-host model: ideal (no CPU or socket limits), e1000-2008 (seed 000's PC), "
-        "modern (igb-class, 4 cores) or netns (the netns testbed's veth host); each value "
-        "below overrides the preset (lanloss/hosts.py)",
+        "receive-host model: ideal (no CPU or socket limits) or a preset: "
+        + host_presets.summaries()
+        + "; each value below overrides the preset (lanloss/host_presets.py)",
         "e1000-2008",
-        choices=("ideal", "e1000-2008", "modern", "netns"),
+        choices=("ideal", *host_presets.TABLE),
         bed=False,
     ),
     Option(
@@ -281,6 +281,37 @@ OPTIONS: tuple[Option, ...] = (
         "application CPU time per datagram read (recvmsg and the application's own work)",
         "5us",
         maximum=0.1,
+        bed=False,
+    ),
+    Option(
+        "read_byte_cost",
+        "time",
+        None,
+        "application CPU time per payload byte read (the copy to user space)",
+        "0.5ns",
+        maximum=1e-3,
+        bed=False,
+    ),
+    Option(
+        "wakeup_cost",
+        "time",
+        None,
+        "CPU time of a reader woken when the lock of a socket it shares with other readers "
+        "is handed to it (a context switch; reuseport off, readers > 1)",
+        "2us",
+        maximum=0.1,
+        bed=False,
+    ),
+    Option(
+        "reader_cores",
+        "choice",
+        None,
+        "where a multi-core host's readers run: others (cores other than the NIC "
+        "interrupt's, reader i on 1 + i mod (cores - 1)) or all (reader i on i mod cores: "
+        "the first on the interrupt's core, where the softirq that wakes it runs, as the "
+        "scheduler places a waker's wakee; the others spread)",
+        "all",
+        choices=("others", "all"),
         bed=False,
     ),
     Option(
@@ -358,6 +389,16 @@ OPTIONS: tuple[Option, ...] = (
         "1",
         minimum=1,
         maximum=256,
+    ),
+    Option(
+        "reuseport",
+        "choice",
+        "off",
+        "several readers: off = they share one socket (threads on one descriptor, one copy "
+        "at a time); on = a socket each in a SO_REUSEPORT group on the port, the datagrams "
+        "dealt out to them in turn (processes each on its own port, seed 004's Model 1)",
+        "on",
+        choices=("off", "on"),
     ),
     Option(
         "stall_period",
@@ -440,6 +481,10 @@ ONE_SOURCE_BECAUSE: dict[str, str] = {
     "irq_cost": _HOST,
     "packet_cost": _HOST,
     "read_cost": _HOST + " (on the testbed, recv_work adds to it)",
+    "read_byte_cost": _HOST,
+    "wakeup_cost": _HOST,
+    "reader_cores": "the testbed pins its receiving processes itself, away from the "
+    "sender's CPU (docs/testbed.md §5); on real hosts the scheduler decides",
     "truesize": _HOST,
     "rx_fifo": _HOST + " (a NIC's FIFO is fixed by its hardware)",
     "rps": "not applied by the testbed harness yet (rps_cpus in sysfs; veth in netns has one "
@@ -576,6 +621,14 @@ def resolve(
             raise OptionError(f"{name}: {params[name]:g}s applies to protocol udp only")
     if params["tcp_window"] is not None and params["protocol"] != "tcp":
         raise OptionError(f"tcp_window: {params['tcp_window']} applies to protocol tcp only")
+    if params["reuseport"] == "on" and params["readers"] > 1:
+        if params["cast"] == "multicast":
+            raise OptionError(
+                "reuseport: on with multicast: every socket of a SO_REUSEPORT group gets its "
+                "own copy of a group's datagram; use reuseport off (readers share one socket)"
+            )
+        if params["protocol"] == "tcp":
+            raise OptionError("reuseport: on applies to protocol udp only")
     if source == "sim":
         from lanloss import hosts
 

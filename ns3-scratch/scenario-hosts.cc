@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -116,6 +117,10 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetSocketAttribute("RcvBuf", UintegerValue(v.rcvbuf));
     helper.SetSocketAttribute("Force", BooleanValue(true));
     helper.SetReaderAttribute("ReadCost", TimeValue(v.readCost));
+    helper.SetReaderAttribute("ReadByteCost", DoubleValue(v.readByteCost));
+    helper.SetReaderAttribute("WakeupCost", TimeValue(v.wakeupCost));
+    helper.SetReadersOnEveryCore(v.readersOnEveryCore);
+    helper.SetReusePort(o.reusePort);
     helper.SetReaderAttribute("WorkCost", TimeValue(o.recvWork));
     helper.SetReaderCpuQuota(o.recvCpu / 100.0, RECV_CPU_PERIOD);
     helper.SetReaderAttribute("StallPeriod", TimeValue(v.stallPeriod));

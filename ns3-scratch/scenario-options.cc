@@ -139,10 +139,11 @@ ParseOptions(int argc, char* argv[])
     std::string switchBuffer = "131072", switchPool = "0", txQueue = "1048576";
     std::string blocking = "off", host = "ideal";
     std::string cast = "unicast", protocol = "udp", tcpWindow = "", frameLoss = "0";
-    std::string readers = "1", recvCpu = "", recvWork = "";
+    std::string readers = "1", reusePort = "off", recvCpu = "", recvWork = "";
     std::string sendCost = "0", sendByteCost = "0";
     // Host values: "" = not given (they are given all together, or not at all for ideal).
-    std::string cores, irqCost, packetCost, readCost, truesize, rxFifo, rxRing, itr, backlog;
+    std::string cores, irqCost, packetCost, readCost, readByteCost, wakeupCost, readerCores;
+    std::string truesize, rxFifo, rxRing, itr, backlog;
     std::string rcvbuf, stallPeriod, stallLength, rps;
 
     CommandLine cmd("lanloss-sim");
@@ -179,12 +180,16 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("frame_loss", "probability that a receiving NIC discards a frame", frameLoss);
     cmd.AddValue("host", "receive-host model: ideal or a preset of lanloss/hosts.py", host);
     cmd.AddValue("readers", "receiving processes per receiver (host model)", readers);
+    cmd.AddValue("reuseport", "readers share one socket (off) or have one each (on)", reusePort);
     cmd.AddValue("recv_cpu", "readers' CPU share per host, % of one CPU (CFS quota)", recvCpu);
     cmd.AddValue("recv_work", "the application's own CPU time per datagram", recvWork);
     cmd.AddValue("cores", "CPU cores of a receiving host", cores);
     cmd.AddValue("irq_cost", "CPU time per NIC interrupt", irqCost);
     cmd.AddValue("packet_cost", "kernel CPU time per frame (driver + IP/UDP)", packetCost);
     cmd.AddValue("read_cost", "application CPU time per datagram read", readCost);
+    cmd.AddValue("read_byte_cost", "application CPU time per payload byte read", readByteCost);
+    cmd.AddValue("wakeup_cost", "CPU time of a reader handed a shared socket's lock", wakeupCost);
+    cmd.AddValue("reader_cores", "readers on the other cores (others) or all", readerCores);
     cmd.AddValue("truesize", "skb truesize per frame, bytes (0 = driver rule)", truesize);
     cmd.AddValue("rx_fifo", "NIC receive FIFO, bytes", rxFifo);
     cmd.AddValue("rx_ring", "NIC RX descriptors", rxRing);
@@ -273,6 +278,9 @@ ParseOptions(int argc, char* argv[])
     if (o.tcp && o.sendByteCost > 0)
         Fail("send_byte_cost", sendByteCost, "applies to protocol udp only");
     o.readers = Count("readers", readers, 1, 256);
+    o.reusePort = OnOff("reuseport", reusePort);
+    if (o.reusePort && o.readers > 1 && o.multicast)
+        Fail("reuseport", reusePort, "with multicast: every socket of the group gets a copy");
     if (!recvCpu.empty())
         o.recvCpu = Count("recv_cpu", recvCpu, 1, 100);
     if (!recvWork.empty())
@@ -283,6 +291,9 @@ ParseOptions(int argc, char* argv[])
         {"irq_cost", &irqCost},
         {"packet_cost", &packetCost},
         {"read_cost", &readCost},
+        {"read_byte_cost", &readByteCost},
+        {"wakeup_cost", &wakeupCost},
+        {"reader_cores", &readerCores},
         {"truesize", &truesize},
         {"rx_fifo", &rxFifo},
         {"rx_ring", &rxRing},
@@ -325,6 +336,11 @@ ParseOptions(int argc, char* argv[])
     h.irqCost = Duration("irq_cost", irqCost);
     h.packetCost = Duration("packet_cost", packetCost);
     h.readCost = Duration("read_cost", readCost);
+    h.readByteCost = SecondsOf("read_byte_cost", readByteCost);
+    h.wakeupCost = Duration("wakeup_cost", wakeupCost);
+    if (readerCores != "others" && readerCores != "all")
+        Fail("reader_cores", readerCores, "is not others or all");
+    h.readersOnEveryCore = readerCores == "all";
     h.truesize = Count("truesize", truesize, 0, 1u << 24);
     h.rxFifo = Count("rx_fifo", std::to_string(Size("rx_fifo", rxFifo)), 2048, 1u << 24);
     h.rxRing = Count("rx_ring", rxRing, 8, 65536);

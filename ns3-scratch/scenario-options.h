@@ -23,6 +23,9 @@ struct HostValues
     ns3::Time irqCost;
     ns3::Time packetCost; //!< driver + stack per frame, split in the preset's ratio
     ns3::Time readCost;
+    double readByteCost = 0; //!< seconds per payload byte read (below 1 ns)
+    ns3::Time wakeupCost;    //!< a reader handed a shared socket's lock
+    bool readersOnEveryCore = false; //!< reader_cores all (else others)
     uint32_t truesize = 0; //!< 0 = the driver's rule
     uint32_t rxFifo = 0;
     uint32_t rxRing = 0;
@@ -69,6 +72,7 @@ struct ScenarioOptions
     std::string host = "ideal"; //!< ideal, or the preset (NIC family) of HostValues
     HostValues hostValues;
     uint32_t readers = 1;
+    bool reusePort = false; //!< a socket per reader (SO_REUSEPORT group), else one shared
     uint32_t recvCpu = 0;  //!< readers' CPU quota, % of one CPU (0 = none)
     ns3::Time recvWork;    //!< the application's work per datagram
     double frameLoss = 0;

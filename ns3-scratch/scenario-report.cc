@@ -57,9 +57,10 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
             .Field("peak_fifo_bytes", s.peakFifoBytes)
             .Field("peak_ring_frames", s.peakRingFrames)
             .Field("high_water_bytes", h.host.path->GetHighWater());
+        j.BeginArray("sockets"); // one, or a SO_REUSEPORT group (reuseport on)
         for (const auto& socket : h.host.sockets)
         {
-            j.BeginObject("socket")
+            j.BeginObject()
                 .Field("port", uint32_t(socket->GetPort()))
                 .Field("sk_rcvbuf", socket->GetRcvbuf())
                 .Field("enqueued", socket->GetEnqueued())
@@ -67,8 +68,10 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
                 .Field("read", socket->GetRead())
                 .Field("peak_rmem_alloc", socket->GetPeakRmemAlloc())
                 .Field("peak_queue", socket->GetPeakQueueLength())
+                .Field("lock_handoffs", socket->GetLockHandoffs())
                 .EndObject();
         }
+        j.EndArray();
         if (h.host.cpuGroup != HostCpu::NONE)
         {
             // As the testbed's cpu_limit (testbed/cpulimit.py) plus cpu.stat's counters.

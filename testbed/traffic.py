@@ -98,6 +98,8 @@ def recv_argv(t: Traffic, host: Host) -> list[str]:
             argv.append("--rcvbuf-force")
     if int(p.get("readers") or 1) > 1:
         argv += ["--readers", str(int(p["readers"]))]
+        if p["protocol"] == "udp":  # reuseport off: threads on one socket
+            argv += ["--sockets", "reuseport" if p.get("reuseport") == "on" else "shared"]
     if p.get("recv_work"):
         argv += ["--work-ns", str(int(round(float(p["recv_work"]) * 1e9)))]
     if p["protocol"] == "tcp":

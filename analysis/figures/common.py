@@ -61,6 +61,7 @@ ERROR_COLUMNS = (
     "bed_meets",
     "model_meets",
     "reference",  # where the reference value comes from
+    "missing",  # for a row the simulator does not hold: the mechanism the model lacks ('')
 )
 RELATIONS = ("equal", "approx", "max", "min", "below", "above", "bar")
 # What a row's agreement is evidence of (a parameter fitted to a number is no evidence for it):
@@ -329,6 +330,7 @@ def error_row(
     relation: str = "approx",
     reference: str = "",
     evidence: str,
+    missing: str = "",
 ) -> dict[str, Any]:
     """One reference point of the error table (relative errors computed here); `evidence`
     says whether the reference was predicted, calibrated to, or is a closed form (EVIDENCE)."""
@@ -346,6 +348,7 @@ def error_row(
         "evidence": evidence,
         "reference_value": ref,
         "reference": reference,
+        "missing": missing,
     }
     for k, v in vals.items():
         v = math.nan if v is None else float(v)

@@ -94,6 +94,9 @@ def caption(figure: str, errors: pd.DataFrame, source: str = "sim") -> str:
                 lines.append(f"- {r['point']}, {r['quantity']}: no simulated value")
                 continue
             mark = "" if kind != "predicted" else (" [holds]" if holds(r, source) else " [OFF]")
+            why = r.get("missing")
+            if mark == " [OFF]" and isinstance(why, str) and why:
+                mark = f" [OFF; not modelled: {why}]"
             lines.append(f"- {r['point']}, {r['quantity']}: {_value(r, source)}{mark}")
         lines.append("")
     for note in common.notes_of(errors):

@@ -2,6 +2,7 @@
 #include "host-receiver-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
 
@@ -10,7 +11,9 @@ namespace ns3
 
 HostReceiverHelper::HostReceiverHelper()
     : m_readerCoreSet(false),
-      m_quotaShare(0)
+      m_quotaShare(0),
+      m_reusePort(false),
+      m_everyCore(false)
 {
     m_cpu.SetTypeId(HostCpu::GetTypeId());
     m_path.SetTypeId(HostRxPath::GetTypeId());
@@ -45,6 +48,18 @@ HostReceiverHelper::SetReaderAttribute(const std::string& name, const AttributeV
 }
 
 void
+HostReceiverHelper::SetReusePort(bool on)
+{
+    m_reusePort = on;
+}
+
+void
+HostReceiverHelper::SetReadersOnEveryCore(bool on)
+{
+    m_everyCore = on;
+}
+
+void
 HostReceiverHelper::SetReaderCpuQuota(double share, Time period)
 {
     NS_ABORT_MSG_UNLESS(share >= 0 && share <= 1, "HostReceiverHelper: CPU share " << share);
@@ -57,7 +72,7 @@ HostReceiverHelper::SetReaderCpuQuota(double share, Time period)
 HostReceiverHelper::Host
 HostReceiverHelper::Install(Ptr<EthernetNetDevice> device,
                             const std::vector<uint16_t>& ports,
-                            uint32_t readersPerSocket) const
+                            uint32_t readersPerPort) const
 {
     Ptr<Node> node = device->GetNode();
     NS_ABORT_MSG_UNLESS(node, "HostReceiverHelper: the device must be on a node");
@@ -81,15 +96,24 @@ HostReceiverHelper::Install(Ptr<EthernetNetDevice> device,
     uint32_t index = 0;
     for (uint16_t port : ports)
     {
-        Ptr<HostSocket> socket = m_socket.Create<HostSocket>();
-        socket->SetAttribute("Port", UintegerValue(port));
-        for (uint32_t i = 0; i < readersPerSocket; ++i, ++index)
+        Ptr<HostSocket> socket;
+        for (uint32_t i = 0; i < readersPerPort; ++i, ++index)
         {
+            if (!socket || m_reusePort)
+            {
+                socket = m_socket.Create<HostSocket>();
+                socket->SetAttribute("Port", UintegerValue(port));
+                socket->SetAttribute("ReusePort", BooleanValue(m_reusePort));
+                h.path->AddSocket(socket);
+                h.sockets.push_back(socket);
+            }
             Ptr<HostReader> reader = m_reader.Create<HostReader>();
             if (!m_readerCoreSet)
             {
-                reader->SetAttribute("Core",
-                                     UintegerValue(cores == 1 ? 0 : 1 + index % (cores - 1)));
+                const uint32_t core = cores == 1 ? 0
+                                      : m_everyCore ? index % cores
+                                                    : 1 + index % (cores - 1);
+                reader->SetAttribute("Core", UintegerValue(core));
             }
             if (group != HostCpu::NONE)
             {
@@ -98,8 +122,6 @@ HostReceiverHelper::Install(Ptr<EthernetNetDevice> device,
             socket->AddReader(reader);
             h.readers.push_back(reader);
         }
-        h.path->AddSocket(socket);
-        h.sockets.push_back(socket);
     }
     return h;
 }

@@ -36,9 +36,16 @@ namespace ns3
  * The HostCpu is aggregated to the node (one per node; Install on a second
  * device of the same node reuses it). Readers are placed on cores: with one
  * core all on core 0 (with the NIC interrupt); otherwise reader i on core
- * 1 + i mod (Cores - 1), away from the interrupt core, as irqbalance and the
- * scheduler would place them on an idle machine. A reader's "Core" attribute
- * set with SetReaderAttribute overrides this.
+ * 1 + i mod (Cores - 1), away from the interrupt core (as the netns testbed
+ * pins its receivers), or, with SetReadersOnEveryCore, on core i mod Cores:
+ * the first reader on the interrupt's core, where the softirq that wakes it
+ * runs (the scheduler's wake-affine placement of a waker and its wakee), the
+ * others spread over every core. A reader's "Core" attribute set with
+ * SetReaderAttribute overrides both.
+ *
+ * The readers of a port share one socket (threads reading one descriptor), or,
+ * with SetReusePort, each has a socket of its own in a SO_REUSEPORT group
+ * (processes on one port).
  */
 class HostReceiverHelper
 {
@@ -65,14 +72,28 @@ class HostReceiverHelper
      * (option recv_cpu; the testbed's period is 100 ms). 0 = no cap.
      */
     void SetReaderCpuQuota(double share, Time period);
+    /**
+     * @param on each reader reads a socket of its own, the port's sockets a SO_REUSEPORT
+     *        group (off: the port's readers share one socket)
+     */
+    void SetReusePort(bool on);
+    /**
+     * @param on place reader i on core i mod Cores, the first with the interrupt (off: on
+     *        cores 1 .. Cores - 1 only)
+     */
+    void SetReadersOnEveryCore(bool on);
 
     /**
-     * Install the model on @p device: one HostSocket per port in @p ports,
-     * each read by @p readersPerSocket HostReaders.
+     * Install the model on @p device: for each port in @p ports, @p readersPerPort
+     * HostReaders, on one HostSocket or (SetReusePort) on one each.
+     * @param device the receiving host's NIC
+     * @param ports the UDP ports read
+     * @param readersPerPort readers of each port
+     * @return what was installed
      */
     Host Install(Ptr<EthernetNetDevice> device,
                  const std::vector<uint16_t>& ports,
-                 uint32_t readersPerSocket) const;
+                 uint32_t readersPerPort) const;
 
     /**
      * Record the host's drops in @p accountant: RxFifoDrop -> rx_fifo,
@@ -89,6 +110,8 @@ class HostReceiverHelper
     bool m_readerCoreSet;
     double m_quotaShare;
     Time m_quotaPeriod;
+    bool m_reusePort;
+    bool m_everyCore;
 };
 
 } // namespace ns3

@@ -41,7 +41,8 @@ struct HostDatagram
 {
     std::vector<HostRxFrame> frames;
     uint32_t truesize = 0;
-    uint16_t port = 0; //!< UDP destination port
+    uint16_t port = 0;         //!< UDP destination port
+    uint32_t payloadBytes = 0; //!< UDP payload (what recvmsg copies to user space)
 };
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #include "host-socket.h"
 
 #include "ns3/abort.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -23,16 +24,28 @@ HostReader::GetTypeId()
             .SetGroupName("Lanloss")
             .AddConstructor<HostReader>()
             .AddAttribute("ReadCost",
-                          "CPU time (s) per datagram read: recvmsg (system call, copy) and the "
-                          "application's own work on it.",
+                          "CPU time (s) per datagram read: recvmsg (system call, dequeue, "
+                          "what the application does per call).",
                           TimeValue(MicroSeconds(5)),
                           MakeTimeAccessor(&HostReader::m_readCost),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ReadByteCost",
+                          "CPU time (s) per payload byte read: the copy to user space (a "
+                          "double: a fraction of a nanosecond per byte is typical).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&HostReader::m_readByteCost),
+                          MakeDoubleChecker<double>(0.0, 1e-3))
             .AddAttribute("WorkCost",
                           "The application's own CPU time (s) per datagram, after the read "
                           "(lanloss-recv --work-ns; option recv_work).",
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&HostReader::m_workCost),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("WakeupCost",
+                          "CPU time (s) a reader spends being woken when the socket's lock, "
+                          "which another reader held, is handed to it (a context switch).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostReader::m_wakeupCost),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("Core",
                           "Core the process is pinned to (< HostCpu Cores).",
@@ -59,12 +72,14 @@ HostReader::GetTypeId()
 
 HostReader::HostReader()
     : m_readCost(MicroSeconds(5)),
+      m_readByteCost(0.0),
       m_workCost(Seconds(0)),
       m_core(0),
       m_group(HostCpu::NONE),
       m_socket(nullptr),
       m_thread(0),
       m_reading(false),
+      m_lockWait(false),
       m_stalled(false),
       m_reads(0),
       m_stalls(0)
@@ -101,6 +116,8 @@ HostReader::Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId)
         cpu->SetThreadGroup(m_thread, m_group);
     }
     m_readDone = MakeCallback(&HostReader::ReadDone, this);
+    m_workDone = MakeCallback(&HostReader::WorkDone, this);
+    m_readLocked = MakeCallback(&HostReader::ReadLocked, this);
     if (m_stallPeriod.IsStrictlyPositive() && m_stallLength.IsStrictlyPositive())
     {
         Time at = m_stallStart - Simulator::Now();
@@ -116,7 +133,7 @@ HostReader::Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId)
 bool
 HostReader::IsWaiting() const
 {
-    return m_socket && !m_reading && !m_stalled;
+    return m_socket && !m_reading && !m_stalled && !m_lockWait;
 }
 
 bool
@@ -134,26 +151,68 @@ HostReader::Wake()
 void
 HostReader::TryRead()
 {
-    if (m_reading || m_stalled || !m_socket || m_socket->IsEmpty())
+    if (m_reading || m_lockWait || m_stalled || !m_socket || m_socket->IsEmpty())
     {
-        return; // blocked in recvmsg until the socket wakes us
+        return; // blocked in recvmsg until the socket wakes us (or hands us its lock)
+    }
+    if (!m_socket->AcquireRead(this))
+    {
+        m_lockWait = true; // asleep on the socket's lock
+        return;
     }
     m_reading = true;
+    ReadLocked();
+}
+
+void
+HostReader::LockHandedOver()
+{
+    m_lockWait = false;
+    m_reading = true;
+    // Woken up (a context switch) before it can read; the lock is its own meanwhile.
+    m_cpuTime += m_wakeupCost;
+    m_cpu->Submit(m_thread, m_wakeupCost, HostCpu::APP_WORK, m_readLocked);
+}
+
+void
+HostReader::ReadLocked()
+{
+    if (m_stalled || m_socket->IsEmpty())
+    {
+        // Nothing left (another reader took it) or a stall began: give the lock back.
+        m_reading = false;
+        m_socket->ReleaseRead(this);
+        TryRead();
+        return;
+    }
     m_current = m_socket->Dequeue();
-    // One job: the datagram left the socket at the read, so the work after it holds no
-    // socket memory, as in the kernel.
-    m_cpu->Submit(m_thread, m_readCost + m_workCost, HostCpu::APP_WORK, m_readDone);
+    const Time copy = m_readCost + Seconds(m_readByteCost * m_current.payloadBytes);
+    m_cpuTime += copy;
+    m_cpu->Submit(m_thread, copy, HostCpu::APP_WORK, m_readDone);
 }
 
 void
 HostReader::ReadDone()
 {
-    m_reading = false;
+    // recvmsg returns: the copy is done, the socket's charge released (skb_consume_udp)
     ++m_reads;
-    m_cpuTime += m_readCost + m_workCost;
     HostDatagram d = std::move(m_current);
     m_current = HostDatagram();
+    m_socket->ReleaseRead(this);
     m_socket->Consume(d);
+    if (m_workCost.IsStrictlyPositive())
+    {
+        m_cpuTime += m_workCost;
+        m_cpu->Submit(m_thread, m_workCost, HostCpu::APP_WORK, m_workDone);
+        return;
+    }
+    WorkDone();
+}
+
+void
+HostReader::WorkDone()
+{
+    m_reading = false;
     TryRead();
 }
 
@@ -166,6 +225,11 @@ HostReader::StallBegin()
     }
     ++m_stalls;
     m_stalled = true;
+    if (m_lockWait)
+    {
+        m_lockWait = false;
+        m_socket->CancelLockWait(this);
+    }
     m_stallEndEvent = Simulator::Schedule(m_stallLength, &HostReader::StallEnd, this);
     m_stallEvent = Simulator::Schedule(m_stallPeriod, &HostReader::StallBegin, this);
 }

@@ -22,8 +22,9 @@ class HostSocket;
 /**
  * @ingroup lanloss
  * A receiving process: a blocking recvmsg loop on a HostSocket, as a task
- * thread pinned to Core of the host's HostCpu. Each datagram costs ReadCost of
- * CPU time (system call, copy, and what the application does with it), at
+ * thread pinned to Core of the host's HostCpu. Each datagram costs ReadCost
+ * plus ReadByteCost per payload byte (system call, copy to user space) inside
+ * recvmsg, then WorkCost (what the application does with it) after it, at
  * task priority, so interrupts and softirqs on the same core pre-empt it.
  *
  * Optional stalls: stall k (k = 0, 1, ...) starts at StallStart + k *
@@ -34,8 +35,14 @@ class HostSocket;
  * losses at the socket after ITR had removed the interrupt losses); with
  * stalls of T_off the buffer overflows once rate * T_off > capacity.
  *
- * Several readers may share one socket (each with its own thread and CPU
- * time, on its own core or not): a datagram wakes one waiting reader.
+ * Several readers may share one socket (threads reading one descriptor, each
+ * with its own thread and CPU time): a datagram wakes one waiting reader, and
+ * recvmsg holds the socket's lock (HostSocket::AcquireRead), so one reader at
+ * a time copies; a reader that finds the lock taken sleeps until it is handed
+ * over and then spends WakeupCost (being woken, the context switch) before it
+ * reads. Readers that share a socket therefore help only where the work after
+ * recvmsg dominates (seed 004's Model 3: two threads on one descriptor read
+ * less than one).
  */
 class HostReader : public Object
 {
@@ -51,12 +58,15 @@ class HostReader : public Object
      * scheduled before the simulation runs.
      */
     void Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId);
-    /** Blocked in recvmsg on an empty socket (not reading, not stalled). */
+    /** Blocked in recvmsg on an empty socket (not reading, not stalled, not waiting for
+     *  the socket's lock). */
     bool IsWaiting() const;
     /** In the middle of a recvmsg (a datagram taken from the socket, not yet delivered). */
     bool IsReading() const;
     /** Data arrived: a waiting reader starts reading. */
     void Wake();
+    /** The socket's lock, which this reader waited for, is now its own (HostSocket). */
+    void LockHandedOver();
     /**
      * Run the reader's thread in HostCpu bandwidth group @p group (a cgroup CPU
      * quota, option recv_cpu); before Start.
@@ -68,7 +78,7 @@ class HostReader : public Object
     uint64_t GetReads() const;
     /** Stalls begun. */
     uint64_t GetStalls() const;
-    /** CPU time this reader has used on completed reads. */
+    /** CPU time of the jobs this reader has run or is running (wake-ups, copies, work). */
     Time GetCpuTime() const;
 
   protected:
@@ -76,12 +86,17 @@ class HostReader : public Object
 
   private:
     void TryRead();
+    /** With the socket's lock: take a datagram and copy it (or give the lock back). */
+    void ReadLocked();
     void ReadDone();
+    void WorkDone();
     void StallBegin();
     void StallEnd();
 
     Time m_readCost;
+    double m_readByteCost; //!< seconds per payload byte (below 1 ns: a double)
     Time m_workCost;
+    Time m_wakeupCost;
     uint32_t m_core;
     uint32_t m_group;
     Time m_stallPeriod;
@@ -91,10 +106,13 @@ class HostReader : public Object
     Ptr<HostCpu> m_cpu;
     HostSocket* m_socket; //!< owns this reader
     uint32_t m_thread;
-    bool m_reading;
+    bool m_reading;  //!< from taking the lock (or datagram) to the end of its work
+    bool m_lockWait; //!< asleep on the socket's lock
     bool m_stalled;
     HostDatagram m_current;
     Callback<void> m_readDone;
+    Callback<void> m_workDone;
+    Callback<void> m_readLocked;
     EventId m_stallEvent;
     EventId m_stallEndEvent;
 

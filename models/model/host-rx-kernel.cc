@@ -328,8 +328,16 @@ HostRxPath::DatagramReady(HostDatagram datagram)
         if (it != m_sockets.end())
         {
             datagram.port = udp.GetDestinationPort();
+            uint32_t ipPayload = ip.GetPayloadSize();
+            for (std::size_t k = 1; k < datagram.frames.size(); ++k)
+            {
+                Ipv4Header fragment;
+                datagram.frames[k].packet->PeekHeader(fragment);
+                ipPayload += fragment.GetPayloadSize();
+            }
+            datagram.payloadBytes = ipPayload - std::min<uint32_t>(ipPayload, 8); // UDP header
             ++m_stats.datagramsToSockets;
-            it->second->Enqueue(std::move(datagram));
+            it->second.Pick()->Enqueue(std::move(datagram));
             return;
         }
     }

@@ -275,9 +275,12 @@ HostRxPath::DoDispose()
     m_fifo.clear();
     m_ring.clear();
     m_softnet.clear();
-    for (auto& [port, socket] : m_sockets)
+    for (auto& [port, group] : m_sockets)
     {
-        socket->Dispose();
+        for (auto& socket : group.sockets)
+        {
+            socket->Dispose();
+        }
     }
     m_sockets.clear();
     m_device = nullptr;
@@ -302,8 +305,14 @@ void
 HostRxPath::AddSocket(Ptr<HostSocket> socket)
 {
     const uint16_t port = socket->GetPort();
-    NS_ABORT_MSG_IF(m_sockets.count(port), "HostRxPath: two HostSockets on port " << port);
-    m_sockets[port] = socket;
+    PortSockets& group = m_sockets[port];
+    if (!group.sockets.empty())
+    {
+        NS_ABORT_MSG_UNLESS(socket->IsReusePort() && group.sockets.front()->IsReusePort(),
+                            "HostRxPath: two HostSockets on port "
+                                << port << " without ReusePort on both");
+    }
+    group.sockets.push_back(socket);
     if (m_attached)
     {
         socket->Attach(m_cpu, MakeCallback(&HostRxPath::DeliverDatagram, this), NodeId());
@@ -321,7 +330,26 @@ Ptr<HostSocket>
 HostRxPath::GetSocket(uint16_t port) const
 {
     auto it = m_sockets.find(port);
-    return it == m_sockets.end() ? nullptr : it->second;
+    return it == m_sockets.end() ? nullptr : it->second.sockets.front();
+}
+
+std::vector<Ptr<HostSocket>>
+HostRxPath::GetSockets(uint16_t port) const
+{
+    auto it = m_sockets.find(port);
+    return it == m_sockets.end() ? std::vector<Ptr<HostSocket>>{} : it->second.sockets;
+}
+
+HostSocket*
+HostRxPath::PortSockets::Pick()
+{
+    if (sockets.size() == 1)
+    {
+        return PeekPointer(sockets.front());
+    }
+    HostSocket* s = PeekPointer(sockets[next]);
+    next = (next + 1) % sockets.size();
+    return s;
 }
 
 void
@@ -363,9 +391,12 @@ HostRxPath::Attach(Ptr<EthernetNetDevice> device)
                     "HostRxPath: RpsCpus names no core of the host");
     m_defrag.SetTimeout(m_reassemblyTimeout);
     m_defrag.SetDropCallback(MakeCallback(&HostRxPath::ReassemblyTimeout, this));
-    for (auto& [port, socket] : m_sockets)
+    for (auto& [port, group] : m_sockets)
     {
-        socket->Attach(m_cpu, MakeCallback(&HostRxPath::DeliverDatagram, this), NodeId());
+        for (auto& socket : group.sockets)
+        {
+            socket->Attach(m_cpu, MakeCallback(&HostRxPath::DeliverDatagram, this), NodeId());
+        }
     }
 }
 

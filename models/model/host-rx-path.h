@@ -159,10 +159,24 @@ class HostRxPath : public EthernetRxPath
     void SetCpu(Ptr<HostCpu> cpu);
     Ptr<HostCpu> GetCpu() const;
 
-    /** Deliver UDP datagrams for the socket's port through @p socket and its readers. */
+    /**
+     * Deliver UDP datagrams for the socket's port through @p socket and its readers. A
+     * second socket on a port makes a SO_REUSEPORT group (every socket of it must have
+     * ReusePort set): datagrams go to its sockets in turn, one each, as the testbed's
+     * reuseport BPF program spreads them (docs/physics.md §4).
+     * @param socket the socket, its Port set
+     */
     void AddSocket(Ptr<HostSocket> socket);
-    /** The socket bound to @p port, or null. */
+    /**
+     * @param port a UDP port
+     * @return the (first) socket bound to @p port, or null
+     */
     Ptr<HostSocket> GetSocket(uint16_t port) const;
+    /**
+     * @param port a UDP port
+     * @return every socket bound to @p port (a SO_REUSEPORT group), in the order added
+     */
+    std::vector<Ptr<HostSocket>> GetSockets(uint16_t port) const;
 
     // EthernetRxPath
     void Attach(Ptr<EthernetNetDevice> device) override;
@@ -284,7 +298,17 @@ class HostRxPath : public EthernetRxPath
 
     Ptr<EthernetNetDevice> m_device;
     Ptr<HostCpu> m_cpu;
-    std::map<uint16_t, Ptr<HostSocket>> m_sockets;
+    /** The sockets bound to one port: one, or a SO_REUSEPORT group taking turns. */
+    struct PortSockets
+    {
+        std::vector<Ptr<HostSocket>> sockets;
+        uint32_t next = 0;
+
+        /** The socket the next datagram goes to. */
+        HostSocket* Pick();
+    };
+
+    std::map<uint16_t, PortSockets> m_sockets;
     bool m_attached;
 
     // NIC

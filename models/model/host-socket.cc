@@ -52,6 +52,12 @@ HostSocket::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&HostSocket::m_force),
                           MakeBooleanChecker())
+            .AddAttribute("ReusePort",
+                          "SO_REUSEPORT: the socket may share its port with others that set "
+                          "it; HostRxPath spreads the port's datagrams over the group.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostSocket::m_reusePort),
+                          MakeBooleanChecker())
             .AddTraceSource("SocketDrop",
                             "A datagram was dropped because the receive buffer was full "
                             "(Udp RcvbufErrors); the packet is its first frame (IPv4 header "
@@ -67,8 +73,11 @@ HostSocket::HostSocket()
       m_rmemDefault(212992),
       m_rmemMax(212992),
       m_force(false),
+      m_reusePort(false),
       m_nodeId(0),
       m_nextReader(0),
+      m_lockHolder(nullptr),
+      m_lockHandoffs(0),
       m_rmemAlloc(0),
       m_peakRmem(0),
       m_peakQueue(0),
@@ -88,6 +97,8 @@ HostSocket::DoDispose()
         r->Dispose();
     }
     m_readers.clear();
+    m_lockHolder = nullptr;
+    m_lockWaiters.clear();
     m_cpu = nullptr;
     m_queue.clear();
     m_deliver = MakeNullCallback<void, const HostDatagram&>();
@@ -98,6 +109,12 @@ uint16_t
 HostSocket::GetPort() const
 {
     return m_port;
+}
+
+bool
+HostSocket::IsReusePort() const
+{
+    return m_reusePort;
 }
 
 uint32_t
@@ -205,6 +222,49 @@ HostSocket::Consume(const HostDatagram& datagram)
     {
         m_deliver(datagram);
     }
+}
+
+bool
+HostSocket::AcquireRead(HostReader* reader)
+{
+    if (!m_lockHolder || m_lockHolder == reader)
+    {
+        m_lockHolder = reader;
+        return true;
+    }
+    if (std::find(m_lockWaiters.begin(), m_lockWaiters.end(), reader) == m_lockWaiters.end())
+    {
+        m_lockWaiters.push_back(reader);
+    }
+    return false;
+}
+
+void
+HostSocket::ReleaseRead(HostReader* reader)
+{
+    NS_ASSERT(m_lockHolder == reader);
+    m_lockHolder = nullptr;
+    if (!m_lockWaiters.empty())
+    {
+        HostReader* next = m_lockWaiters.front();
+        m_lockWaiters.pop_front();
+        m_lockHolder = next;
+        ++m_lockHandoffs;
+        next->LockHandedOver();
+    }
+}
+
+void
+HostSocket::CancelLockWait(HostReader* reader)
+{
+    m_lockWaiters.erase(std::remove(m_lockWaiters.begin(), m_lockWaiters.end(), reader),
+                        m_lockWaiters.end());
+}
+
+uint64_t
+HostSocket::GetLockHandoffs() const
+{
+    return m_lockHandoffs;
 }
 
 uint64_t

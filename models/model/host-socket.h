@@ -42,6 +42,12 @@ class HostReader;
  * released when the reader has copied the datagram (skb_consume_udp), not
  * when it starts reading it. A full socket buffer drops (Udp RcvbufErrors);
  * it never causes PAUSE.
+ *
+ * Readers (HostReader) that share the socket copy one at a time: recvmsg holds
+ * the socket's lock (AcquireRead / ReleaseRead), and a reader that finds it
+ * taken sleeps until it is handed the lock. ReusePort (SO_REUSEPORT): sockets
+ * of one port that all set it form a group in HostRxPath, which spreads the
+ * port's datagrams over them.
  */
 class HostSocket : public Object
 {
@@ -54,6 +60,8 @@ class HostSocket : public Object
     ~HostSocket() override;
 
     uint16_t GetPort() const;
+    /** @return whether the socket may share its port (SO_REUSEPORT) */
+    bool IsReusePort() const;
     /** The effective sk_rcvbuf in bytes. */
     uint32_t GetRcvbuf() const;
     /** Datagrams of @p truesize bytes a queue of sk_rcvbuf @p rcvbuf accepts:
@@ -77,6 +85,20 @@ class HostSocket : public Object
     HostDatagram Dequeue();
     /** A reader has copied @p datagram out: release its charge, hand it to the stack. */
     void Consume(const HostDatagram& datagram);
+
+    /**
+     * The socket's lock for one recvmsg.
+     * @param reader the reader that wants to read
+     * @return true if @p reader holds it now; false if another does (@p reader then
+     *         waits, and HostReader::LockHandedOver tells it when it is its own)
+     */
+    bool AcquireRead(HostReader* reader);
+    /** @p reader (the holder) is done: the lock goes to the longest waiting reader. */
+    void ReleaseRead(HostReader* reader);
+    /** @p reader no longer waits for the lock (it stalls). */
+    void CancelLockWait(HostReader* reader);
+    /** @return times the lock was handed from one reader to a waiting one */
+    uint64_t GetLockHandoffs() const;
 
     /** Datagrams queued so far. */
     uint64_t GetEnqueued() const;
@@ -102,12 +124,16 @@ class HostSocket : public Object
     uint32_t m_rmemDefault;
     uint32_t m_rmemMax;
     bool m_force;
+    bool m_reusePort;
 
     std::deque<HostDatagram> m_queue;
     Ptr<HostCpu> m_cpu;
     uint32_t m_nodeId;
     std::vector<Ptr<HostReader>> m_readers;
     uint32_t m_nextReader; //!< where the next wake-up search starts (readers take turns)
+    HostReader* m_lockHolder;               //!< the reader inside recvmsg, or null
+    std::deque<HostReader*> m_lockWaiters;  //!< readers asleep on the lock, oldest first
+    uint64_t m_lockHandoffs;
     Callback<void, const HostDatagram&> m_deliver;
 
     uint64_t m_rmemAlloc;

@@ -34,8 +34,13 @@ static const char usage[] =
 	"  --iface-addr ADDR     local interface address for the join\n"
 	"  --rcvbuf BYTES        SO_RCVBUF\n"
 	"  --rcvbuf-force        use SO_RCVBUFFORCE for --rcvbuf (root)\n"
-	"  --readers N           N SO_REUSEPORT sockets, one thread each (1); with\n"
-	"                        --group every socket gets its own copy\n"
+	"  --readers N           N reading threads (1)\n"
+	"  --sockets reuseport|shared\n"
+	"                        reuseport: a SO_REUSEPORT socket per reader, the\n"
+	"                        datagrams dealt out in turn by the IP ID (a BPF\n"
+	"                        program; with --group every socket gets its own\n"
+	"                        copy); shared: the readers share one socket\n"
+	"                        (reuseport)\n"
 	"  --batch N             recvmmsg vector 1..1024 (64)\n"
 	"  --duration SEC        hard deadline\n"
 	"  --idle-timeout SEC    after the first datagram, stop when none came\n"
@@ -57,6 +62,7 @@ enum {
 	O_RCVBUF,
 	O_RCVBUF_FORCE,
 	O_READERS,
+	O_SOCKETS,
 	O_BATCH,
 	O_DURATION,
 	O_IDLE,
@@ -78,6 +84,7 @@ static const struct option options[] = {
 	{ "rcvbuf", required_argument, NULL, O_RCVBUF },
 	{ "rcvbuf-force", no_argument, NULL, O_RCVBUF_FORCE },
 	{ "readers", required_argument, NULL, O_READERS },
+	{ "sockets", required_argument, NULL, O_SOCKETS },
 	{ "batch", required_argument, NULL, O_BATCH },
 	{ "duration", required_argument, NULL, O_DURATION },
 	{ "idle-timeout", required_argument, NULL, O_IDLE },
@@ -137,6 +144,14 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 			c->readers =
 				(unsigned)ll_opt_u64("readers", optarg, 1, 64);
 			break;
+		case O_SOCKETS:
+			if (!strcmp(optarg, "shared"))
+				c->shared = true;
+			else if (strcmp(optarg, "reuseport"))
+				ll_usage_error(
+					"--sockets: invalid value '%s' (expected reuseport or shared)",
+					optarg);
+			break;
 		case O_BATCH:
 			c->batch =
 				(unsigned)ll_opt_u64("batch", optarg, 1, 1024);
@@ -184,6 +199,8 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 		ll_usage_error("--rcvbuf-force: needs --rcvbuf BYTES");
 	if (c->proto == LL_TCP && c->has_group)
 		ll_usage_error("--group: not with --proto tcp");
+	if (c->proto == LL_TCP && c->shared)
+		ll_usage_error("--sockets shared: UDP only (TCP readers accept a connection each)");
 }
 
 /* Written under a temporary name and renamed: it appears complete. */
@@ -291,12 +308,19 @@ int main(int argc, char **argv)
 		rd->idx = i;
 		rd->c = &c;
 		rd->conn = -1;
-		rd->fd = c.proto == LL_TCP ? listener : ll_rx_udp_socket(&c);
+		if (c.proto == LL_TCP)
+			rd->fd = listener;
+		else if (c.shared && i > 0)
+			rd->fd = rds[0].fd;
+		else
+			rd->fd = ll_rx_udp_socket(&c);
 		rd->real_minus_mono = ll_real_minus_mono_ns();
 		if (c.log_fd >= 0 &&
 		    !(rd->logbuf = malloc(LL_LOG_BUF_RECS * LL_LOG_REC)))
 			ll_fail("out of memory");
 	}
+	if (c.proto == LL_UDP && !c.shared && c.readers > 1)
+		ll_rx_reuseport_round_robin(rds[0].fd, c.readers);
 	for (i = 0; i < c.readers; i++) {
 		if (pthread_create(&rds[i].thread, NULL,
 				   c.proto == LL_TCP ? ll_rx_tcp : ll_rx_udp,
@@ -323,8 +347,8 @@ int main(int argc, char **argv)
 			getsockopt(rd->conn >= 0 ? rd->conn : rd->fd,
 				   SOL_SOCKET, SO_RCVBUF, &s.rcvbuf_actual,
 				   &len);
-		if (c.proto == LL_UDP)
-			add_drops(&s, rd->fd, c.port);
+		if (c.proto == LL_UDP && (i == 0 || !c.shared))
+			add_drops(&s, rd->fd, c.port); /* each socket once */
 		ll_flows_merge(&s.flows, &rd->flows);
 	}
 	ll_flows_finish(&s.flows);

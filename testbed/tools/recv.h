@@ -27,6 +27,7 @@ struct recv_cfg {
 	int64_t rcvbuf; /* -1 = kernel default */
 	bool rcvbuf_force;
 	unsigned readers;
+	bool shared; /* --sockets shared: the readers share one UDP socket */
 	unsigned batch;
 	double duration; /* s; 0 = none */
 	double idle; /* s; 0 = none */
@@ -86,6 +87,8 @@ void ll_rx_log_flush(struct reader *rd);
 
 /* Sockets: one UDP socket per reader, or one TCP listener. Fatal on error. */
 int ll_rx_udp_socket(const struct recv_cfg *c);
+/* Deal the datagrams of fd's SO_REUSEPORT group of n sockets out in turn. */
+void ll_rx_reuseport_round_robin(int fd, unsigned n);
 int ll_rx_tcp_listener(const struct recv_cfg *c);
 void ll_rx_set_timeout(int fd);
 

@@ -13,7 +13,9 @@
  *    (none after an idle stop).
  * With --readers N and --group, the kernel gives every socket its own copy
  * (__udp4_lib_mcast_deliver): "received" is N times the datagrams and the
- * merged flows count N - 1 duplicates of each.
+ * merged flows count N - 1 duplicates of each (not with --sockets shared).
+ * With --sockets shared the readers see one socket's cumulative SO_RXQ_OVFL:
+ * rxq_ovfl is then its overall delta, not the readers' sum.
  * stop_reason: deadline, idle or signal; also eof (TCP: every reader's
  * connection closed) and error (every reader failed; exit status 1).
  */
@@ -81,17 +83,25 @@ void ll_recv_report(FILE *f, const struct recv_cfg *c, struct reader *rds,
 	double elapsed;
 	unsigned i;
 
+	uint32_t lo = UINT32_MAX, hi = 0;
+
 	for (i = 0; i < c->readers; i++) {
 		const struct reader *rd = &rds[i];
 
 		received += rd->received;
 		bytes += rd->bytes;
 		ovfl += (uint32_t)(rd->ovfl_last - rd->ovfl_first);
+		if (rd->ovfl_seen) {
+			lo = rd->ovfl_first < lo ? rd->ovfl_first : lo;
+			hi = rd->ovfl_last > hi ? rd->ovfl_last : hi;
+		}
 		if (rd->first_rx_ns && (!first || rd->first_rx_ns < first))
 			first = rd->first_rx_ns;
 		if (rd->last_rx_ns > last)
 			last = rd->last_rx_ns;
 	}
+	if (c->shared)
+		ovfl = hi >= lo ? hi - lo : 0;
 	elapsed = last > first ? (last - first) / 1e9 : 0.0;
 
 	ll_json_init(&j, f);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -45,9 +46,9 @@ int ll_rx_udp_socket(const struct recv_cfg *c)
 
 	if (fd < 0)
 		ll_fail_errno("socket");
-	/* Only with several readers: otherwise another process could bind
+	/* Only with several sockets: otherwise another process could bind
 	 * the port too and silently take part of our traffic. */
-	if (c->readers > 1)
+	if (c->readers > 1 && !c->shared)
 		on(fd, SOL_SOCKET, SO_REUSEPORT, "SO_REUSEPORT");
 	ll_sockbuf(fd, true, c->rcvbuf, c->rcvbuf_force);
 	/* Each datagram then carries the socket's cumulative sk_drops as
@@ -71,6 +72,28 @@ int ll_rx_udp_socket(const struct recv_cfg *c)
 			ll_fail("--group: IP_ADD_MEMBERSHIP: %m");
 	}
 	return fd;
+}
+
+/*
+ * The kernel's own choice in a SO_REUSEPORT group is a hash of the 4-tuple:
+ * one sender's flow would always land on one socket. A classic BPF program
+ * (SO_ATTACH_REUSEPORT_CBPF, Linux 4.5) picks socket (IP ID mod n) instead:
+ * a connected sender's IDs count up by one per datagram (ip_select_ident),
+ * so its datagrams are dealt out in turn, as the simulator's HostRxPath
+ * deals them, and as n processes on n ports each get 1/n of the traffic.
+ */
+void ll_rx_reuseport_round_robin(int fd, unsigned n)
+{
+	struct sock_filter code[] = {
+		{ BPF_LD | BPF_H | BPF_ABS, 0, 0, (uint32_t)(SKF_NET_OFF + 4) },
+		{ BPF_ALU | BPF_MOD | BPF_K, 0, 0, n },
+		{ BPF_RET | BPF_A, 0, 0, 0 },
+	};
+	struct sock_fprog prog = { .len = 3, .filter = code };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+		       sizeof(prog)) < 0)
+		ll_fail("SO_ATTACH_REUSEPORT_CBPF: %m");
 }
 
 int ll_rx_tcp_listener(const struct recv_cfg *c)

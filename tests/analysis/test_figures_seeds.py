@@ -261,26 +261,50 @@ def test_seed002_whole_segments_bound():
     assert seed002.whole_segments_mbps(16384, 1500, rtt) == pytest.approx(11 * 1448 * 8 / rtt / 1e6)
 
 
-def test_seed004_real_readers(gig, tmp_path):
-    """Real: 1- and 100-byte datagrams at 1 Gbit/s into the modern host, one and two readers."""
-    fig, errors = seed004.draw(gig)
+@pytest.fixture(scope="module")
+def x3440(tmp_path_factory, built):
+    """Real runs of seed 004's host (x3440-2010): 1- and 100-byte datagrams at the line rate,
+    one and two processes on sockets of their own, and two threads on one socket."""
+    fixed = {"edge_rate": "1Gbps", "host": "x3440-2010", "tx_queue": "64KiB",
+             "duration": "0.05s", "warmup": "0.01s", "rate": "max"}  # fmt: skip
+    variants = [{"payload": p, "readers": k, "reuseport": "on"} for p in (1, 100) for k in (1, 2)]
+    variants += [{"payload": 1, "readers": 2, "reuseport": "off"}]
+    return real_table(tmp_path_factory.mktemp("x3440"), _pts(fixed, variants), "x3440")
+
+
+def test_seed004_real_readers(x3440, tmp_path):
+    """Real: seed 004's host, one and two processes (Model 1, 2) and two threads (Model 3)."""
+    fig, errors = seed004.draw(x3440)
     saved(fig, errors, tmp_path, "seed004")
     for where, value in (("MTU 1500", 1472), ("MTU 576", 548), ("no MTU: 16-bit IP length", 65507)):
         row = by_point(errors, f"largest UDP payload, {where}")
         assert row["reference_value"] == value and row["model_value"] == value
-    one = gig[(gig["payload"] == 1) & (gig["readers"] == 1)]
+        assert row["evidence"] == "closed form"
+    one = x3440[(x3440["payload"] == 1) & (x3440["readers"] == 1)]
     pps = by_point(errors, "1 B payload, 1 processes", "datagrams received per second")
     assert pps["reference_value"] == 791676.1
     assert pps["sim_value"] == pytest.approx(one["goodput_bps"].iloc[0] / 8)
     assert pps["model_value"] == pytest.approx(1e9 / 8 / 84)  # 1,488,095: minimum frames
-    # the modern preset's read cost was set from this very number: not evidence
-    assert pps["evidence"] == "calibrated"
-    assert by_point(errors, "1 B payload, 2 processes", "NIC traffic")["evidence"] == "predicted"
-    assert by_point(errors, "largest UDP payload, MTU 1500")["evidence"] == "closed form"
+    # the preset was fitted to these (lanloss calibrate): not evidence; the rest is predicted
+    for point in (
+        "1 B payload, 1 processes",
+        "1 B payload, 2 processes",
+        "100 B payload, 1 processes",
+    ):
+        assert by_point(errors, point, "datagrams received per second")["evidence"] == "calibrated"
+    for point in ("1 B payload, 4 processes", "100 B payload, 2 processes"):
+        assert by_point(errors, point, "datagrams received per second")["evidence"] == "predicted"
+    # two processes on sockets of their own: the first on the interrupt's core, 1.28x one
     two = by_point(errors, "1 B payload, 2 processes", "datagrams received per second")
-    assert two["sim_value"] == pytest.approx(1e9 / 8 / 84, rel=0.005)  # two readers: the wire
+    assert two["sim_value"] == pytest.approx(1016197, rel=0.03)
+    hundred = by_point(errors, "100 B payload, 2 processes", "datagrams received per second")
+    assert hundred["sim_value"] == pytest.approx(1e9 / 8 / 166, rel=0.005)  # the wire
+    # Model 3: two threads on one socket, a prediction, with what the model lacks said
+    m3 = by_point(errors, "1 B payload, 2 thread(s) on one socket", "datagrams received per second")
+    assert m3["evidence"] == "predicted" and m3["reference_value"] == 509868
+    assert m3["sim_value"] < two["sim_value"] and "contention" in m3["missing"]
     nic = by_point(errors, "100 B payload, 2 processes", "NIC traffic")
-    assert nic["reference_value"] == 855.542
+    assert nic["reference_value"] == 855.542 and nic["evidence"] == "closed form"
     assert nic["model_value"] == pytest.approx(1e9 / 8 / 166 * 142 * 8 / 1e6)  # 855.42
     assert nic["sim_value"] == pytest.approx(nic["model_value"], rel=0.005)
     # the seed measured the wire: its 2-process value is within 0.02 % of the line rate

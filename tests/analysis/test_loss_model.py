@@ -158,3 +158,18 @@ def test_a_cpu_quota_binds_over_its_period_not_on_short_bursts(scv):
             fluid = 1 - 0.2 / (rate * c_a) - K / rate  # over T = 1 s
             assert pred.loss[0] == pytest.approx(fluid, rel=1e-6)
             assert pred.stages["socket_buffer"][0] == 0 and pred.stages["cpu"][0] > 0
+
+
+def test_readers_capacity_counts_the_copy_and_the_lock_handoffs():
+    """The readers' capacity as the simulator has it (tests/sim/test_readers.py): a read is
+    its call plus the payload's copy; threads on one socket copy one at a time, a handoff
+    between copies; processes on sockets of their own read in parallel."""
+    base = dict(host="modern", edge_rate="1Gbps", payload=1472, rate="max", duration="0.2s",
+                packet_cost="0.1us", irq_cost="0.1us")  # fmt: skip
+    _, p = predict(**base, read_cost="10us", read_byte_cost="10ns")
+    assert p.mu_app[0] == pytest.approx(1 / 24.72e-6)  # one reader on a core of its own
+    shared = dict(base, read_cost="20us", wakeup_cost="5us", readers=2)
+    _, p = predict(**shared, reuseport="off")
+    assert p.mu_app[0] == pytest.approx(1 / 25e-6)
+    _, p = predict(**shared, reuseport="on")
+    assert p.mu_app[0] == pytest.approx(2 / 20e-6)

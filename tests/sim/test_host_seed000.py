@@ -99,7 +99,7 @@ def test_itr2500_cuts_loss_tenfold_and_losses_become_bursty(simulate):
     assert moderated.pause["frames_sent"] == 0
     # 192 datagrams arrive per stall; sk_rcvbuf 109568 (rmem_default of that era) holds
     # floor(109568 / 768) + 1 = 143 of them
-    assert moderated.extra["hosts"]["r1"]["socket"]["peak_queue"] == 143
+    assert moderated.extra["hosts"]["r1"]["sockets"][0]["peak_queue"] == 143
 
 
 def test_large_rcvbuf_removes_the_rest(simulate):
@@ -108,5 +108,5 @@ def test_large_rcvbuf_removes_the_rest(simulate):
     assert rec.totals["loss"] < 1e-4  # the seed's figure for the optimised receivers
     # sk_rcvbuf 425984 holds 555 datagrams; a stall queues 192 (+ what arrives while
     # the reader catches up)
-    assert rec.extra["hosts"]["r1"]["socket"]["sk_rcvbuf"] == 2 * 212992
-    assert rec.extra["hosts"]["r1"]["socket"]["peak_queue"] < 555
+    assert rec.extra["hosts"]["r1"]["sockets"][0]["sk_rcvbuf"] == 2 * 212992
+    assert rec.extra["hosts"]["r1"]["sockets"][0]["peak_queue"] < 555

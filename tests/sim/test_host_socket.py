@@ -36,7 +36,7 @@ def test_socket_holds_floor_2rcvbuf_over_truesize_plus_one(
     # the stalled reader reads, when the stall ends, exactly what the socket held
     assert rec.totals["received"] == capacity
     assert rec.drops["socket_rcvbuf"] == rec.totals["sent"] - capacity
-    sock = rec.extra["hosts"]["r1"]["socket"]
+    sock = rec.extra["hosts"]["r1"]["sockets"][0]
     assert sock["sk_rcvbuf"] == 2 * rcvbuf
     assert sock["peak_queue"] == capacity
 
