@@ -515,8 +515,8 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     # datagram per copy + handoff (the work after the copy runs in parallel)
     copy = c_a - prep.work
     with np.errstate(invalid="ignore"):
-        mu_own = np.where(np.isnan(prep.handoff), mu_own,
-                          np.minimum(mu_own, 1.0 / (copy + np.nan_to_num(prep.handoff))))  # fmt: skip
+        serial = 1.0 / (copy + np.nan_to_num(prep.handoff))
+        mu_own = np.where(np.isnan(prep.handoff), mu_own, np.minimum(mu_own, serial))
     a_share = np.where(polling, avail - k_share, 1.0 - U_k)
     mu_shared = np.maximum(a_share, 0.0) / c_a
     mu_a = np.where(one_core, mu_shared, mu_own)
