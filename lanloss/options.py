@@ -219,9 +219,9 @@ OPTIONS: tuple[Option, ...] = (
         "send_cost",
         "time",
         0.0,
-        "the sending host's CPU time per send() call (system call, UDP/IP, driver): a "
-        "CPU-bound sender sends at most one datagram per send_cost + payload x send_byte_cost "
-        "(UDP)",
+        "the sending host's CPU time per send() call (the system call; UDP: with its IP and "
+        "UDP work): a CPU-bound sender makes one call per send_cost + payload x "
+        "send_byte_cost + frames x send_packet_cost",
         "5us",
         maximum=1.0,
         bed=False,
@@ -230,9 +230,20 @@ OPTIONS: tuple[Option, ...] = (
         "send_byte_cost",
         "time",
         0.0,
-        "the sending host's CPU time per payload byte (copy from user space, checksum) (UDP)",
+        "the sending host's CPU time per payload byte (copy from user space, checksum)",
         "1ns",
         maximum=1e-3,
+        bed=False,
+    ),
+    Option(
+        "send_packet_cost",
+        "time",
+        0.0,
+        "the sending host's CPU time per frame it sends (the driver's transmission; TCP: "
+        "the segment's and the ACK the receiver returns for it, charged per byte written "
+        "as send_packet_cost / MSS)",
+        "2us",
+        maximum=1.0,
         bed=False,
     ),
     Option(
@@ -476,6 +487,8 @@ ONE_SOURCE_BECAUSE: dict[str, str] = {
     "(measured as achieved_send_bps), not a setting",
     "send_byte_cost": "the testbed's sender is a real CPU: its cost per byte is the machine's "
     "(measured as achieved_send_bps), not a setting",
+    "send_packet_cost": "the testbed's sender is a real CPU: its cost per frame is the "
+    "machine's (measured as achieved_send_bps), not a setting",
     "host": _HOST,
     "cores": _HOST,
     "irq_cost": _HOST,
@@ -616,9 +629,6 @@ def resolve(
         raise OptionError(f"payload: {params['payload']} exceeds the UDP maximum {UDP_MAX_PAYLOAD}")
     if params["cast"] == "multicast" and params["protocol"] == "tcp":
         raise OptionError("cast: multicast needs protocol udp (TCP is unicast)")
-    for name in ("send_cost", "send_byte_cost"):
-        if params.get(name) and params["protocol"] != "udp":
-            raise OptionError(f"{name}: {params[name]:g}s applies to protocol udp only")
     if params["tcp_window"] is not None and params["protocol"] != "tcp":
         raise OptionError(f"tcp_window: {params['tcp_window']} applies to protocol tcp only")
     if params["reuseport"] == "on" and params["readers"] > 1:

@@ -102,7 +102,7 @@ StopWhenDrained(const ScenarioRun* run)
     for (const auto& f : run->flows)
     {
         // TCP: an idle LAN may only be waiting for a retransmission timer.
-        drained = drained && (!f.tcpSource || f.tcpSink->GetTotalRx() >= f.tcpSource->GetBytes());
+        drained = drained && (!f.tcpSource || f.TcpReceived() >= f.tcpSource->GetBytes());
     }
     if (!drained)
     {
@@ -344,23 +344,42 @@ main(int argc, char* argv[])
         if (o.tcp)
         {
             const std::string& to = send.to.front();
-            Ptr<PacketSink> sink = CreateObject<PacketSink>();
             const uint16_t port = SINK_PORT + k; // one listening socket per connection
-            sink->SetAttribute("Local",
-                               AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
-            sink->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
-            lan.GetHost(to)->AddApplication(sink);
-            sink->SetStartTime(Seconds(0));
             auto window = std::make_shared<TcpWindowBytes>();
             window->start = start + o.warmup;
             window->end = stop;
-            sink->TraceConnectWithoutContext("Rx", MakeBoundCallback(&TcpRx, window.get()));
+            ScenarioFlow flow;
+            const auto host = std::find_if(run.hosts.begin(), run.hosts.end(), [&](auto& h) {
+                return h.name == to;
+            });
+            if (host != run.hosts.end())
+            {
+                // The host model: the application reads on the host's CPU.
+                flow.tcpReader = InstallTcpReader(o, *host, lan.GetHost(to), port);
+                flow.tcpReader->TraceConnectWithoutContext(
+                    "Rx",
+                    MakeBoundCallback(&TcpRx, window.get()));
+            }
+            else
+            {
+                Ptr<PacketSink> sink = CreateObject<PacketSink>();
+                sink->SetAttribute("Local",
+                                   AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
+                sink->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
+                lan.GetHost(to)->AddApplication(sink);
+                sink->SetStartTime(Seconds(0));
+                sink->TraceConnectWithoutContext("Rx", MakeBoundCallback(&TcpRx, window.get()));
+                flow.tcpSink = sink;
+            }
             Ptr<TcpFlowSource> src = CreateObject<TcpFlowSource>();
             src->SetAttribute("Remote",
                               AddressValue(InetSocketAddress(lan.GetHostAddress(to), port)));
             src->SetAttribute("MessageSize", UintegerValue(o.payload));
             src->SetAttribute("MaxRate", BooleanValue(maxRate));
             src->SetAttribute("NoDelay", BooleanValue(!maxRate));
+            src->SetAttribute("SendCost", TimeValue(o.sendCost));
+            src->SetAttribute("SendByteCost", DoubleValue(o.sendByteCost));
+            src->SetAttribute("SendPacketCost", DoubleValue(o.sendPacketCost));
             if (!maxRate)
             {
                 src->SetAttribute("DataRate", DataRateValue(rate));
@@ -368,13 +387,11 @@ main(int argc, char* argv[])
             node->AddApplication(src);
             src->SetStartTime(start);
             src->SetStopTime(stop);
-            ScenarioFlow flow;
             flow.from = send.from;
             flow.to = to;
             flow.id = k;
             flow.rate = maxRate ? DataRate(0) : rate;
             flow.tcpSource = src;
-            flow.tcpSink = sink;
             flow.tcpWindow = window;
             run.flows.push_back(flow);
             continue;
@@ -396,6 +413,7 @@ main(int argc, char* argv[])
         src->SetAttribute("Mtu", UintegerValue(o.mtu));
         src->SetAttribute("SendCost", TimeValue(o.sendCost));
         src->SetAttribute("SendByteCost", DoubleValue(o.sendByteCost));
+        src->SetAttribute("SendPacketCost", DoubleValue(o.sendPacketCost));
         stream += src->AssignStreams(stream);
         if (o.multicast)
         {

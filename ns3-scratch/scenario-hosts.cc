@@ -4,7 +4,10 @@
 // FAMILIES: generated at build time from lanloss/hosts.py (TABLE), the one preset table
 #include "scenario-presets.h"
 
+#include "ns3/address.h"
 #include "ns3/boolean.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/node.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/uinteger.h"
@@ -141,6 +144,29 @@ InstallReceiverHosts(const ScenarioOptions& o,
         hosts.push_back(std::move(r));
     }
     return hosts;
+}
+
+Ptr<HostTcpReader>
+InstallTcpReader(const ScenarioOptions& o,
+                 const ReceiverHost& host,
+                 Ptr<Node> node,
+                 uint16_t port)
+{
+    const HostValues& v = o.hostValues;
+    Ptr<HostTcpReader> reader = CreateObject<HostTcpReader>();
+    reader->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
+    reader->SetAttribute("ReadCost", TimeValue(v.readCost));
+    reader->SetAttribute("ReadByteCost", DoubleValue(v.readByteCost));
+    // where the first UDP reader goes (HostReceiverHelper::Install)
+    const uint32_t core = v.cores == 1 || v.readersOnEveryCore ? 0 : 1;
+    reader->SetAttribute("Core", UintegerValue(core));
+    if (host.host.cpuGroup != HostCpu::NONE)
+    {
+        reader->SetCpuGroup(host.host.cpuGroup);
+    }
+    node->AddApplication(reader);
+    reader->SetStartTime(Seconds(0));
+    return reader;
 }
 
 bool

@@ -48,6 +48,16 @@ std::vector<ReceiverHost> InstallReceiverHosts(
     ns3::Ptr<ns3::LossAccountant> global,
     const std::vector<ns3::Ptr<ns3::LossAccountant>>& own);
 
+/**
+ * The TCP receiving application of @p host (which has the host model), on its CPU:
+ * reads cost read_cost per call and read_byte_cost per byte, on the core the first UDP
+ * reader would have, in the host's CPU quota group (recv_cpu) if it has one.
+ */
+ns3::Ptr<ns3::HostTcpReader> InstallTcpReader(const ScenarioOptions& o,
+                                             const ReceiverHost& host,
+                                             ns3::Ptr<ns3::Node> node,
+                                             uint16_t port);
+
 /** Nothing left inside any host but fragments waiting for reassembly (a datagram that
  *  lost a fragment is already accounted; its other fragments time out later). */
 bool ReceiverHostsDrained(const std::vector<ReceiverHost>& hosts);

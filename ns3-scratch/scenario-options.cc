@@ -140,7 +140,7 @@ ParseOptions(int argc, char* argv[])
     std::string blocking = "off", host = "ideal";
     std::string cast = "unicast", protocol = "udp", tcpWindow = "", frameLoss = "0";
     std::string readers = "1", reusePort = "off", recvCpu = "", recvWork = "";
-    std::string sendCost = "0", sendByteCost = "0";
+    std::string sendCost = "0", sendByteCost = "0", sendPacketCost = "0";
     // Host values: "" = not given (they are given all together, or not at all for ideal).
     std::string cores, irqCost, packetCost, readCost, readByteCost, wakeupCost, readerCores;
     std::string truesize, rxFifo, rxRing, itr, backlog;
@@ -175,8 +175,9 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("cast", "unicast or multicast (one group, every receiver a member)", cast);
     cmd.AddValue("protocol", "udp or tcp (bulk transfer of payload-byte messages)", protocol);
     cmd.AddValue("tcp_window", "TCP socket buffers = window, bytes (tcp only)", tcpWindow);
-    cmd.AddValue("send_cost", "the sender's CPU time per send() call (udp)", sendCost);
-    cmd.AddValue("send_byte_cost", "the sender's CPU time per payload byte (udp)", sendByteCost);
+    cmd.AddValue("send_cost", "the sender's CPU time per send() call", sendCost);
+    cmd.AddValue("send_byte_cost", "the sender's CPU time per payload byte", sendByteCost);
+    cmd.AddValue("send_packet_cost", "the sender's CPU time per frame it sends", sendPacketCost);
     cmd.AddValue("frame_loss", "probability that a receiving NIC discards a frame", frameLoss);
     cmd.AddValue("host", "receive-host model: ideal or a preset of lanloss/hosts.py", host);
     cmd.AddValue("readers", "receiving processes per receiver (host model)", readers);
@@ -273,10 +274,7 @@ ParseOptions(int argc, char* argv[])
     o.frameLoss = Probability("frame_loss", frameLoss);
     o.sendCost = Duration("send_cost", sendCost);
     o.sendByteCost = SecondsOf("send_byte_cost", sendByteCost);
-    if (o.tcp && o.sendCost.IsStrictlyPositive())
-        Fail("send_cost", sendCost, "applies to protocol udp only");
-    if (o.tcp && o.sendByteCost > 0)
-        Fail("send_byte_cost", sendByteCost, "applies to protocol udp only");
+    o.sendPacketCost = SecondsOf("send_packet_cost", sendPacketCost);
     o.readers = Count("readers", readers, 1, 256);
     o.reusePort = OnOff("reuseport", reusePort);
     if (o.reusePort && o.readers > 1 && o.multicast)

@@ -61,8 +61,9 @@ struct ScenarioOptions
     uint32_t seed = 1;
     uint32_t mtu = 1500;
     bool pause = false;
-    ns3::Time sendCost;     //!< the sender's CPU per send() call (UDP)
-    double sendByteCost = 0; //!< and per payload byte, seconds (below 1 ns)
+    ns3::Time sendCost;       //!< the sender's CPU per send() call
+    double sendByteCost = 0;   //!< and per payload byte, seconds (below 1 ns)
+    double sendPacketCost = 0; //!< and per frame (TCP: segment, with its ACK), seconds
     std::string pauseStyle = "xon";
     uint32_t pauseQuanta = 0xFFFF;
     uint64_t switchBuffer = 128 * 1024;

@@ -99,6 +99,20 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
                 .EndObject();
         }
         j.EndArray();
+        j.BeginArray("tcp_readers"); // the TCP receiving applications on this host
+        for (const auto& f : run.flows)
+        {
+            if (f.tcpReader && f.to == h.name)
+            {
+                j.BeginObject()
+                    .Field("core", f.tcpReader->GetCore())
+                    .Field("reads", f.tcpReader->GetReads())
+                    .Field("bytes", f.tcpReader->GetTotalRx())
+                    .Field("cpu_s", f.tcpReader->GetCpuTime().GetSeconds())
+                    .EndObject();
+            }
+        }
+        j.EndArray();
         j.EndObject();
     }
     j.EndObject();
@@ -129,7 +143,7 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
             // Messages: the sender's whole messages accepted by its socket, the messages the
             // receiver has read (TCP retransmits what the network drops: no drop points).
             sent = f.tcpSource->GetSent();
-            received = f.tcpSink->GetTotalRx() / o.payload;
+            received = f.TcpReceived() / o.payload;
             lost = sent > received ? sent - received : 0;
             const double window = (f.tcpWindow->end - f.tcpWindow->start).GetSeconds();
             goodput = window > 0 ? 8.0 * f.tcpWindow->bytes / window : NAN;

@@ -31,7 +31,9 @@ struct TcpWindowBytes
 /**
  * One sender -> receiver flow of the record. UDP: `source` and the receiver's
  * UdpFlowSink; its losses are attributed by `accountant` (the run's, or with
- * multicast the receiver's own). TCP: `tcpSource` and `tcpSink`.
+ * multicast the receiver's own). TCP: `tcpSource` and the receiving application:
+ * `tcpReader` on a host with the host model (it reads on the host's CPU), else ns-3's
+ * PacketSink `tcpSink`.
  */
 struct ScenarioFlow
 {
@@ -43,7 +45,14 @@ struct ScenarioFlow
     ns3::Ptr<ns3::LossAccountant> accountant;
     ns3::Ptr<ns3::TcpFlowSource> tcpSource;
     ns3::Ptr<ns3::PacketSink> tcpSink;
+    ns3::Ptr<ns3::HostTcpReader> tcpReader;
     std::shared_ptr<TcpWindowBytes> tcpWindow;
+
+    /** @return the bytes the TCP receiver has read so far */
+    uint64_t TcpReceived() const
+    {
+        return tcpReader ? tcpReader->GetTotalRx() : tcpSink->GetTotalRx();
+    }
 };
 
 struct ScenarioRun

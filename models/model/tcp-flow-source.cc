@@ -3,6 +3,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -50,7 +51,24 @@ TcpFlowSource::GetTypeId()
                           "TCP_NODELAY: send a segment as soon as data is written (no Nagle).",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpFlowSource::m_noDelay),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            .AddAttribute("SendCost",
+                          "The sending host's CPU time per send() call.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&TcpFlowSource::m_sendCost),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("SendByteCost",
+                          "The sending host's CPU time per byte written, seconds (the copy).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&TcpFlowSource::m_sendByteCost),
+                          MakeDoubleChecker<double>(0.0, 1e-3))
+            .AddAttribute("SendPacketCost",
+                          "The sending host's CPU time per segment, seconds (transmission, "
+                          "driver, and the ACK for it), charged per byte written as this / "
+                          "the socket's SegmentSize.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&TcpFlowSource::m_sendPacketCost),
+                          MakeDoubleChecker<double>(0.0, 1.0));
     return tid;
 }
 
@@ -58,6 +76,8 @@ TcpFlowSource::TcpFlowSource()
     : m_messageSize(1472),
       m_maxRate(true),
       m_noDelay(false),
+      m_sendByteCost(0.0),
+      m_sendPacketCost(0.0),
       m_running(false),
       m_connected(false),
       m_waiting(false),
@@ -94,6 +114,12 @@ Time
 TcpFlowSource::GetBlockedTime() const
 {
     return m_waiting ? m_blocked + (Simulator::Now() - m_waitStart) : m_blocked;
+}
+
+Time
+TcpFlowSource::GetSendCpuTime() const
+{
+    return m_cpuTime;
 }
 
 bool
@@ -190,12 +216,28 @@ TcpFlowSource::WriteOne()
     NS_ABORT_MSG_IF(accepted != int(n), "TcpFlowSource: Send accepted " << accepted << " bytes");
     m_pending -= n;
     m_bytes += n;
+    ChargeCpu(n);
     if (m_pending > 0)
     {
         return false;
     }
     ++m_sent;
     return true;
+}
+
+void
+TcpFlowSource::ChargeCpu(uint32_t bytes)
+{
+    if (m_sendCost.IsZero() && m_sendByteCost == 0 && m_sendPacketCost == 0)
+    {
+        return;
+    }
+    UintegerValue mss;
+    m_socket->GetAttribute("SegmentSize", mss);
+    const double perByte = m_sendByteCost + m_sendPacketCost / double(mss.Get());
+    const Time cost = m_sendCost + Seconds(perByte * bytes);
+    m_cpuTime += cost;
+    m_cpuFree = std::max(m_cpuFree, Simulator::Now()) + cost;
 }
 
 void
@@ -207,6 +249,14 @@ TcpFlowSource::SendDue()
     }
     while (m_maxRate || Due() <= Simulator::Now())
     {
+        if (m_cpuFree > Simulator::Now())
+        {
+            // The last send() call still has the CPU: the next one comes when it is done.
+            m_sendEvent.Cancel();
+            m_sendEvent =
+                Simulator::Schedule(m_cpuFree - Simulator::Now(), &TcpFlowSource::SendDue, this);
+            return;
+        }
         if (!WriteOne())
         {
             m_waiting = true;

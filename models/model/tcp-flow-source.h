@@ -29,6 +29,13 @@ class Socket;
  * sender held up by a full send buffer does not catch up afterwards (the
  * schedule restarts from the moment the message could be written).
  *
+ * The sending host's CPU (SendCost, SendByteCost, SendPacketCost): each send()
+ * call costs SendCost, each byte SendByteCost (the copy from user space) and
+ * each segment it makes SendPacketCost (TCP's transmission, the driver, and the
+ * ACK that comes back for it: the receiver ACKs every segment), charged per
+ * byte as SendPacketCost / SegmentSize. The next call is made when the CPU is
+ * done with the last: a CPU-bound sender writes no faster than that.
+ *
  * A message is written as a blocking send() on Linux writes it: what fits in the
  * send buffer goes in at once, the rest as space frees, so a message may be larger
  * than the buffer (netperf's 64 KiB messages into 16 KiB buffers). It counts as
@@ -60,6 +67,8 @@ class TcpFlowSource : public Application
     Time GetBlockedTime() const;
     /** Whether the connection was established. */
     bool IsConnected() const;
+    /** @return the sending host's CPU time spent in send() calls (the three costs) */
+    Time GetSendCpuTime() const;
 
   protected:
     void DoDispose() override;
@@ -74,6 +83,8 @@ class TcpFlowSource : public Application
     /** Write every message that is due and fits; then schedule the next or wait. */
     void SendDue();
     bool WriteOne();
+    /** The sending host's CPU for one send() call of @p bytes. */
+    void ChargeCpu(uint32_t bytes);
     Time Due() const;
 
     // Attributes
@@ -82,6 +93,9 @@ class TcpFlowSource : public Application
     DataRate m_rate;
     bool m_maxRate;
     bool m_noDelay;
+    Time m_sendCost;
+    double m_sendByteCost;   //!< seconds per byte
+    double m_sendPacketCost; //!< seconds per segment
 
     Ptr<Socket> m_socket;
     bool m_running;
@@ -95,6 +109,8 @@ class TcpFlowSource : public Application
     uint64_t m_sent;
     uint32_t m_pending; //!< bytes of the current message not yet accepted (0 = none)
     uint64_t m_bytes;
+    Time m_cpuFree;  //!< when the sending host's CPU is done with the last send() call
+    Time m_cpuTime;  //!< the CPU those calls took
 };
 
 } // namespace ns3

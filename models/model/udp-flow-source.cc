@@ -106,6 +106,12 @@ UdpFlowSource::GetTypeId()
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&UdpFlowSource::m_sendByteCost),
                           MakeDoubleChecker<double>(0.0, 1e-3))
+            .AddAttribute("SendPacketCost",
+                          "The sending host's CPU time per frame of a datagram in seconds "
+                          "(the driver's transmission of each IP fragment), added to SendCost.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&UdpFlowSource::m_sendPacketCost),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("MulticastTtl",
                           "IP TTL of datagrams sent to a multicast group (hops).",
                           UintegerValue(1),
@@ -148,6 +154,8 @@ UdpFlowSource::UdpFlowSource()
     m_rng = lanloss_rng{};
     m_meanGapNs = 0;
     m_offsetNs = 0;
+    m_sendByteCost = 0;
+    m_sendPacketCost = 0;
 }
 
 UdpFlowSource::~UdpFlowSource() = default;
@@ -501,7 +509,8 @@ UdpFlowSource::SendOne()
     // The call's CPU time, spent whether or not the socket takes the datagram. It is
     // charged after the datagram left (it leaves at the call's start): rates are exact,
     // each datagram's latency is short of one call's time.
-    const Time cost = m_sendCost + Seconds(m_sendByteCost * m_payloadSize);
+    const Time cost = m_sendCost + Seconds(m_sendByteCost * m_payloadSize +
+                                           m_sendPacketCost * m_frames.fragments);
     m_cpuFreeAt = now + cost;
     m_sendCpu += cost;
     WriteHeader(

@@ -202,6 +202,7 @@ class UdpFlowSource : public Application
     Time m_blockedTime;
     Time m_sendCost;     //!< CPU per send() call
     double m_sendByteCost; //!< CPU per payload byte, seconds
+    double m_sendPacketCost; //!< seconds per frame (IP fragment) of a datagram
     Time m_cpuFreeAt;    //!< the end of the send() call in progress
     Time m_sendCpu;      //!< CPU spent in send() calls so far
     Time m_firstSend;

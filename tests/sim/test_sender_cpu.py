@@ -59,8 +59,17 @@ def test_a_paced_sender_above_its_cpu_misses_the_offered_rate_and_says_so(simula
     assert under.totals["offered_met"] is True
 
 
-@pytest.mark.parametrize("name", ["send_cost", "send_byte_cost"])
-def test_sender_costs_are_udp_only_and_sim_only(name):
-    with pytest.raises(options.OptionError, match=f"^{name}: .* applies to protocol udp only"):
-        options.resolve({"protocol": "tcp", name: "1us"}, "sim")
+@pytest.mark.parametrize("name", ["send_cost", "send_byte_cost", "send_packet_cost"])
+def test_sender_costs_apply_to_both_protocols_and_are_sim_only(name):
+    for protocol in ("udp", "tcp"):  # TCP's: tests/sim/test_tcp_costs.py
+        assert options.resolve({"protocol": protocol, name: "1us"}, "sim")[name] == 1e-6
     assert options.BY_NAME[name].one_source_because  # the testbed's sender is a real CPU
+    with pytest.raises(options.OptionError, match=name):
+        options.resolve({name: "1us"}, "bed")
+
+
+def test_a_fragmented_datagram_costs_the_sender_a_frame_each(simulate):
+    # 4000 bytes at MTU 1500: 3 fragments; 5 us per call + 3 x 10 us per frame = 35 us
+    rec = simulate(edge_rate="1Gbps", payload=4000, rate="max", send_cost="5us",
+                   send_packet_cost="10us", duration="0.5s", warmup="0.1s")  # fmt: skip
+    assert rec.totals["sent"] == _calls(0.5, 35e-6)

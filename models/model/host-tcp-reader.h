@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A receiving application that reads a TCP connection on the host's CPU.
+ */
+#ifndef LANLOSS_HOST_TCP_READER_H
+#define LANLOSS_HOST_TCP_READER_H
+
+#include "ns3/address.h"
+#include "ns3/application.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+class HostCpu;
+class Packet;
+class Socket;
+
+/**
+ * @ingroup lanloss
+ * The TCP counterpart of HostReader: a process that accepts one connection on Local and
+ * reads it with blocking recv() calls of at most ReadSize bytes, each costing ReadCost plus
+ * ReadByteCost per byte of the host's CPU (the node's HostCpu, a task thread on Core, in
+ * the bandwidth group SetCpuGroup names), so interrupts and softirqs on that core pre-empt
+ * it. The bytes stay in the socket's receive buffer until their read has run: a reader
+ * that cannot keep up closes TCP's advertised window and slows the sender, where a UDP
+ * reader would lose datagrams.
+ *
+ * The kernel's work per segment (driver, IP, TCP, the ACK it sends) is the receive path's
+ * (HostRxPath DriverCost and StackCost, the vocabulary's packet_cost); this is the
+ * application's: the system call and the copy to user space.
+ */
+class HostTcpReader : public Application
+{
+  public:
+    /** @return the object's TypeId */
+    static TypeId GetTypeId();
+
+    HostTcpReader();
+    ~HostTcpReader() override;
+
+    /**
+     * Run the reader's thread in HostCpu bandwidth group @p group (option recv_cpu); before
+     * the application starts.
+     * @param group a group id from HostCpu::CreateBandwidthGroup
+     */
+    void SetCpuGroup(uint32_t group);
+
+    /** @return bytes read by the application so far */
+    uint64_t GetTotalRx() const;
+    /** @return recv() calls that returned data */
+    uint64_t GetReads() const;
+    /** @return CPU time of the reads run so far */
+    Time GetCpuTime() const;
+    /** @return the core the reader runs on */
+    uint32_t GetCore() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    bool Accept(Ptr<Socket> listener, const Address& from);
+    void Accepted(Ptr<Socket> socket, const Address& from);
+    void DataArrived(Ptr<Socket> socket);
+    void TryRead();
+    void ReadDone();
+
+    Address m_local;
+    Time m_readCost;
+    double m_readByteCost; //!< seconds per byte (below 1 ns: a double)
+    uint32_t m_readSize;
+    uint32_t m_core;
+    uint32_t m_group;
+
+    Ptr<HostCpu> m_cpu;
+    uint32_t m_thread;
+    Ptr<Socket> m_listener;
+    Ptr<Socket> m_conn;
+    Address m_peer;
+    bool m_reading;
+    uint32_t m_pendingBytes; //!< the read in progress
+
+    uint64_t m_totalRx;
+    uint64_t m_reads;
+    Time m_cpuTime;
+
+    /** Data read (as PacketSink's Rx): the bytes of one recv(), and the peer. */
+    TracedCallback<Ptr<const Packet>, const Address&> m_rxTrace;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_HOST_TCP_READER_H */
