@@ -235,16 +235,16 @@ def add_parser(sub) -> None:
 def _cmd(args) -> int:
     import sys
 
-    from lanloss.cli import UsageError
+    from lanloss.options import OptionError
 
     cal = CALIBRATIONS.get(args.preset)
     if cal is None:
-        raise UsageError(
+        raise OptionError(
             f"calibrate: preset {args.preset!r} has no calibration (known: "
             f"{', '.join(CALIBRATIONS)})"
         )
     if len(cal.targets) * 3 > cal.numbers:
-        raise UsageError(f"calibrate: {cal.preset}: more than a third of the numbers are targets")
+        raise OptionError(f"calibrate: {cal.preset}: more than a third of the numbers are targets")
     if not args.check:
         values = fit(cal, args.jobs, lambda s: print(s, file=sys.stderr))
         print(f"{cal.preset}: fitted to {len(cal.targets)} of seed {cal.seed}'s {cal.numbers}")

@@ -1,8 +1,65 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The receiving-host presets: one table, read by the vocabulary (``host``'s choices), the
 simulator's resolution of host values (lanloss/hosts.py) and, generated at build time, the
-scenario program (its NIC families). Where each value comes from: lanloss/hosts.py's
-docstring and models/doc/host-model.rst, "Presets"."""
+scenario program (its NIC families; ns3-scratch/CMakeLists.txt).
+
+Two kinds of value. A NIC's and kernel's constants come from datasheets and driver sources
+(FIFO sizes, ring defaults, rmem_default, PAUSE times). CPU costs no datasheet gives: each
+preset says whether they are orders of magnitude for its era (fitted to nothing) or were
+fitted by ``lanloss calibrate`` (lanloss/analysis/calibrate.py) to a *named* subset of its
+paper's numbers, at most a third; the seed figures then mark those rows ``calibrated`` and
+count only the others as evidence.
+
+``e1000-2008``: a 2008 single-core PC with an Intel 8254x on 32-bit PCI, e1000 driver,
+Linux 2.6 with NAPI (seed 000's era). FIFO 48 KiB (e1000_reset, E1000_PBA_48K), ring 256
+(e1000 RxDescriptors default); itr 0, one interrupt per packet, the state seed 000 found
+before its fix; CPU costs 8 us / 4 us / 5 us per interrupt / frame / read: orders of
+magnitude for such a PC, fitted to nothing (the ITR-0 knee for 64-byte payloads is then
+58.8 kpps, 30 Mbit/s: not the seed's ~20); rmem_default 109568 of i386 2.6 kernels (256 x
+(sizeof(struct sk_buff) 172 + 256)), i.e. ``rcvbuf`` 54784.
+
+``w7x-client-2008``: seed 000's monitoring client: e1000-2008 whose cost per datagram read
+(13.71 us, the client's own processing included) was fitted to the seed's one number, losses
+from about 20 Mbit/s (64-byte multicast, an interrupt per packet: 0.1 % lost at 20 Mbit/s).
+
+``athlon-2003``: seed 001's lab PC (AMD Athlon XP 1544 MHz, a 100 Mbit/s PCI NIC without
+interrupt moderation, Linux 2.4/2.6): 5 us per interrupt, 3 us per frame, 1 ns per byte
+copied (orders of magnitude); the cost per read, 2.371 us, fitted to one number of the
+seed's table (64-byte UDP with 16 KiB buffers: 48.51 Mbit/s, below the wire's 49.23).
+
+``xeon-2002``: seed 002's servers (2002, an 82545 on PCI-X, the TCP receive path on one
+CPU, ITR 8000, e1000's default of the time): 5 us per interrupt, 10 us per frame (driver,
+IP, TCP and the ACK it sends), 5 us per read and 1.5 ns per byte copied: orders of
+magnitude for a 2002 server, fitted to nothing (the summary withholds its numbers).
+
+``java-2015``: seed 003's PCs (2015, four cores, an igb-class NIC) with the thesis' Java
+receiver: 1 us per interrupt and per frame, 10 us per read (a Java DatagramSocket.receive),
+0.3 ns per byte: orders of magnitude, fitted to nothing (the thesis' numbers are withheld).
+
+``x3440-2010``: seed 004's host (Xeon X3440, 4 cores, an 82574L with one queue on PCIe 1.1
+x1, e1000e, 20 KiB receive buffer, ring 256, ITR 20000, rmem_default 126976 of 2.6.32
+x86-64): the kernel's cost per frame (0.585 us), the cost per read (0.447 us) and per byte
+(4.97 ns) fitted to 3 of the seed's 9 receive rates (Model 1 with 1 and 2 processes, Model
+2 with 1); readers on every core, the first with the interrupt (``reader_cores all``).
+
+``modern``: an igb-class NIC (82576: 64 KiB receive FIFO, E1000_PBA_64K in igb_reset) with
+its ring at the 4096 maximum, four cores, itr 20000 (dynamic conservative mode's rate for
+small packets), costs 1 us per interrupt, 0.6 us per frame (driver 0.25 + stack 0.35), 1.27
+us per read: orders of magnitude (the read cost is seed 004's one-process rate taken as a
+read's cost, not fitted: x3440-2010 is that seed's host), rmem_default 212992, i.e.
+``rcvbuf`` 106496.
+
+``netns``: the netns testbed's receiving host on this kind of machine (a veth pair into the
+emulated switch): two cores, the kernel's receive work on core 0 (veth: it runs on the
+sender's CPU), the reader on core 1; no interrupts, no NIC FIFO or ring to overflow (both
+beyond reach), rmem_default 212992 as on the testbed machine (``rcvbuf`` 106496);
+``packet_cost`` and ``read_cost`` (2 us each) are orders of magnitude for a virtual CPU:
+``lanloss fit`` calibrates them against the testbed, and its host file starts from here.
+
+``wakeup_cost`` (a context switch: 1.5-5 us by era) only matters for readers that share a
+socket; ``read_byte_cost`` 0 means the preset's read cost was set at one payload size and
+holds the copy.
+"""
 
 from __future__ import annotations
 

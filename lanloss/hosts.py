@@ -15,31 +15,8 @@ Host file (YAML or JSON)::
     packet_cost: 3.8e-06       # command line, or numbers in canonical units
     rcvbuf: 212992             # (seconds, bytes); null = the base preset's value
 
-The values and their sources (models/doc/host-model.rst, "Presets"):
-
-``e1000-2008``: seed 000's receiver, a 2008 single-core PC with an Intel 8254x on
-32-bit PCI, e1000 driver, Linux 2.6 with NAPI. FIFO 48 KiB (e1000_reset,
-E1000_PBA_48K), ring 256 (e1000 RxDescriptors default); itr 0, one interrupt per
-packet: the state seed 000 found before its fix (``--itr 2500``); CPU costs
-8 us / 4 us / 5 us per interrupt / frame / read, orders of magnitude for such a PC
-(the ITR-0 knee for 64-byte payloads is then 58.8 kpps, 30 Mbit/s, as in the seed);
-rmem_default 109568 of i386 2.6 kernels (256 x (sizeof(struct sk_buff) 172 + 256),
-include/net/sock.h _SK_MEM_PACKETS * _SK_MEM_OVERHEAD), i.e. ``rcvbuf`` 54784.
-
-``modern``: an igb-class NIC (82576: 64 KiB receive FIFO, E1000_PBA_64K in
-igb_reset) with its ring at the 4096 maximum, four cores (seed 004's X3440), itr
-20000 (dynamic conservative mode's rate for small packets, e1000e/igb docs), costs
-1 us per interrupt, 0.6 us per frame (driver 0.25 + stack 0.35), 1.27 us per read
-(seed 004: 790 kpps for one process), rmem_default 212992 (256 x SKB_TRUESIZE(256)),
-i.e. ``rcvbuf`` 106496.
-
-``netns``: the netns testbed's receiving host on this kind of machine (a veth pair
-into the emulated switch): two cores, the kernel's receive work on core 0 (veth: it runs
-on the sender's CPU), the reader on core 1; no interrupts (``irq_cost`` 0, ``itr`` 0), no
-NIC FIFO or ring to overflow (both set beyond reach), rmem_default 212992 as on the
-testbed machine (``rcvbuf`` 106496). ``packet_cost`` and ``read_cost`` (2 us each) are
-orders of magnitude for a virtual CPU, not fitted to any testbed point: ``lanloss fit``
-calibrates them, and the calibrated host file starts from this preset.
+The presets and the sources of their values: lanloss/host_presets.py (and
+models/doc/host-model.rst, "Presets").
 
 ``rcvbuf`` is what the application passes to setsockopt; the kernel doubles it. A
 preset holds rmem_default / 2, so its socket has sk_rcvbuf = rmem_default, exactly as
@@ -49,8 +26,7 @@ everywhere: floor(2 * rcvbuf / truesize) + 1 datagrams.
 ``packet_cost`` is the kernel's CPU time per frame, driver poll plus IP and UDP
 (c_d of docs/physics.md §2). The model charges the two parts at different places (the
 driver part in the NAPI poll, the stack part where IP runs, which with ``rps on`` is
-another core); an override keeps the preset's ratio: 1:1 for e1000-2008,
-0.25:0.35 for modern.
+another core); an override keeps the preset's ratio (its NIC family's driver share).
 """
 
 from __future__ import annotations
