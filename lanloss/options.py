@@ -686,3 +686,67 @@ def markdown_table(source: str | None = None) -> str:
             f"{'yes' if o.sim else ''} | {'yes' if o.bed else ''} |"
         )
     return "\n".join(rows)
+
+
+def flag_text(opt: Option, value: Any) -> str:
+    """A canonical value as the scenario program's flag takes it (``--name=TEXT``)."""
+    if opt.kind == "rate":
+        return f"{int(value)}bps"
+    if opt.kind == "rate_or_max":
+        return "max" if value == "max" else f"{int(value)}bps"
+    if opt.kind in ("time", "probability"):
+        return f"{float(value)!r}" + ("s" if opt.kind == "time" else "")
+    return str(value)
+
+
+def cxx_defaults() -> str:
+    """The scenario program's flag defaults (ns3-scratch/scenario-options.cc), as C++: the
+    vocabulary's, so the program run by hand defaults as `lanloss sim run` does ("" =
+    unset: the option has no default)."""
+    rows = [
+        f'inline constexpr const char* {o.name} = "'
+        + ("" if o.default is None else flag_text(o, o.default))
+        + '";'
+        for o in for_source("sim")
+    ]
+    return "\n".join(
+        [
+            "// SPDX-License-Identifier: GPL-2.0-only",
+            "// Generated from lanloss/options.py (OPTIONS) by `python -m lanloss.options "
+            "--cxx-defaults`; do not edit.",
+            "#ifndef LANLOSS_SCENARIO_DEFAULTS_H",
+            "#define LANLOSS_SCENARIO_DEFAULTS_H",
+            "",
+            "namespace lanloss::defaults",
+            "{",
+            "",
+            *rows,
+            "",
+            "} // namespace lanloss::defaults",
+            "",
+            "#endif",
+            "",
+        ]
+    )
+
+
+def main(argv: list[str]) -> int:
+    """``python -m lanloss.options --cxx-defaults PATH``: write the header (the build runs it)."""
+    import sys
+
+    if len(argv) != 2 or argv[0] != "--cxx-defaults":
+        print("usage: python -m lanloss.options --cxx-defaults PATH", file=sys.stderr)
+        return 2
+    path = argv[1]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(cxx_defaults())
+    os.replace(tmp, path)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -49,15 +49,7 @@ def scenario_flags(params: dict[str, Any], spec_file: str | None = None) -> list
             continue
         if opt.name == "topology" and spec_file is not None:
             value = spec_file
-        if opt.kind in ("rate",):
-            text = f"{int(value)}bps"
-        elif opt.kind == "rate_or_max":
-            text = "max" if value == "max" else f"{int(value)}bps"
-        elif opt.kind in ("time", "probability"):
-            text = f"{float(value)!r}" + ("s" if opt.kind == "time" else "")
-        else:
-            text = str(value)
-        flags.append(f"--{opt.name}={text}")
+        flags.append(f"--{opt.name}={vocab.flag_text(opt, value)}")
     return flags
 
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-options.h"
 
+// defaults: generated at build time from lanloss/options.py (OPTIONS), the one table
+#include "scenario-defaults.h"
+
 #include "scenario-hosts.h"
 
 #include "ns3/command-line.h"
@@ -131,20 +134,30 @@ ScenarioOptions
 ParseOptions(int argc, char* argv[])
 {
     ScenarioOptions o;
-    std::string topology = "star", edgeRate = "100Mbps", backboneRate = "1Gbps", senderRate = "";
-    std::string linkDelay = "1us", wanDelay = "1.6ms", edgeSwitches = "2", senders = "1";
-    std::string receivers = "1", payload = "1472";
-    std::string rate = "max", pattern = "cbr", duration = "1s", warmup = "0.1s", seed = "1";
-    std::string mtu = "1500", pause = "off", pauseStyle = "xon", pauseQuanta = "65535";
-    std::string switchBuffer = "131072", switchPool = "0", txQueue = "1048576";
-    std::string blocking = "off", host = "ideal";
-    std::string cast = "unicast", protocol = "udp", tcpWindow = "", frameLoss = "0";
-    std::string readers = "1", reusePort = "off", recvCpu = "", recvWork = "";
-    std::string sendCost = "0", sendByteCost = "0", sendPacketCost = "0";
-    // Host values: "" = not given (they are given all together, or not at all for ideal).
-    std::string cores, irqCost, packetCost, readCost, readByteCost, wakeupCost, readerCores;
-    std::string truesize, rxFifo, rxRing, itr, backlog;
-    std::string rcvbuf, stallPeriod, stallLength, rps;
+    // The vocabulary's defaults (generated from lanloss/options.py: scenario-defaults.h);
+    // "" = unset: host values come all together, or not at all for the ideal host.
+    namespace d = defaults;
+    std::string topology = d::topology, edgeRate = d::edge_rate;
+    std::string backboneRate = d::backbone_rate, senderRate = d::sender_rate;
+    std::string linkDelay = d::link_delay, wanDelay = d::wan_delay;
+    std::string edgeSwitches = d::edge_switches, senders = d::senders;
+    std::string receivers = d::receivers, payload = d::payload;
+    std::string rate = d::rate, pattern = d::pattern, duration = d::duration;
+    std::string warmup = d::warmup, seed = d::seed, mtu = d::mtu, pause = d::pause;
+    std::string pauseStyle = d::pause_style, pauseQuanta = d::pause_quanta;
+    std::string switchBuffer = d::switch_buffer, switchPool = d::switch_pool;
+    std::string txQueue = d::tx_queue, blocking = d::blocking, host = d::host;
+    std::string cast = d::cast, protocol = d::protocol, tcpWindow = d::tcp_window;
+    std::string frameLoss = d::frame_loss, readers = d::readers, reusePort = d::reuseport;
+    std::string recvCpu = d::recv_cpu, recvWork = d::recv_work;
+    std::string sendCost = d::send_cost, sendByteCost = d::send_byte_cost;
+    std::string sendPacketCost = d::send_packet_cost;
+    std::string cores = d::cores, irqCost = d::irq_cost, packetCost = d::packet_cost;
+    std::string readCost = d::read_cost, readByteCost = d::read_byte_cost;
+    std::string wakeupCost = d::wakeup_cost, readerCores = d::reader_cores;
+    std::string truesize = d::truesize, rxFifo = d::rx_fifo, rxRing = d::rx_ring;
+    std::string itr = d::itr, backlog = d::backlog, rcvbuf = d::rcvbuf;
+    std::string stallPeriod = d::stall_period, stallLength = d::stall_length, rps = d::rps;
 
     CommandLine cmd("lanloss-sim");
     cmd.Usage("One lanloss simulation point: a switched Ethernet LAN, UDP flows, a JSON "
