@@ -191,16 +191,9 @@ def cxx_header() -> str:
 
 def main(argv: list[str]) -> int:
     """``python -m lanloss.hosts --cxx-header PATH``: write the header (the build runs it)."""
-    if len(argv) != 2 or argv[0] != "--cxx-header":
-        print("usage: python -m lanloss.hosts --cxx-header PATH", file=sys.stderr)
-        return 2
-    path = argv[1]
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(cxx_header())
-    os.replace(tmp, path)
-    return 0
+    from lanloss.generated import header_main
+
+    return header_main(argv, "--cxx-header", "lanloss.hosts", cxx_header)
 
 
 if __name__ == "__main__":

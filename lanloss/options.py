@@ -732,18 +732,9 @@ def cxx_defaults() -> str:
 
 def main(argv: list[str]) -> int:
     """``python -m lanloss.options --cxx-defaults PATH``: write the header (the build runs it)."""
-    import sys
+    from lanloss.generated import header_main
 
-    if len(argv) != 2 or argv[0] != "--cxx-defaults":
-        print("usage: python -m lanloss.options --cxx-defaults PATH", file=sys.stderr)
-        return 2
-    path = argv[1]
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(cxx_defaults())
-    os.replace(tmp, path)
-    return 0
+    return header_main(argv, "--cxx-defaults", "lanloss.options", cxx_defaults)
 
 
 if __name__ == "__main__":
