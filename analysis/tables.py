@@ -27,7 +27,8 @@ run
     ``offered_met`` (1 when every sender sent what was offered, 0 when one did not, NaN for
     ``rate: max`` or records without it; lanloss.totals), ``max_late_s`` and
     ``max_burst_datagrams`` (the senders' worst lateness and the catch-up burst it made;
-    NaN for records without them),
+    NaN for records without them), ``send_time_us`` (the senders' mean time per send()
+    call, CPU and blocked time together, as an application times it: simulator records),
     ``pause_frames_sent``, ``pause_frames_received`` (NaN when the record has no count),
     ``wall_s``.
 receiving host
@@ -78,6 +79,7 @@ RUN = (
     "offered_met",
     "max_late_s",
     "max_burst_datagrams",
+    "send_time_us",
     "pause_frames_sent",
     "pause_frames_received",
     "wall_s",
@@ -131,6 +133,22 @@ def _lateness(record: Any) -> dict[str, float]:
         "max_late_s": max(late),
         "max_burst_datagrams": max(late) * float(rate) / (8.0 * payload),
     }
+
+
+def _send_time_us(record: Any) -> float:
+    """The senders' mean time per send() call, as an application times it at its own clock
+    (seed 003's "send time per packet"): the calls' CPU plus the time they were blocked,
+    over the calls. Simulator records only (NaN otherwise)."""
+    senders = (record.extra or {}).get("senders")
+    if record.source != "sim" or not isinstance(senders, dict):
+        return math.nan
+    spent, calls = 0.0, 0.0
+    for s in senders.values():
+        if not isinstance(s, dict) or s.get("send_cpu_s") is None:
+            return math.nan
+        spent += float(s["send_cpu_s"]) + float(s.get("blocked_s") or 0.0)
+        calls += float(s.get("sent_ok", s.get("messages")) or 0.0)
+    return spent / calls * 1e6 if calls else math.nan
 
 
 def _num(value: Any) -> float:
@@ -189,6 +207,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         achieved_send_bps=_num(totals.get("achieved_send_bps")),
         offered_met=_num(totals.get("offered_met")),
         **_lateness(record),
+        send_time_us=_send_time_us(record),
         pause_frames_sent=_pause_count(record.pause, "frames_sent"),
         pause_frames_received=_pause_count(record.pause, "frames_received"),
         wall_s=_num(record.timing.get("wall_s")),

@@ -274,13 +274,15 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
         {
             j.Field("messages", f.tcpSource->GetSent())
                 .Field("bytes", f.tcpSource->GetBytes())
-                .Field("blocked_s", f.tcpSource->GetBlockedTime().GetSeconds());
+                .Field("blocked_s", f.tcpSource->GetBlockedTime().GetSeconds())
+                .Field("send_cpu_s", f.tcpSource->GetSendCpuTime().GetSeconds());
         }
         else
         {
             j.Field("sent_ok", f.source->GetSent())
                 .Field("send_failures", f.source->GetSendFailures())
                 .Field("blocked_s", f.source->GetBlockedTime().GetSeconds())
+                .Field("send_cpu_s", f.source->GetSendCpuTime().GetSeconds())
                 .Field("first_send_s", f.source->GetFirstSendTime().GetSeconds())
                 .Field("last_send_s", f.source->GetLastSendTime().GetSeconds());
         }

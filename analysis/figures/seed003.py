@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Seed 003: TCP and UDP at 1 Gbit/s for 1400-, 40000- and 65000-byte messages: received
-versus offered, loss versus offered, and per-datagram delay versus offered.
+versus offered, loss versus offered, and the mean send time per message versus offered.
 
 The summary withholds the thesis' measurements on purpose (they are an independent check),
 so the only reference is the closed-form payload capacity of the link
 (``lanloss.analysis.wire``: UDP per payload, fragments included; TCP with full-size
 segments): grey dotted lines, one per payload and protocol. The thesis timed a mean send
-time per packet at one clock; the table holds each flow's delay percentiles, so panel (c)
-shows the median one-way delay (bars up to the 99th percentile).
+time per packet at one clock, the sender's: panel (c) shows the same, the simulated senders'
+mean time per send() call (its CPU plus the time it was blocked: the table's
+``send_time_us``), which rises once the offered rate passes what the link takes.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from lanloss.analysis.figures import common
 STUDY = "seed003"
 SHOWS = (
     "seed 003: received and loss vs offered at 1 Gbit/s for 1400-, 40000- and 65000-byte "
-    "messages, TCP and UDP, and per-datagram delay vs offered, against the wire capacity"
+    "messages, TCP and UDP, and the mean send time per message vs offered, against the wire "
+    "capacity"
 )
 REQUIRED = (
     "source",
@@ -36,8 +38,7 @@ REQUIRED = (
     "sent",
     "lost",
     "goodput_bps",
-    "latency_p50_us",
-    "latency_p99_us",
+    "send_time_us",
 )
 LINK_BPS = 1e9
 SMALL = 1400.0  # the thesis' small message
@@ -65,8 +66,7 @@ def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     r["protocol"] = r["protocol"].astype(str)
     r["offered_mbps"] = common.offered_mbps(r)
     r["recv_mbps"] = r["goodput_bps"].astype(float) / 1e6
-    r["delay_p50_ms"] = r["latency_p50_us"].astype(float) / 1e3
-    r["delay_p99_ms"] = r["latency_p99_us"].astype(float) / 1e3
+    r["send_ms"] = r["send_time_us"].astype(float) / 1e3
     return r, notes
 
 
@@ -163,10 +163,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
         )
         loss = common.pooled_loss(g, ["offered_mbps"])
         common.plot_source(ax_b, loss, "offered_mbps", "sim", y="loss", **kw)
-        delay = common.points(g, ["offered_mbps"], "delay_p50_ms")
-        p99 = common.points(g, ["offered_mbps"], "delay_p99_ms")
-        delay = delay.assign(lo=delay["mean"], hi=p99["mean"].to_numpy())
-        common.plot_source(ax_c, delay, "offered_mbps", "sim", **kw)
+        send = common.points(g, ["offered_mbps"], "send_ms")
+        common.plot_source(ax_c, send, "offered_mbps", "sim", **kw)
         label = f"{proto.upper()}, {payload:g} B (capacity {cap:.1f} Mbit/s)"
         handles.append(
             common.handle("sim", label, color=kw["color"], marker=kw["marker"], linestyle=kw["ls"])
@@ -187,9 +185,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
     rows += behaviour_rows(r)
     if r.empty:
         notes.append("no simulated runs at 1 Gbit/s: only the axes are drawn")
-    no_delay = r[r["delay_p50_ms"].isna()] if not r.empty else r
-    for proto in sorted(set(no_delay["protocol"])) if not no_delay.empty else []:
-        notes.append(f"{proto.upper()} runs record no per-datagram delay: not in panel (c)")
+    if not r.empty and r["send_ms"].isna().any():
+        notes.append("runs without the senders' send times (older records): not in panel (c)")
     ax_a.set_xlabel("offered payload rate (Mbit/s)")
     ax_a.set_ylabel("received payload rate (Mbit/s)")
     ax_a.set_title("(a) received vs offered", fontsize=11)
@@ -214,9 +211,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
         notes.append("no run lost a datagram: panel (b) states it")
     ax_c.set_yscale("log")
     ax_c.set_xlabel("offered payload rate (Mbit/s)")
-    ax_c.set_ylabel("one-way delay, median (ms); bar to p99")
-    # the thesis measured the send time per packet, which the simulator does not model
-    ax_c.set_title("(c) one-way delay vs offered (not the thesis' send time)", fontsize=11)
+    ax_c.set_ylabel("mean send time per message (ms)")
+    ax_c.set_title("(c) send time per message vs offered (the thesis' measure)", fontsize=11)
     for ax in axes[0]:
         ax.set_xlim(left=0)
     handles.append(common.handle("closed_form", "closed-form capacity (the reference)"))

@@ -73,3 +73,20 @@ def test_a_fragmented_datagram_costs_the_sender_a_frame_each(simulate):
     rec = simulate(edge_rate="1Gbps", payload=4000, rate="max", send_cost="5us",
                    send_packet_cost="10us", duration="0.5s", warmup="0.1s")  # fmt: skip
     assert rec.totals["sent"] == _calls(0.5, 35e-6)
+
+
+def test_the_send_time_per_call_is_its_cpu_and_its_blocking(simulate):
+    """What seed 003 timed at the sender: a call's CPU, plus the time it was blocked once
+    the offered rate passes what the link takes (tables: send_time_us)."""
+    from lanloss.analysis import tables
+
+    paced = simulate(edge_rate="1Gbps", payload=1400, rate="100Mbps", send_cost="10us",
+                     duration="0.2s", warmup="0.05s")  # fmt: skip
+    row = tables.rows_of(paced, "paced.json", "t")[0]
+    assert row["send_time_us"] == pytest.approx(10.0)  # never blocked: its CPU only
+    # a small transmit queue: the few calls that fill it at the start (not blocked) are few
+    full = simulate(edge_rate="100Mbps", payload=1400, rate="max", send_cost="10us",
+                    tx_queue="16KiB", duration="0.5s", warmup="0.05s")  # fmt: skip
+    row = tables.rows_of(full, "full.json", "t")[0]
+    per_frame = 1400 * 8 / 95.2e6  # a 1400-byte datagram's time on 100 Mbit/s: 117.6 us
+    assert row["send_time_us"] == pytest.approx(per_frame * 1e6, rel=0.02)  # the link's pace
