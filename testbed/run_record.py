@@ -3,7 +3,7 @@
 
 ``lanloss.testbed.runner`` orchestrates (set up, apply, count, traffic, restore) and
 fills a ``RunState``, an ``Outcome`` and a ``RestoreReport``; ``build`` turns them into
-the record, the same schema the simulator writes (docs/record.md): per-flow counts from
+the record, the same schema the simulator writes (lanloss/record.py): per-flow counts from
 the tools' reports, drops attributed per layer from the counters
 (lanloss.testbed.attribution), totals by lanloss.totals, and the environment (hosts,
 settings before and after, tool hashes).

@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 # of them is in docs/, and no file may point at them.
 OUTSIDE = ("design.md", "science.md", "feasibility.md", "ns3-wheel.md", "anchors_ns3.md",
            "anchors_workflow.md", "shared/research", "mdk.md ")  # fmt: skip
-SOURCES = ("*.py", "*.cc", "*.h", "*.c", "*.smk", "*.md", "*.rst", "*.yaml", "*.toml", "*.sh")
+SOURCES = ("*.py", "*.cc", "*.h", "*.c", "*.smk", "*.md", "*.rst", "*.yaml", "*.toml", "*.sh",
+           "CMakeLists.txt", "*.cmake", "*.csv")  # fmt: skip
 
 
 def _tracked_sources():
@@ -78,3 +79,15 @@ def test_every_source_file_carries_the_licence_and_the_licence_file_matches():
     assert project["license"] == {"text": "GPL-2.0-only"}
     assert "GNU GENERAL PUBLIC LICENSE" in (REPO / "LICENSE").read_text()
     assert "Version 2, June 1991" in (REPO / "LICENSE").read_text()
+
+
+def test_every_docs_file_a_file_cites_exists():
+    import re
+
+    missing = set()
+    for path in _tracked_sources():
+        text = path.read_text(errors="replace")
+        for name in re.findall(r"\bdocs/([\w./-]+\.(?:md|rst|png))", text):
+            if not (REPO / "docs" / name).exists():
+                missing.add(f"{path.relative_to(REPO)}: docs/{name}")
+    assert sorted(missing) == []
