@@ -9,14 +9,21 @@ canonical units, and the program's JSON is completed into a run record.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from lanloss import hosts, outputs, paths, progress, provenance, topology
@@ -53,15 +60,20 @@ def scenario_flags(params: dict[str, Any], spec_file: str | None = None) -> list
     return flags
 
 
-def write_spec(params: dict[str, Any], path: str) -> str:
-    """The run's LAN (lanloss.topology, as the testbed builds it) as a spec file at ``path``.
+def spec_text(params: dict[str, Any]) -> str:
+    """The run's LAN (lanloss.topology, as the testbed builds it) in the program's spec format.
 
     Flows are written out (the defaults when the topology names none), so the program
     builds exactly the flows listed."""
     topo = topology.of_params(params)
     topo = {**topo, "flows": topo["flows"] or topology.default_flows(topo["hosts"])}
+    return topology.to_spec(topo)
+
+
+def write_spec(params: dict[str, Any], path: str) -> str:
+    """The run's LAN (spec_text) as a spec file at ``path``."""
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(topology.to_spec(topo))
+        fh.write(spec_text(params))
     return path
 
 
@@ -150,6 +162,101 @@ def _refusal(returncode: int, stderr: str) -> None:
     raise SimFailed(f"{SCENARIO} failed ({how}): {last or 'no message'}")
 
 
+# -- the run's temporary folder ----------------------------------------------------------
+
+# A run's folder is named after its owner: lanloss-sim-PID-START-RANDOM (START: the
+# process's start time in clock ticks since boot, /proc/PID/stat field 22), and the owner
+# holds an flock on it while it lives. A folder a killed run (kill -9) left is removed by
+# the next run: only names of exactly that form, owned by this user, whose owner process
+# is gone (no process PID started at START) and whose lock is free.
+RUN_FOLDER_PREFIX = f"{SCENARIO}-"
+_RUN_FOLDER = re.compile(rf"^{re.escape(RUN_FOLDER_PREFIX)}(\d+)-(\d+)-[A-Za-z0-9_]+$")
+
+
+def process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot), or None if there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
+
+
+def _owner_alive(name: str) -> bool:
+    match = _RUN_FOLDER.match(name)
+    assert match is not None
+    return process_start(int(match[1])) == int(match[2])
+
+
+def _remove_if_unlocked(path: str) -> bool:
+    """Remove the run folder ``path`` if it is a real folder of ours whose lock is free."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # its run still holds it
+        shutil.rmtree(path, ignore_errors=True)
+        return True
+    finally:
+        os.close(fd)
+
+
+def remove_stale_run_folders(root: str | None = None) -> list[str]:
+    """Remove the run folders under ``root`` (the temporary directory) whose run is gone."""
+    root = root or tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    removed = []
+    for name in sorted(names):
+        if not _RUN_FOLDER.match(name) or _owner_alive(name):
+            continue
+        path = os.path.join(root, name)
+        if _remove_if_unlocked(path):
+            removed.append(path)
+    return removed
+
+
+@contextmanager
+def run_folder() -> Iterator[str]:
+    """A new temporary folder for one run, named after this process and locked while it
+    lives; removed at the end (stale ones of killed runs first)."""
+    remove_stale_run_folders()
+    pid = os.getpid()
+    path = tempfile.mkdtemp(prefix=f"{RUN_FOLDER_PREFIX}{pid}-{process_start(pid)}-")
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        os.close(fd)
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt inside the block, even when the shell that started
+    us ignores it (a background job, `lanloss sim run ... &`), so Ctrl-C and kill -INT
+    stop the program and remove the run folder; the handler before is restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _run_scenario(cmd: list[str], params: dict[str, Any], progress: bool) -> tuple[int, str]:
     """Run the program (it dies with us; stopped if we are), with a spinner on a terminal."""
     with tempfile.TemporaryFile() as err:
@@ -184,7 +291,7 @@ def run_point(
     """
     program = paths.program(SCENARIO)
     started = provenance.utc_now()
-    with tempfile.TemporaryDirectory(prefix="lanloss-sim-") as tmp:
+    with interruptible(), run_folder() as tmp:
         out = os.path.join(tmp, "result.json")
         spec_file = write_spec(params, os.path.join(tmp, "topology.spec"))
         cmd = [str(program), *scenario_flags(params, spec_file), f"--out={out}"]
@@ -252,6 +359,29 @@ def check_point(params: dict[str, Any]) -> None:
     """What only the scenario program would find, found first (OptionError)."""
     if is_topology_file(params["topology"]):
         topology.load(params["topology"], params["link_delay"])  # reject a bad file first
+    if params["pause"] == "on":
+        check_against_lan(params)
+
+
+def check_against_lan(params: dict[str, Any]) -> None:
+    """The program's own checks of the flags against the run's LAN (CheckOptionsAgainstLan
+    in ns3-scratch/scenario-options.cc: the PAUSE headroom of every switch port, which
+    only PAUSE runs have), run by the program itself (--check): a refusal is OptionError."""
+    try:
+        program = paths.program(SCENARIO)
+    except FileNotFoundError as exc:
+        raise SimFailed(str(exc)) from None
+    cmd = [str(program), *scenario_flags(params, "/dev/stdin"), "--check=true"]
+    proc = subprocess.run(
+        cmd,
+        input=spec_text(params),
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=die_with_parent(),
+    )
+    if proc.returncode != 0:
+        _refusal(proc.returncode, proc.stderr)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

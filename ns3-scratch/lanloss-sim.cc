@@ -10,6 +10,7 @@
  * validates them, calls this program and completes the record (params, env).
  */
 #include "json-writer.h"
+#include "scenario-drain.h"
 #include "scenario-hosts.h"
 #include "scenario-multicast.h"
 #include "scenario-options.h"
@@ -91,7 +92,7 @@ TcpRx(TcpWindowBytes* window, Ptr<const Packet> packet, const Address& from)
 
 /** Stop once the sources are done and every queue, cable, host and connection is empty. */
 void
-StopWhenDrained(const ScenarioRun* run)
+StopWhenDrained(ScenarioRun* run)
 {
     bool drained = ReceiverHostsDrained(run->hosts);
     for (const auto& [name, dev] : run->lan->NamedPorts())
@@ -106,9 +107,22 @@ StopWhenDrained(const ScenarioRun* run)
     }
     if (!drained)
     {
-        Simulator::Schedule(MicroSeconds(100), &StopWhenDrained, run);
+        const auto failed = std::find_if(run->flows.begin(), run->flows.end(), [](auto& f) {
+            return f.tcpSource && f.tcpSource->HasFailed();
+        });
+        if (failed != run->flows.end())
+        {
+            // what the connection held is never delivered: no record can account for it
+            run->failedFlow = failed->from + " -> " + failed->to;
+            run->failedConnecting = !failed->tcpSource->IsConnected();
+            Simulator::Stop();
+            return;
+        }
+        const Time sinceStop = Simulator::Now() - (run->trafficStart + run->options.duration);
+        Simulator::Schedule(DrainPollInterval(sinceStop, run->drainBound), &StopWhenDrained, run);
         return;
     }
+    run->drained = true;
     Simulator::Stop();
 }
 
@@ -133,10 +147,10 @@ ReceiverNames(const ScenarioOptions& o, const LanSpec& spec)
 
 } // namespace
 
+/** One run of the scenario: 0, or 1 with one line on stderr (2: a flag refused). */
 int
-main(int argc, char* argv[])
+Run(const ScenarioOptions& o)
 {
-    ScenarioOptions o = ParseOptions(argc, argv);
     const auto setup0 = std::chrono::steady_clock::now();
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(o.seed);
@@ -172,6 +186,12 @@ main(int argc, char* argv[])
             // what lanloss.topology generates must be this (tests/sim/test_topology_spec.py)
             spec.Validate();
             std::cout << spec.ToText();
+            return 0;
+        }
+        spec.Validate();
+        CheckOptionsAgainstLan(o, spec);
+        if (o.checkOnly)
+        {
             return 0;
         }
         lan.SetMtu(o.mtu);
@@ -451,8 +471,12 @@ main(int argc, char* argv[])
         lan.Links().EnablePcapAll(o.pcap, true);
     }
 
+    // The run lasts until the LAN is empty; one that still holds traffic at the bound
+    // the options imply is an error, not a record with queued packets counted as lost.
+    const Time drainBound = DrainBound(o, spec, lan);
+    run.drainBound = drainBound;
     Simulator::Schedule(stop, &StopWhenDrained, &run);
-    Simulator::Stop(stop + Seconds(60)); // guard: a LAN that never drains is a bug
+    Simulator::Stop(stop + drainBound);
     auto wall0 = std::chrono::steady_clock::now();
     run.setupSeconds = std::chrono::duration<double>(wall0 - setup0).count();
     Simulator::Run();
@@ -460,6 +484,26 @@ main(int argc, char* argv[])
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     run.simulatedSeconds = Simulator::Now().GetSeconds();
     run.events = Simulator::GetEventCount();
+    if (!run.failedFlow.empty())
+    {
+        std::cerr << "lanloss-sim: error: TCP gave up the connection " << run.failedFlow
+                  << (run.failedConnecting
+                          ? " while opening it (ns-3's SYN retries, ConnCount, ran out)"
+                          : " with data undelivered (ns-3's retransmissions, DataRetries, "
+                            "ran out)")
+                  << "; no record written" << std::endl;
+        Simulator::Destroy();
+        return 1;
+    }
+    if (!run.drained)
+    {
+        std::cerr << "lanloss-sim: error: the LAN still held traffic " << drainBound.GetSeconds()
+                  << " s after the sources stopped, the longest these options allow for "
+                     "draining it (scenario-drain.h); no record written"
+                  << std::endl;
+        Simulator::Destroy();
+        return 1;
+    }
 
     if (o.out.empty())
     {
@@ -477,4 +521,34 @@ main(int argc, char* argv[])
     }
     Simulator::Destroy();
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    // Every failure ends in one line and an exit status, never in std::terminate.
+    ScenarioOptions o;
+    try
+    {
+        o = ParseOptions(argc, argv);
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "lanloss-sim: error: options: " << e.what() << std::endl;
+        return 2;
+    }
+    try
+    {
+        return Run(o);
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "lanloss-sim: error: " << e.what() << std::endl;
+        return 1;
+    }
+    catch (...)
+    {
+        std::cerr << "lanloss-sim: error: an unknown exception ended the run" << std::endl;
+        return 1;
+    }
 }

@@ -54,6 +54,12 @@ RxBufferTruesize(uint32_t mtu)
 
 } // namespace
 
+Time
+RecvCpuPeriod()
+{
+    return RECV_CPU_PERIOD;
+}
+
 bool
 IsHostPreset(const std::string& name)
 {

@@ -34,6 +34,9 @@ struct ReceiverHost
  * @p trafficStart. The drops go to @p global and, if @p own is not empty, to
  * @p own[i] for host i (multicast: each receiver's own attribution).
  */
+/** The CFS period of the readers' CPU quota (recv_cpu). */
+ns3::Time RecvCpuPeriod();
+
 /** Whether @p name is a host preset this program has a NIC family for. */
 bool IsHostPreset(const std::string& name);
 /** The presets, comma-separated (for messages). */

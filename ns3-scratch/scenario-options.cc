@@ -7,7 +7,11 @@
 #include "scenario-hosts.h"
 
 #include "ns3/command-line.h"
+#include "ns3/ethernet-switch-net-device.h"
+#include "ns3/lan-spec.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -36,11 +40,67 @@ Rate(const std::string& name, const std::string& text)
     return v.Get();
 }
 
+/** The @p digits of the flag's @p text -> their value; a number beyond 64 bits is
+ *  refused, naming the option. */
+static uint64_t
+Whole(const std::string& name, const std::string& digits, const std::string& text)
+{
+    try
+    {
+        return std::stoull(digits);
+    }
+    catch (const std::out_of_range&)
+    {
+        Fail(name, text, "is too large");
+    }
+}
+
+/** The decimal @p number of the flag's @p text -> its value; one beyond a double's range
+ *  is refused, naming the option. */
+static double
+Real(const std::string& name, const std::string& number, const std::string& text)
+{
+    try
+    {
+        return std::stod(number);
+    }
+    catch (const std::out_of_range&)
+    {
+        Fail(name, text, "is out of range");
+    }
+}
+
+/** The longest time a flag may give: far inside ns-3's Time range (2^63 ns, 292 years),
+ *  so that sums of times (start, duration, drain bound) cannot overflow it. */
+constexpr double MAX_TIME_SECONDS = 1e9;
+
 static Time
 Duration(const std::string& name, const std::string& text)
 {
+    static const std::regex re(
+        R"(^\s*([0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?)\s*(s|ms|us|ns|ps|fs|min|h|d|y)?\s*$)");
+    static const std::map<std::string, double> unit = {{"", 1.0},
+                                                       {"s", 1.0},
+                                                       {"ms", 1e-3},
+                                                       {"us", 1e-6},
+                                                       {"ns", 1e-9},
+                                                       {"ps", 1e-12},
+                                                       {"fs", 1e-15},
+                                                       {"min", 60.0},
+                                                       {"h", 3600.0},
+                                                       {"d", 86400.0},
+                                                       {"y", 365.0 * 86400}};
+    std::smatch m;
+    if (!std::regex_match(text, m, re))
+    {
+        Fail(name, text, "is not a non-negative duration (e.g. 2s, 1us)");
+    }
+    if (Real(name, m[1].str(), text) * unit.at(m[3].str()) > MAX_TIME_SECONDS)
+    {
+        Fail(name, text, "is beyond the simulator's time range (1e9 s)");
+    }
     TimeValue v;
-    if (text.empty() || text[0] == '-' || !v.DeserializeFromString(text, MakeTimeChecker()))
+    if (!v.DeserializeFromString(text, MakeTimeChecker()))
     {
         Fail(name, text, "is not a non-negative duration (e.g. 2s, 1us)");
     }
@@ -56,21 +116,20 @@ Size(const std::string& name, const std::string& text)
     {
         Fail(name, text, "is not a size in bytes (e.g. 131072, 128KiB)");
     }
-    uint64_t v = std::stoull(m[1]);
-    std::string unit = m[2];
-    if (unit == "KiB")
-        v <<= 10;
-    else if (unit == "MiB")
-        v <<= 20;
-    else if (unit == "GiB")
-        v <<= 30;
-    else if (unit == "kB" || unit == "KB")
-        v *= 1000;
-    else if (unit == "MB")
-        v *= 1000000;
-    else if (unit == "GB")
-        v *= 1000000000;
-    return v;
+    const uint64_t n = Whole(name, m[1], text);
+    const std::string unit = m[2];
+    const uint64_t scale = unit == "KiB"                  ? 1ull << 10
+                           : unit == "MiB"                ? 1ull << 20
+                           : unit == "GiB"                ? 1ull << 30
+                           : unit == "kB" || unit == "KB" ? 1000
+                           : unit == "MB"                 ? 1000000
+                           : unit == "GB"                 ? 1000000000
+                                                          : 1;
+    if (n > UINT64_MAX / scale)
+    {
+        Fail(name, text, "is too large");
+    }
+    return n * scale;
 }
 
 static uint64_t
@@ -81,7 +140,7 @@ Count(const std::string& name, const std::string& text, uint64_t lo, uint64_t hi
     {
         Fail(name, text, "is not a whole number");
     }
-    uint64_t v = std::stoull(text);
+    const uint64_t v = Whole(name, text, text);
     if (v < lo || v > hi)
     {
         Fail(name, text, "is outside " + std::to_string(lo) + ".." + std::to_string(hi));
@@ -97,7 +156,7 @@ Probability(const std::string& name, const std::string& text)
     {
         Fail(name, text, "is not a probability (e.g. 0.001)");
     }
-    double v = std::stod(text);
+    const double v = Real(name, text, text);
     if (v >= 1.0)
     {
         Fail(name, text, "must be below 1");
@@ -127,7 +186,13 @@ SecondsOf(const std::string& name, const std::string& text)
     }
     static const std::map<std::string, double> unit = {
         {"", 1.0}, {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
-    return std::stod(m[1].str()) * unit.at(m[3].str());
+    const double seconds = Real(name, m[1].str(), text) * unit.at(m[3].str());
+    // a cost per byte or frame, summed over a message of up to 1 MiB
+    if (seconds * (1 << 20) > MAX_TIME_SECONDS)
+    {
+        Fail(name, text, "is beyond the simulator's time range (1e9 s per MiB)");
+    }
+    return seconds;
 }
 
 ScenarioOptions
@@ -218,6 +283,9 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("print_spec",
                  "print the LAN this run builds (topology line format) and exit",
                  o.printSpec);
+    cmd.AddValue("check",
+                 "check the flags against the LAN (as a run does before it starts), then exit",
+                 o.checkOnly);
     cmd.Parse(argc, argv);
 
     o.topology = topology;
@@ -239,9 +307,17 @@ ParseOptions(int argc, char* argv[])
         o.maxRate = false;
         o.rate = Rate("rate", rate);
     }
-    static const std::regex patternRe(R"(^(cbr|poisson|burst:[1-9][0-9]*)$)");
-    if (!std::regex_match(pattern, patternRe))
+    static const std::regex patternRe(R"(^(cbr|poisson|burst:([1-9][0-9]*))$)");
+    std::smatch burst;
+    if (!std::regex_match(pattern, burst, patternRe))
         Fail("pattern", pattern, "is not cbr, poisson or burst:N");
+    // the source's burst counter is 32 bits (UdpFlowSource); the vocabulary's range
+    // (lanloss/options.py) is narrower
+    const bool burstTooLarge =
+        burst[2].matched &&
+        (burst[2].length() > 10 || Whole("pattern", burst[2], pattern) > UINT32_MAX);
+    if (burstTooLarge)
+        Fail("pattern", pattern, "has a burst size above 4294967295");
     o.pattern = pattern;
     o.duration = Duration("duration", duration);
     if (!o.duration.IsStrictlyPositive())
@@ -368,6 +444,36 @@ ParseOptions(int argc, char* argv[])
         Fail("stall_length", stallLength, "must be shorter than stall_period");
     h.rps = OnOff("rps", rps);
     return o;
+}
+
+void
+CheckOptionsAgainstLan(const ScenarioOptions& o, const LanSpec& spec)
+{
+    if (!o.pause)
+    {
+        return;
+    }
+    // With PAUSE every switch port needs its egress buffer above the port's headroom
+    // (the switch's own rule: EthernetSwitchNetDevice::PauseHeadroom).
+    auto isSwitch = [&spec](const std::string& node) {
+        return std::find(spec.switches.begin(), spec.switches.end(), node) !=
+               spec.switches.end();
+    };
+    for (const auto& link : spec.links)
+    {
+        const bool switchEnd = isSwitch(link.a) || isSwitch(link.b);
+        const uint32_t headroom =
+            EthernetSwitchNetDevice::PauseHeadroom(o.mtu, link.rate, link.delay);
+        if (switchEnd && o.switchBuffer <= headroom)
+        {
+            Fail("switch_buffer",
+                 std::to_string(o.switchBuffer),
+                 "is not above the PAUSE headroom of link " + link.a + "-" + link.b + " (" +
+                     std::to_string(headroom) +
+                     " B: 3 frames of the MTU, a PAUSE frame and the cable's round trip); "
+                     "raise switch_buffer or turn pause off");
+        }
+    }
 }
 
 } // namespace lanloss

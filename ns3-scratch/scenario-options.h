@@ -10,6 +10,11 @@
 
 #include <string>
 
+namespace ns3
+{
+struct LanSpec;
+}
+
 namespace lanloss
 {
 
@@ -80,10 +85,15 @@ struct ScenarioOptions
     std::string out;  //!< JSON result file ("" = stdout)
     std::string pcap; //!< pcap prefix ("" = none)
     bool printSpec = false; //!< print the LAN in the spec line format and exit
+    bool checkOnly = false; //!< check the flags against the LAN, then exit
 };
 
 /** Parse argv with ns-3's CommandLine; on a bad value print one line naming it and exit 2. */
 ScenarioOptions ParseOptions(int argc, char* argv[]);
+
+/** What the flags must satisfy on this LAN (the PAUSE headroom of every switch port);
+ *  like ParseOptions, a violation prints one line naming the flag and exits 2. */
+void CheckOptionsAgainstLan(const ScenarioOptions& o, const ns3::LanSpec& spec);
 
 } // namespace lanloss
 

@@ -69,6 +69,10 @@ struct ScenarioRun
     double setupSeconds = 0; //!< building the LAN and its applications, before Run()
     double simulatedSeconds = 0;
     uint64_t events = 0;
+    ns3::Time drainBound;   //!< how long after the stop the LAN may take to empty
+    bool drained = false;   //!< the LAN emptied before the drain bound
+    std::string failedFlow; //!< a TCP connection given up while not drained ("" = none)
+    bool failedConnecting = false; //!< ... before it was open
 };
 
 /** flows, drops, pause, cpu, timing, extra; Python adds params, env and the totals

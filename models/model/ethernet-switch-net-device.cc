@@ -16,6 +16,7 @@
 #include "ns3/uinteger.h"
 
 #include <cmath>
+#include <cstdint>
 
 namespace ns3
 {
@@ -161,21 +162,29 @@ EthernetSwitchNetDevice::AddPort(Ptr<EthernetNetDevice> device)
     device->SetSwitchPort(this, index);
 }
 
+uint32_t
+EthernetSwitchNetDevice::PauseHeadroom(uint32_t mtu, DataRate rate, Time delay)
+{
+    const uint32_t maxFrame = ethernet::FrameSlotBytes(mtu + ethernet::MAC_HEADER_BYTES);
+    const uint32_t pauseFrame = ethernet::FrameSlotBytes(ethernet::MIN_FRAME_NO_FCS);
+    const double cableBytes = std::ceil(delay.GetSeconds() * rate.GetBitRate() / 8);
+    // arriving frame + frame our PAUSE waits behind + frame the peer finishes
+    // + the PAUSE frame + data on the cable during the round trip (saturated at
+    // UINT32_MAX: no egress buffer is above it)
+    const double bytes = 3.0 * maxFrame + pauseFrame + 2 * cableBytes;
+    return bytes >= UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(bytes);
+}
+
 void
 EthernetSwitchNetDevice::ComputeThresholds(Port& port)
 {
     Ptr<EthernetNetDevice> dev = port.device;
-    const uint32_t maxFrame = ethernet::FrameSlotBytes(dev->GetMtu() + ethernet::MAC_HEADER_BYTES);
-    const uint32_t pauseFrame = ethernet::FrameSlotBytes(ethernet::MIN_FRAME_NO_FCS);
     Time delay = Seconds(0);
     if (auto ch = DynamicCast<EthernetChannel>(dev->GetChannel()))
     {
         delay = ch->GetDelay();
     }
-    const double cableBytes = std::ceil(delay.GetSeconds() * dev->GetDataRate().GetBitRate() / 8);
-    // arriving frame + frame our PAUSE waits behind + frame the peer finishes
-    // + the PAUSE frame + data on the cable during the round trip
-    port.headroom = 3 * maxFrame + pauseFrame + 2 * static_cast<uint32_t>(cableBytes);
+    port.headroom = PauseHeadroom(dev->GetMtu(), dev->GetDataRate(), delay);
     if (m_xoffThreshold > 0)
     {
         port.xoff = m_xoffThreshold;

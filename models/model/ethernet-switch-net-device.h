@@ -6,6 +6,7 @@
 #define LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H
 
 #include "ns3/callback.h"
+#include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -129,6 +130,14 @@ class EthernetSwitchNetDevice : public NetDevice
 
     /** Buffer bytes a frame of @p macPayload bytes occupies (header..FCS, padded). */
     static uint32_t BufferBytes(uint32_t macPayload);
+    /**
+     * PAUSE headroom of a port whose link has @p mtu, @p rate and @p delay: the bytes
+     * that can still arrive after the switch decides to send PAUSE (the arriving frame,
+     * the frame our PAUSE waits behind, the frame the peer finishes, the PAUSE frame
+     * and the data on the cable during the round trip). With PauseEnabled and derived
+     * thresholds, EgressBufferBytes must be above it (XOFF = buffer - headroom).
+     */
+    static uint32_t PauseHeadroom(uint32_t mtu, DataRate rate, Time delay);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;

@@ -80,6 +80,7 @@ TcpFlowSource::TcpFlowSource()
       m_sendPacketCost(0.0),
       m_running(false),
       m_connected(false),
+      m_failed(false),
       m_waiting(false),
       m_anchorSeq(0),
       m_sent(0),
@@ -128,6 +129,12 @@ TcpFlowSource::IsConnected() const
     return m_connected;
 }
 
+bool
+TcpFlowSource::HasFailed() const
+{
+    return m_failed;
+}
+
 void
 TcpFlowSource::StartApplication()
 {
@@ -138,6 +145,8 @@ TcpFlowSource::StartApplication()
     m_socket->SetConnectCallback(MakeCallback(&TcpFlowSource::Connected, this),
                                  MakeCallback(&TcpFlowSource::ConnectFailed, this));
     m_socket->SetSendCallback(MakeCallback(&TcpFlowSource::SpaceAvailable, this));
+    m_socket->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(),
+                                MakeCallback(&TcpFlowSource::ErrorClose, this));
     m_socket->Connect(m_remote);
 }
 
@@ -169,7 +178,15 @@ TcpFlowSource::Connected(Ptr<Socket> socket)
 void
 TcpFlowSource::ConnectFailed(Ptr<Socket> socket)
 {
-    NS_FATAL_ERROR("TcpFlowSource: connection to the receiver failed");
+    ErrorClose(socket);
+}
+
+void
+TcpFlowSource::ErrorClose(Ptr<Socket> socket)
+{
+    m_failed = true;
+    m_running = false;
+    m_sendEvent.Cancel();
 }
 
 void

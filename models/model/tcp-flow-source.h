@@ -67,6 +67,9 @@ class TcpFlowSource : public Application
     Time GetBlockedTime() const;
     /** Whether the connection was established. */
     bool IsConnected() const;
+    /** Whether TCP gave the connection up (connect or retransmission limit): what it
+     *  accepted and had not delivered then never arrives. */
+    bool HasFailed() const;
     /** @return the sending host's CPU time spent in send() calls (the three costs) */
     Time GetSendCpuTime() const;
 
@@ -79,6 +82,7 @@ class TcpFlowSource : public Application
 
     void Connected(Ptr<Socket> socket);
     void ConnectFailed(Ptr<Socket> socket);
+    void ErrorClose(Ptr<Socket> socket);
     void SpaceAvailable(Ptr<Socket> socket, uint32_t available);
     /** Write every message that is due and fits; then schedule the next or wait. */
     void SendDue();
@@ -100,6 +104,7 @@ class TcpFlowSource : public Application
     Ptr<Socket> m_socket;
     bool m_running;
     bool m_connected;
+    bool m_failed;
     bool m_waiting;
     EventId m_sendEvent;
     Time m_anchor;    //!< due time of message m_anchorSeq

@@ -13,7 +13,7 @@ from lanloss import options as vocab
 from lanloss import paths
 from lanloss.sim import SCENARIO
 
-NOT_OPTIONS = {"out", "pcap", "print_spec"}
+NOT_OPTIONS = {"out", "pcap", "print_spec", "check"}
 
 
 def _program_flags() -> dict[str, str | None]:
