@@ -220,6 +220,9 @@ def calibrated_rows(seed: str) -> set[tuple]:
     return {t.key for c in CALIBRATIONS.values() if c.seed == seed for t in c.targets}
 
 
+MAX_JOBS = 256  # simulations at once: each is a process; more is a typo, not a machine
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "calibrate",
@@ -243,6 +246,8 @@ def _cmd(args) -> int:
             f"calibrate: preset {args.preset!r} has no calibration (known: "
             f"{', '.join(CALIBRATIONS)})"
         )
+    if not 1 <= args.jobs <= MAX_JOBS:
+        raise OptionError(f"--jobs: {args.jobs} is not between 1 and {MAX_JOBS}")
     if len(cal.targets) * 3 > cal.numbers:
         raise OptionError(f"calibrate: {cal.preset}: more than a third of the numbers are targets")
     if not args.check:

@@ -44,17 +44,12 @@ def _cmd_table(args: argparse.Namespace) -> int:
 
 
 def _read_table(path: str):
-    import pandas as pd
+    from lanloss import inputs
 
-    if not os.path.isfile(path):
-        raise vocab.OptionError(f"table {path!r} does not exist")
-    try:
-        df = pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several kinds for a file that is not Parquet
-        raise vocab.OptionError(f"table {path!r} is not a Parquet table: {exc}") from None
-    missing = {"source", "sent", "lost", "payload", "rate", "run_file"} - set(df.columns)
-    if missing:
-        raise vocab.OptionError(f"table {path!r} lacks columns {sorted(missing)}")
+    df = inputs.read_parquet(path, "table")  # InputError: one line naming the file
+    from lanloss.analysis import tables
+
+    tables.check_table(df, path)
     return df
 
 
@@ -102,8 +97,17 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if problems:  # pragma: no cover - a bug, not bad input
         raise RuntimeError(f"fit produced an invalid document: {problems}")
     if args.host_out:
-        write_atomic(args.host_out, yaml.safe_dump(doc["host_preset"], sort_keys=False))
+        write_atomic(
+            args.host_out, yaml.safe_dump(doc["host_preset"], sort_keys=False), "--host-out"
+        )
     write_atomic(args.out, dump_json(doc))
+    verdict = doc["describes_data"]
+    if not verdict["ok"]:  # written, to be looked at; plan refuses it
+        print(
+            f"lanloss: error: fit {args.out}: describes nothing: {verdict['reason']}",
+            file=sys.stderr,
+        )
+        return 1
     for line in doc["discrepancy"]["summary"]:
         print(line, file=sys.stderr)
     return 0
@@ -118,12 +122,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         raise vocab.OptionError("--holdout fits the kept points itself: no --fit or --host-file")
     if args.host_file and not args.fit:
         raise vocab.OptionError("--host-file needs the --fit it was written by")
-    for path in (args.fit, args.host_file):
-        if path and not os.path.isfile(path):
-            raise vocab.OptionError(f"{path!r} does not exist")
-    for path in (args.out, args.json_out):
-        if path and os.path.isdir(path):
-            raise vocab.OptionError(f"{path!r} is a directory, not a file")
+    from lanloss import inputs
+
+    for path, flag in ((args.fit, "--fit"), (args.host_file, "--host-file")):
+        if path:
+            inputs.check_file(path, flag)  # exists, a file, not too big: or one line
+    outputs.check_file(args.out, "--out")
+    outputs.check_file(args.json_out, "--json-out")
     df = _read_table(args.table)
     doc = None
     if args.fit:
@@ -142,7 +147,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if args.out:
         write_atomic(args.out, t.to_csv(index=False))
     if args.json_out:
-        write_atomic(args.json_out, dump_json(summary))
+        write_atomic(args.json_out, dump_json(summary), "--json-out")
     return 0
 
 
@@ -191,10 +196,14 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _float(text: str) -> float:
+    """A finite number (NaN and infinity are no level, target or duration)."""
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -12,10 +12,9 @@ stderr; a table missing a column the figure reads is one line naming it, exit 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from lanloss import outputs, progress
+from lanloss import inputs, outputs, progress
 from lanloss.analysis import figures
 
 # Bad input is an OptionError: `lanloss` prints it as one line and exits 2 (also when run
@@ -32,26 +31,16 @@ def _listing() -> str:
 
 
 def _read_table(path: str):
-    import pandas as pd
-
-    try:
-        return pd.read_parquet(path)
-    except FileNotFoundError:
-        raise OptionError(f"--table: {path!r} does not exist") from None
-    except Exception as exc:  # pyarrow raises several kinds for a file that is not Parquet
-        raise OptionError(f"--table: {path!r} is not a readable Parquet table ({exc})") from None
+    return inputs.read_parquet(path, "--table")  # InputError: one line naming the file
 
 
 def _read_fit(path: str | None) -> dict | None:
     if path is None:
         return None
     try:
-        with open(path, encoding="utf-8") as fh:
-            fit = json.load(fh)
-    except FileNotFoundError:
-        raise OptionError(f"--fit: {path!r} does not exist") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise OptionError(f"--fit: {path!r} is not a readable JSON fit ({exc})") from None
+        fit = inputs.load_json(path, "--fit")
+    except inputs.InputError as exc:
+        raise OptionError(f"--fit: {path!r} is not a readable JSON fit ({exc.why})") from None
     if not isinstance(fit, dict):
         raise OptionError(f"--fit: {path!r} is not a JSON object")
     from lanloss.analysis import fit_report
@@ -65,12 +54,13 @@ def _read_fit(path: str | None) -> dict | None:
 def _read_validation(path: str):
     import pandas as pd
 
+    inputs.check_file(path, "--validation")
     try:
         v = pd.read_csv(path)
-    except FileNotFoundError:
-        raise OptionError(f"--validation: {path!r} does not exist") from None
     except Exception as exc:  # pandas raises several kinds for a file that is not CSV
-        raise OptionError(f"--validation: {path!r} is not a readable CSV ({exc})") from None
+        raise OptionError(
+            f"--validation: {path!r} is not a readable CSV ({inputs.one_line(str(exc))})"
+        ) from None
     missing = {"panel", "rate_mbps", "bed_loss", "sim_loss", "sim_ok", "model_ok"} - set(v)
     if missing:
         raise OptionError(
@@ -94,6 +84,8 @@ def _cmd(args: argparse.Namespace) -> int:
     if not args.table or not args.out:
         raise OptionError("figures: --table and --out are required")
     outputs.check_dir(args.out, "--out")
+    for path in common.saved_paths(args.out, args.name).values():
+        outputs.check_file(path, "--out")
     table = _read_table(args.table)
     fit = _read_fit(args.fit)
     extra = {}

@@ -39,6 +39,8 @@ Output (``lanloss fit``, schema ``lanloss.fit/1``; ``fit_report.validate`` check
                  meaning, note}}
     fit_quality {sim|bed: {rows, runs, deviance, dispersion, loss_max_abs_error,
                  loss_rms_error, goodput_max_rel_error, goodput_rms_rel_error}}
+    describes_data {ok, reason}: false when the fit describes nothing (MAX_LOSS_RMS_ERROR,
+                 ALL_LOST); `lanloss fit` then exits 1 and `lanloss plan` refuses the fit
     discrepancy {form, tau, stages {d0: [network stages], d1: [host stages]},
                  d0 {estimate, ci}, d1 {estimate, ci}, aic_with, aic_without,
                  preferred, summary [plain-language lines], matched_points [...]}
@@ -901,4 +903,41 @@ def _finish(
         "method": "parametric percentile bootstrap: counts redrawn from the fit on the same "
         "design, beta-binomial at each source's dispersion",
     }
+    doc["describes_data"] = describes_data(doc, data)
     return doc
+
+
+# When a fit describes nothing (`lanloss fit` exits 1, `lanloss plan` refuses the fit): its
+# curve is off by more than this root-mean-square loss (a quarter of all datagrams) on one
+# source's runs, or every run lost (nearly) everything, which shows no rate the LAN carries.
+MAX_LOSS_RMS_ERROR = 0.25
+ALL_LOST = 0.999
+
+
+def describes_data(doc: dict[str, Any], data: pd.DataFrame) -> dict[str, Any]:
+    """{"ok": bool, "reason": text}: whether the fit's own quality says its curve describes
+    the runs it was fitted to (the rule above)."""
+    if len(data) == 0:
+        return {"ok": False, "reason": "it was fitted to no runs"}
+    sent = data["sent"].astype(float)
+    lost = data["lost"].astype(float)
+    if bool((lost >= ALL_LOST * sent).all()):
+        return {
+            "ok": False,
+            "reason": f"every run lost at least {ALL_LOST:.1%} of what it sent: the runs show "
+            "no rate the LAN carries (rerun at lower rates)",
+        }
+    return quality_verdict(doc.get("fit_quality") or {})
+
+
+def quality_verdict(fit_quality: dict[str, Any]) -> dict[str, Any]:
+    """{"ok", "reason"} of a fit's per-source quality: the root-mean-square loss error rule."""
+    for source, q in sorted(fit_quality.items()):
+        rms = q.get("loss_rms_error")
+        if rms is not None and not rms <= MAX_LOSS_RMS_ERROR:
+            return {
+                "ok": False,
+                "reason": f"its curve misses the {source} runs' loss by {rms:.3g} "
+                f"(root mean square; at most {MAX_LOSS_RMS_ERROR} describes them)",
+            }
+    return {"ok": True, "reason": ""}

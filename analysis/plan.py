@@ -17,14 +17,13 @@ simulator at the answer and 10 % above it and prints measured next to predicted 
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from lanloss import hosts, units
+from lanloss import hosts, inputs, units
 from lanloss import options as vocab
 from lanloss.analysis import fit_report
 from lanloss.analysis import loss_model as lm
@@ -35,23 +34,57 @@ REL_TOL = 1e-5
 
 
 def load_fit(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise vocab.OptionError(f"--fit: cannot read {path!r}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise vocab.OptionError(f"--fit: {path!r} is not JSON ({exc.msg})") from None
+    doc = inputs.load_json(path, "--fit")  # InputError: one line naming the file
     errs = fit_report.validate(doc)
     if errs:
         raise vocab.OptionError(f"--fit: {path!r} is not a lanloss fit: {errs[0]}")
+    check_fit_fields(doc, path)
     runs = doc["data"]["runs"]
     if not sum(int(n) for n in runs.values()):
         raise vocab.OptionError(
             f"--fit: {path!r} was fitted to no runs (its table had no usable ones): "
             "nothing to plan from; fit a table with UDP runs"
         )
+    verdict = fit_verdict(doc)
+    if not verdict["ok"]:
+        raise vocab.OptionError(
+            f"--fit: {path!r} describes nothing: {verdict['reason']}; nothing to plan from"
+        )
     return doc
+
+
+def check_fit_fields(doc: dict[str, Any], path: str) -> None:
+    """The values plan reads, beyond fit_report's shape: run and row counts are whole
+    numbers, parameter estimates finite and positive (they are costs and sizes)."""
+
+    def bad(where: str, value: Any, what: str) -> vocab.OptionError:
+        return vocab.OptionError(f"--fit: {path!r}: {where}: {value!r} is not {what}")
+
+    for key in ("runs", "rows"):
+        for source, n in doc["data"][key].items():
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise bad(f"data.{key}.{source}", n, "a whole number (0 or more)")
+    for name, p in doc["parameters"].items():
+        estimate = p["estimate"]
+        if isinstance(estimate, bool) or not math.isfinite(estimate) or estimate <= 0:
+            raise bad(f"parameters.{name}.estimate", estimate, "a finite positive number")
+    verdict = doc.get("describes_data")
+    if verdict is not None and not (
+        isinstance(verdict, dict)
+        and isinstance(verdict.get("ok"), bool)
+        and isinstance(verdict.get("reason"), str)
+    ):
+        raise bad("describes_data", verdict, "{ok: true|false, reason: text}")
+
+
+def fit_verdict(doc: dict[str, Any]) -> dict[str, Any]:
+    """Whether the fit describes its runs: its own `describes_data`, or for a fit written
+    without one, the same rule on its fit_quality (lanloss.analysis.fit.describes_data)."""
+    if doc.get("describes_data") is not None:
+        return doc["describes_data"]
+    from lanloss.analysis.fit import quality_verdict
+
+    return quality_verdict(doc["fit_quality"])
 
 
 @dataclass

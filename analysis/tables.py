@@ -255,12 +255,41 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
     return rows
 
 
+class _SeenRecords:
+    """A run counted once: the same file named twice (a file and its folder) or two files
+    holding the same record (a copy) would weigh that run double in every fit."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, str] = {}
+        self._contents: dict[str, str] = {}
+
+    def add(self, path: str, record: RunRecord) -> None:
+        real = os.path.realpath(path)
+        if real in self._files:
+            raise vocab.OptionError(
+                f"run record {path}: given twice (also as {self._files[real]}); give it once"
+            )
+        self._files[real] = path
+        key = json.dumps(record.to_dict(), sort_keys=True, default=str)
+        if key in self._contents:
+            raise vocab.OptionError(
+                f"run record {path}: the same record as {self._contents[key]} (a copy?); "
+                "give one of them"
+            )
+        self._contents[key] = path
+
+
 def build(files: Iterable[str], study: str) -> pd.DataFrame:
     """Read every record (refusing unknown schemas, naming the file) -> the table."""
     rows: list[dict[str, Any]] = []
+    seen = _SeenRecords()
     for path in files:
         try:
-            rows += rows_of(load(path), path, study)
+            record = load(path)
+            if not record.flows:  # it would add no row: a run the table silently lost
+                raise RecordError(f"{path}: flows: none (a run has at least one flow)")
+            seen.add(path, record)
+            rows += rows_of(record, path, study)
         except RecordError as exc:  # names the file and the field already
             raise vocab.OptionError(f"run record {exc}") from None
         except (OSError, json.JSONDecodeError, TypeError, KeyError) as exc:
@@ -292,6 +321,94 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
         else:
             df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
     return df
+
+
+# -- a table read back (fit, validate): the columns and types `build` writes ------------
+
+COUNTS = ("sent", "received", "lost")
+_TEXT = ("source", "run_file", "sender", "receiver")
+
+
+def check_table(df: pd.DataFrame, path: str) -> None:
+    """A table as `lanloss table` writes it, or OptionError naming the column and the first
+    bad row: every option column, the flow's identity and counts, each of its type.
+    Options may be unset (NaN / missing); counts, payload and a rate not "max" may not."""
+
+    def bad(column: str, row: Any, value: Any, what: str) -> vocab.OptionError:
+        value = value.item() if hasattr(value, "item") else value  # numpy -> Python, to show
+        return vocab.OptionError(
+            f"table {path!r}: column {column!r}, row {row}: {value!r} is not {what}"
+        )
+
+    needed = [*_TEXT, *COUNTS, "rate_max", *(o.name for o in vocab.OPTIONS)]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        shown = ", ".join(missing[:5]) + more
+        raise vocab.OptionError(
+            f"table {path!r} lacks columns {shown} (a table as `lanloss table` writes it)"
+        )
+    for c in _TEXT:
+        ok = df[c].map(lambda v: isinstance(v, str) and v != "")
+        if not ok.all():
+            i = ok.idxmin()
+            raise bad(c, i, df[c][i], "a name")
+    ok = df["source"].isin(["sim", "bed"])
+    if not ok.all():
+        i = ok.idxmin()
+        raise bad("source", i, df["source"][i], "sim or bed")
+    for c in [*COUNTS, *(c for c in df.columns if c.startswith("drop_"))]:
+        _check_column(df, c, bad, count=True)
+    for c in ("received", "lost"):
+        over = df[c] > df["sent"]
+        if over.any():
+            i = over.idxmax()
+            raise bad(c, i, df[c][i], f"at most the row's sent ({df['sent'][i]!r})")
+    for o in vocab.OPTIONS:
+        if o.kind in STRING_KINDS:
+            ok = df[o.name].map(lambda v: isinstance(v, str) or _unset(v))
+            if not ok.all():
+                i = ok.idxmin()
+                raise bad(o.name, i, df[o.name][i], "text")
+        else:
+            _check_column(df, o.name, bad, count=False)
+    if df["payload"].isna().any():
+        i = df["payload"].isna().idxmax()
+        raise bad("payload", i, df["payload"][i], "a payload size (it is the fit's axis)")
+    no_rate = df["rate"].isna() & ~df["rate_max"].astype(bool)
+    if no_rate.any():
+        i = no_rate.idxmax()
+        raise bad("rate", i, df["rate"][i], "a rate (and rate_max is false)")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _unset(v: Any) -> bool:
+    """An option without a value: None, pandas' NA, or a NaN (how a table says unset)."""
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+
+def _check_column(df: pd.DataFrame, c: str, bad: Any, count: bool) -> None:
+    """A numeric column: finite numbers (counts: whole, >= 0, none missing; options: NaN =
+    unset)."""
+    col = df[c]
+    if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
+        ok = col.map(lambda v: _is_number(v) or (not count and _unset(v)))
+        if not ok.all():
+            i = ok.idxmin()
+            raise bad(c, i, col[i], "a whole number" if count else "a number")
+    values = pd.to_numeric(col.map(lambda v: None if _unset(v) else v)).astype("float64")
+    if count:
+        wrong = values.isna() | (values < 0) | (values != values.round())
+        what = "a whole number of datagrams (0 or more)"
+    else:
+        wrong = values.abs() == float("inf")
+        what = "a finite number"
+    if wrong.any():
+        i = wrong.idxmax()
+        raise bad(c, i, col[i], what)
 
 
 def write_parquet_atomic(df: pd.DataFrame, out: str) -> None:

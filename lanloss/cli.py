@@ -27,17 +27,48 @@ class UsageError(Exception):
     """Bad input: printed as one line, exit code 2."""
 
 
+def _given_once(base: type[argparse.Action]) -> type[argparse.Action]:
+    """``base`` (a single-valued action) refusing a second use of its option in one parse:
+    with "last wins" a repeated flag would silently drop a value the user typed."""
+
+    class Once(base):  # type: ignore[misc, valid-type]
+        def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+            if option_string is not None:
+                seen = parser._given_options
+                if self in seen:
+                    _, was = seen[self]
+                    shown = "" if not isinstance(values, str) else f" ({was!r}, then {values!r})"
+                    parser.error(f"{option_string} given twice{shown}; give it once")
+                seen[self] = (option_string, values)
+            super().__call__(parser, namespace, values, option_string)
+
+    Once.__name__ = f"Once{base.__name__}"
+    return Once
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors and exit code 2 (argparse's own default).
 
-    Values that start with a dash and a digit ("--duration -2s") are taken as
-    values, so the vocabulary check can name them instead of argparse
+    Flags are never abbreviated (``--dur`` is not ``--duration``), and a single-valued
+    option given twice is an error; options that collect values (action="append")
+    stay repeatable.
+
+    Values that start with a dash and a digit, "inf" or "nan" ("--duration -2s") are
+    taken as values, so the vocabulary check can name them instead of argparse
     complaining about a missing argument.
     """
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
-        self._negative_number_matcher = re.compile(r"^-[0-9.]")
+        self._negative_number_matcher = re.compile(r"^-([0-9.]|inf|nan)", re.IGNORECASE)
+        self._given_options: dict[argparse.Action, tuple[str, object]] = {}
+        for name in (None, "store", "store_const", "store_true", "store_false"):
+            self.register("action", name, _given_once(self._registry_get("action", name)))
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        self._given_options = {}  # per parse: each parser (and subparser) counts its own
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message}")

@@ -31,11 +31,11 @@ another core); an override keeps the preset's ratio (its NIC family's driver sha
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any
 
+from lanloss import inputs
 from lanloss.host_presets import HOST_OPTIONS, TABLE, Nic, Preset  # noqa: F401 (re-exported)
 from lanloss.options import BY_NAME, OptionError, parse_value
 
@@ -47,29 +47,19 @@ IDEAL = "ideal"
 
 
 def _read_mapping(path: str) -> dict[str, Any]:
-    if not os.path.isfile(path):
-        raise OptionError(f"host file {path!r} does not exist")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise OptionError(f"host file {path!r}: {exc.strerror}") from None
-    import yaml
-
-    try:
-        data = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:  # json.JSONDecodeError is a ValueError
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise OptionError(f"host file {path!r} is not valid YAML/JSON: {first}") from None
+    """A host file's mapping: JSON when its name ends in .json, YAML otherwise (the limits
+    and rules of lanloss.inputs)."""
+    load = inputs.load_json if path.endswith(".json") else inputs.load_yaml
+    data = load(path, "host file")
     if not isinstance(data, dict):
-        raise OptionError(f"host file {path!r} must be a mapping of host options")
+        raise OptionError(f"host file {inputs.shown_path(path)} must be a mapping of host options")
     return data
 
 
 def _check_base(base: Any, where: str) -> str:
-    if base not in PRESETS:
+    if not isinstance(base, str) or base not in PRESETS:
         raise OptionError(
-            f"{where}: base {base!r} is not a host preset (known: {', '.join(PRESETS)})"
+            f"{where}: base {inputs.shown(base)} is not a host preset (known: {', '.join(PRESETS)})"
         )
     return str(base)
 
@@ -84,7 +74,7 @@ def load_host_file(path: str, base: str | None = None) -> dict[str, Any]:
     unknown = sorted(str(k) for k in data if k not in HOST_OPTIONS and k not in ("name", "base"))
     if unknown:
         raise OptionError(
-            f"host file {path!r}: unknown key(s) {', '.join(unknown)} "
+            f"host file {path!r}: unknown key(s) {inputs.shown(', '.join(unknown))[1:-1]} "
             f"(known: name, base, {', '.join(HOST_OPTIONS)})"
         )
     file_base = data.get("base")
@@ -106,12 +96,28 @@ def load_host_file(path: str, base: str | None = None) -> dict[str, Any]:
             continue  # absent or null: the base preset's value
         if BY_NAME[key].kind == "int" and isinstance(text, float) and text.is_integer():
             text = int(text)  # a fit may write counts as floats (4.0)
+        _check_scalar(path, key, text)
         try:
             values[key] = parse_value(BY_NAME[key], text)
         except OptionError as exc:
             raise OptionError(f"host file {path!r}: {exc}") from None
     name = data.get("name", os.path.splitext(os.path.basename(path))[0])
+    _check_scalar(path, "name", name)
     return {"name": str(name), "base": chosen, **values}
+
+
+# A value is one short scalar: no option's value is longer, and an error line shows it whole.
+_MAX_VALUE_CHARS = 64
+
+
+def _check_scalar(path: str, key: str, value: Any) -> None:
+    if isinstance(value, (list, dict)) or (
+        isinstance(value, str) and len(value) > _MAX_VALUE_CHARS
+    ):
+        raise OptionError(
+            f"host file {path!r}: {key}: {inputs.shown(value)} is not a value "
+            f"(text of at most {_MAX_VALUE_CHARS} characters or a number)"
+        )
 
 
 def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = None) -> None:

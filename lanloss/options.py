@@ -14,6 +14,7 @@ defaults; errors are ``OptionError`` naming the option and the bad value.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -511,6 +512,13 @@ ONE_SOURCE_BECAUSE: dict[str, str] = {
 
 UDP_MAX_PAYLOAD = 65507  # 65535 - 20 (IPv4 header) - 8 (UDP header)
 
+# The testbed's lanloss-recv takes up to RECV_BATCH datagrams per recvmmsg and works
+# recv_work on each before it looks at the harness's stop again; the harness (lanloss.testbed
+# .traffic) gives it RECV_STOP_GRACE_S after the stop to write its report, then kills it.
+RECV_BATCH = 64  # lanloss-recv --batch default (testbed/tools/recv.c)
+RECV_STOP_GRACE_S = 10.0
+CFS_PERIOD_S = 0.1  # the recv_cpu quota's period (lanloss.testbed.cpulimit)
+
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
 
 
@@ -547,6 +555,21 @@ def _parse_probability(text: Any) -> float:
     return value
 
 
+# The largest burst both sources send: lanloss-send's limit (testbed/tools/send.c).
+MAX_BURST = 1_000_000
+
+
+def _parse_pattern(text: Any) -> str:
+    """cbr, poisson or burst:N with N in 1..MAX_BURST, lower-cased."""
+    value = str(text).strip().lower()
+    match = _PATTERN_RE.match(value)
+    if not match:
+        raise ValueError(f"{text!r} is not cbr, poisson or burst:N (N >= 1)")
+    if match.group(2) is not None and int(match.group(2)) > MAX_BURST:
+        raise ValueError(f"{text!r} has a burst size above {MAX_BURST}")
+    return value
+
+
 _PARSERS: dict[str, Callable[[Any], Any]] = {
     "rate": units.parse_rate,
     "probability": _parse_probability,
@@ -572,9 +595,7 @@ def parse_value(opt: Option, text: Any) -> Any:
             if value not in opt.choices:
                 raise ValueError(f"{text!r} is not one of {', '.join(opt.choices)}")
         elif opt.kind == "pattern":
-            value = str(text).strip().lower()
-            if not _PATTERN_RE.match(value):
-                raise ValueError(f"{text!r} is not cbr, poisson or burst:N (N >= 1)")
+            value = _parse_pattern(text)
         elif opt.kind == "topology":
             value = str(text).strip()
             if value not in _TOPOLOGIES and not value.endswith((".yaml", ".yml")):
@@ -643,29 +664,92 @@ def resolve(
         from lanloss import hosts
 
         hosts.apply(params, explicit, host_file)
-        _check_host(params)
+        _check_host(params, explicit)
     elif host_file is not None:
         raise OptionError(f"--host-file: {host_file!r}: host files are for the simulator")
+    if source == "bed":
+        _check_recv_work(params)
     return params
 
 
-def _check_host(params: dict[str, Any]) -> None:
+def _check_recv_work(params: dict[str, Any]) -> None:
+    """The testbed's receiver must get through a batch of datagrams' work within the stop
+    grace, or it is killed before it writes its report (RECV_BATCH, RECV_STOP_GRACE_S).
+
+    lanloss-recv spins recv_work of wall time per datagram; under a recv_cpu quota each
+    spin may end up to one CFS period minus the quota late (throttled past its end)."""
+    work, cpu = params.get("recv_work"), params.get("recv_cpu")
+    if not work:
+        return
+    late = CFS_PERIOD_S * (1 - cpu / 100) if cpu is not None else 0.0
+    batch_s = RECV_BATCH * (work + late)
+    if batch_s > RECV_STOP_GRACE_S:
+        quota = f" at recv_cpu {cpu}%" if cpu is not None else ""
+        raise OptionError(
+            f"recv_work: {work:g}s per datagram{quota}: a testbed receiver's batch of up to "
+            f"{RECV_BATCH} datagrams can take {batch_s:.3g}s to work through, more than the "
+            f"{RECV_STOP_GRACE_S:g}s it has after the stop to write its report"
+        )
+
+
+def whole_ns(seconds: float) -> int:
+    """A time as the simulator keeps it: whole nanoseconds (ns-3's Time resolution), halves
+    rounded up as ns-3's llround does (0.5 ns -> 1 ns)."""
+    return math.floor(seconds * 1e9 + 0.5)
+
+
+def _check_host(params: dict[str, Any], explicit: set[str]) -> None:
     """Combinations of host values the model cannot run (sim, after the preset filled them)."""
     if params["host"] == "ideal":
         return
-    period, length = params["stall_period"], params["stall_length"]
-    if (period > 0) != (length > 0):
+    _check_stall(params["stall_period"], params["stall_length"])
+    _check_reader_cores(params, explicit)
+    if params["rx_fifo"] < params["mtu"] + 18:
+        raise OptionError(
+            f"rx_fifo: {params['rx_fifo']} bytes cannot hold one frame of MTU {params['mtu']}"
+        )
+
+
+def _check_reader_cores(params: dict[str, Any], explicit: set[str]) -> None:
+    """reader_cores others asked for on a single core: there is no other core. A single-core
+    preset's own "others" (its readers share the one core) is its setting, not a request."""
+    from lanloss.hosts import PRESETS
+
+    preset = PRESETS.get(params["host"], {})
+    presets_own = preset.get("reader_cores") == "others" and preset.get("cores") == 1
+    asked = "reader_cores" in explicit and params["reader_cores"] == "others"
+    if asked and params["cores"] == 1 and not presets_own:
+        raise OptionError(
+            "reader_cores: 'others' needs more than one core (cores is 1: there is no core "
+            "other than the interrupt's); use reader_cores all or cores 2 or more"
+        )
+
+
+def _check_stall(period: float, length: float) -> None:
+    """The stall schedule as the simulator will run it: both times in whole nanoseconds."""
+    period_ns, length_ns = whole_ns(period), whole_ns(length)
+    for name, value, ns in (
+        ("stall_period", period, period_ns),
+        ("stall_length", length, length_ns),
+    ):
+        if value > 0 and ns == 0:
+            raise OptionError(
+                f"{name}: {value:g}s rounds to 0 ns (the simulator's times are whole "
+                "nanoseconds); give 0 or at least 1ns"
+            )
+    if (period_ns > 0) != (length_ns > 0):
         raise OptionError(
             f"stall_length: {length:g}s and stall_period {period:g}s must both be 0 or both "
             "positive"
         )
-    if period > 0 and length >= period:
-        raise OptionError(
-            f"stall_length: {length:g}s must be shorter than stall_period {period:g}s"
+    if period_ns > 0 and length_ns >= period_ns:
+        rounded = (
+            f" (in the simulator's whole nanoseconds: {length_ns} ns and {period_ns} ns)"
+            if (length_ns, period_ns) != (length * 1e9, period * 1e9)
+            else ""
         )
-    if params["rx_fifo"] < params["mtu"] + 18:
         raise OptionError(
-            f"rx_fifo: {params['rx_fifo']} bytes cannot hold one frame of MTU {params['mtu']}"
+            f"stall_length: {length:g}s must be shorter than stall_period {period:g}s{rounded}"
         )
 
 

@@ -12,13 +12,12 @@ holding what no traced drop point (sim) or kernel counter (bed) explains.
 from __future__ import annotations
 
 import json
-import os
-import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from lanloss import inputs, outputs
 
 SCHEMA = "lanloss.run/1"
 
@@ -30,7 +29,7 @@ DROP_POINTS: tuple[str, ...] = (
     "switch_egress",  # switch egress port buffer / shared pool full
     "rx_error",  # frame discarded by the receiving NIC as corrupt: rx_crc_errors
     "rx_fifo",  # NIC FIFO overflow: rx_missed_errors / rx_fifo_errors
-    "rx_ring",  # no RX descriptor: rx_no_buffer_count
+    "rx_ring",  # no RX descriptor or buffer free (testbed/nic_counters.py per driver)
     "backlog",  # softnet_stat column 2
     "reassembly",  # Ip ReasmFails
     "socket_rcvbuf",  # Udp RcvbufErrors, SO_RXQ_OVFL
@@ -49,10 +48,14 @@ def empty_drops() -> dict[str, int]:
 # -- the schema, checked when a record is read (a bad field is named, not a traceback) ---
 
 
+# Counts are JSON integers from 0 to the largest int64 (a table's column type): a float
+# ("sent": 1e20) or a negative count is a damaged record, not a run.
+MAX_COUNT = 2**63 - 1
+_COUNT_TEXT = f"a whole number from 0 to {MAX_COUNT} (2**63-1)"
+
+
 def _is_count(v: Any) -> bool:
-    if isinstance(v, bool):
-        return False
-    return isinstance(v, int) or (isinstance(v, float) and v.is_integer())
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_COUNT
 
 
 def _is_number(v: Any) -> bool:
@@ -67,13 +70,20 @@ def _need(ok: bool, field_: str, value: Any, what: str) -> None:
 def _check_counts(where: str, d: dict[str, Any], keys: tuple[str, ...]) -> None:
     for k in keys:
         if k in d:
-            _need(_is_count(d[k]), f"{where}.{k}", d[k], "a whole number")
+            _need(_is_count(d[k]), f"{where}.{k}", d[k], _COUNT_TEXT)
 
 
 def _check_numbers(where: str, d: dict[str, Any], keys: tuple[str, ...]) -> None:
     for k in keys:
         if d.get(k) is not None:
             _need(_is_number(d[k]), f"{where}.{k}", d[k], "a number")
+
+
+def _check_not_above_sent(where: str, d: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """received and lost count datagrams that were sent: neither exceeds sent."""
+    for k in keys:
+        if k in d and d[k] > d["sent"]:
+            raise RecordError(f"{where}.{k}: {d[k]!r} is more than {where}.sent {d['sent']!r}")
 
 
 def _check_drops(where: str, drops: Any) -> None:
@@ -122,12 +132,15 @@ def check_schema(data: dict[str, Any]) -> None:
     for key in ("params", "env", "totals", "pause", "timing", "extra", "cpu"):
         if key in data:
             _need(isinstance(data[key], dict), key, data[key], "a mapping")
+    if not data["params"]:
+        raise RecordError("params: empty (a record names the options of its run)")
     _check_params(data["params"])
     totals = data["totals"]
     for k in ("sent", "received"):
         if k not in totals:
             raise RecordError(f"totals.{k}: missing")
     _check_counts("totals", totals, ("sent", "received"))
+    _check_not_above_sent("totals", totals, ("received",))
     _check_numbers("totals", totals, ("loss", "offered_bps", "offered_pps", "goodput_bps"))
     _check_drops("drops", data.get("drops", {}))
     flows = data.get("flows", [])
@@ -144,6 +157,7 @@ def check_schema(data: dict[str, Any]) -> None:
         for k in ("sender", "receiver"):
             _need(isinstance(f[k], str), f"{where}.{k}", f[k], "a host name")
         _check_counts(where, f, ("sent", "received", "lost", "duplicated", "reordered"))
+        _check_not_above_sent(where, f, ("received", "lost"))
         _check_numbers(where, f, ("goodput_bps",))
         for k in ("latency_us", "loss_runs"):
             if k in f:
@@ -227,10 +241,9 @@ class RunRecord:
 def load(path: str) -> RunRecord:
     """A record file, checked against the schema; RecordError names the file and field."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+        data = inputs.load_json(path, "run record")
+    except inputs.InputError as exc:
+        raise RecordError(f"{inputs.shown_path(path)}: {exc.why}") from None
     try:
         return RunRecord.from_dict(data)
     except RecordError as exc:
@@ -242,39 +255,21 @@ def dump_json(data: Any) -> str:
 
 
 def emit(record: RunRecord, out: str | None) -> None:
-    """A run's record to `out` (whole or not at all), or to stdout without one."""
-    text = dump_json(record.to_dict())
-    if out:
-        write_atomic(out, text)
-    else:
-        sys.stdout.write(text)
+    """A run's record to `out` (lanloss.outputs' rule: whole or not at all for a file), or
+    to stdout without one."""
+    write_atomic(out or "-", dump_json(record.to_dict()))
 
 
 @contextmanager
-def atomic_file(path: str, suffix: str = "") -> Iterator[str]:
-    """A temp path in `path`'s folder to write to; when the block ends it is fsynced and
-    renamed to `path` (whole), or removed if the block failed (nothing)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=folder)
-    os.close(fd)
-    try:
+def atomic_file(path: str, suffix: str = "", flag: str = "--out") -> Iterator[str]:
+    """A temp path to write `path`'s content to; when the block ends the content goes to
+    `path` by lanloss.outputs' rule (a file: fsynced and renamed, whole; a device or FIFO:
+    written through), or nowhere if the block failed."""
+    with outputs.atomic_file(path, suffix, flag) as tmp:
         yield tmp
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a result is for everyone
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write a file whole or not at all: temp file in the same folder, fsync, rename."""
-    with atomic_file(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
+def write_atomic(path: str, text: str, flag: str = "--out") -> None:
+    """`text` to `path` by lanloss.outputs' rule: a file whole or not at all (temp file in
+    the target's folder, fsync, rename); a device, FIFO or `-` written through."""
+    outputs.write_text(path, text, flag)

@@ -7,7 +7,7 @@ A study is a YAML mapping (``config/studies/<name>.yaml``; the default study is
     name: default                 # [a-z0-9_-]+ ; results go under results/*/<name>
     description: "..."
     source: [sim, bed]            # which sources run every point
-    repetitions: 2                # seeds 1..N (option `seed`), unless seed is given
+    repetitions: 2                # seeds 1..N (option `seed`; N <= 1000), unless seed is given
     fixed: {duration: 0.5s}       # options held for every point
     grid: {rate: [20Mbps, 95Mbps]}   # cross product of lists over option names
     # or grids: [{...}, {...}]    # sub-grids whose points are unioned; an entry may
@@ -36,6 +36,7 @@ import argparse
 import functools
 import itertools
 import os
+import re
 import shlex
 import sys
 from dataclasses import dataclass, field
@@ -44,12 +45,14 @@ from typing import Any
 
 import yaml
 
+from lanloss import inputs
 from lanloss import options as vocab
 from lanloss.options import OptionError
 from lanloss.sweep import point_id
 
 SOURCES = ("sim", "bed")
-NAME_PATTERN = "^[a-z0-9_-]+$"
+NAME_PATTERN = "^[a-z0-9_-]+$"  # checked again with fullmatch: `$` matches before a final "\n"
+MAX_REPETITIONS = 1000  # seeds 1..N per point; more is a typo (and points to expand)
 # Keys of config/config.yaml that belong to the workflow, not to its default study.
 WORKFLOW_KEYS = ("studies", "results", "bed", "bed_args")
 
@@ -108,7 +111,12 @@ def schema() -> dict[str, Any]:
             "name": {"type": "string", "pattern": NAME_PATTERN},
             "description": {"type": "string", "default": ""},
             "source": {**sources(), "default": ["sim"]},
-            "repetitions": {"type": "integer", "minimum": 1, "default": 1},
+            "repetitions": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_REPETITIONS,
+                "default": 1,
+            },
             "fixed": {"$ref": "#/$defs/fixed", "default": {}},
             "grid": {"$ref": "#/$defs/grid"},
             "grids": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/grid"}},
@@ -195,11 +203,40 @@ def validate(data: Any, where: str) -> dict[str, Any]:
             known = e.schema.get("properties", {})
             extra = sorted(k for k in e.instance if k not in known)
             what = "key" if not e.absolute_path else "option"
-            msg = f"unknown {what} {extra[0]!r}" if extra else e.message
-        else:
-            msg = e.message
+            msg = f"unknown {what} {inputs.shown(extra[0])}" if extra else e.message
+        else:  # the schema's message with the study's value shortened
+            msg = e.message.replace(repr(e.instance), inputs.shown(e.instance), 1)
         raise StudyError(f"study {where}: {_where(e)}: {msg}")
+    _check_name(data["name"], where)
     return data
+
+
+def _check_name(name: str, where: str) -> None:
+    """The whole name matches NAME_PATTERN: it names folders and Snakemake wildcards, where
+    a trailing newline (which the schema's `$` lets through) breaks them."""
+    if not re.fullmatch(NAME_PATTERN.strip("^$"), name):
+        raise StudyError(f"study {where}: name: {name!r} is not [a-z0-9_-]+")
+
+
+def _check_overlap(study: Study, entry: dict[str, Any], k: int) -> None:
+    """An option is given in one place per point: in `fixed`, in a grid's lists, or in a grid's
+    `sim:`/`bed:` mapping. Which would win is a guess, so two places are an error (as
+    `lanloss sweep --set X --fixed X`)."""
+    where = f"grids[{k}]" if len(study.grids) > 1 else "grid"
+    lists = [n for n in entry if n not in ("source", *SOURCES)]
+    for name in lists:
+        if name in study.fixed:
+            raise StudyError(
+                f"study {study.where}: {name} is in both fixed and {where}; give it in one"
+            )
+    for source in SOURCES:
+        for name in entry.get(source) or {}:
+            if name in lists or name in study.fixed:
+                other = where if name in lists else "fixed"
+                raise StudyError(
+                    f"study {study.where}: {name} is in both {where}.{source} and {other}; "
+                    "give it in one"
+                )
 
 
 # -- points -----------------------------------------------------------------------------
@@ -267,6 +304,7 @@ def _expand(
     study: Study, entry: dict[str, Any], k: int
 ) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
     """(source, given, params) for every point of one grid entry, all validated."""
+    _check_overlap(study, entry, k)
     entry = dict(entry)
     sources = tuple(entry.pop("source", study.sources))
     only = {s: {n: _text(v) for n, v in (entry.pop(s, None) or {}).items()} for s in SOURCES}
@@ -304,20 +342,87 @@ def _expand(
     return out
 
 
-def bed_backend(bed_args: str | None) -> tuple[str, str, str | None]:
-    """(backend, tool, inventory) that `lanloss bed run {bed_args}` will use."""
+# bed_args say where and how the testbed measures: the testbed options of `lanloss bed run`
+# and its --prefix/--state-dir. What it measures is the study's (the point ids and records
+# show it), and the workflow gives --out and --no-progress itself; these are refused.
+BED_ARGS_REFUSED = {
+    "--slow-receiver": "is a run option (recv_cpu, recv_work): give it in the study",
+    "--progress": "is set by the workflow (--no-progress)",
+    "--no-progress": "is set by the workflow",
+}
+
+
+@functools.cache
+def _bed_run_parser() -> argparse.ArgumentParser:
+    """`lanloss bed run`'s options, parsed as that command parses them (no --out, no --help)."""
+    from lanloss.cli import _Parser
+    from lanloss.testbed import cli as bed_cli
+
+    parser = _Parser(prog="lanloss bed run", add_help=False)
+    bed_cli._run_args(parser)
+    return parser
+
+
+def _bed_args_options() -> tuple[dict[str, argparse.Action], set[str]]:
+    """(the options bed_args may hold -> their actions, the vocabulary's option strings)."""
+    parser = _bed_run_parser()
+    allowed: dict[str, argparse.Action] = {}
+    vocabulary: set[str] = set()
+    for group in parser._action_groups:
+        for action in group._group_actions:
+            if group.title == "testbed" or action.dest in ("prefix", "state_dir"):
+                allowed.update((flag, action) for flag in action.option_strings)
+            else:
+                vocabulary.update(action.option_strings)
+    for flag in BED_ARGS_REFUSED:
+        allowed.pop(flag, None)
+    return allowed, vocabulary
+
+
+def bed_args_tokens(bed_args: str | None) -> list[str]:
+    """bed_args as `lanloss bed run` arguments, each a whole token (shlex), checked: only the
+    testbed options, with values that command accepts. StudyError names the first bad token.
+    The workflow passes them on with shlex.join: no shell sees them as syntax."""
+    if bed_args is not None and not isinstance(bed_args, str):
+        raise StudyError(f"bed_args: {bed_args!r} is not a string of options")
     try:
-        args = shlex.split(bed_args or "")
+        tokens = shlex.split(bed_args or "")
     except ValueError as exc:
         raise StudyError(f"bed_args: {bed_args!r}: {exc}") from None
-    found: dict[str, Any] = {"--backend": "netns", "--tool": "lanloss", "--inventory": None}
-    for i, a in enumerate(args):
-        for flag in found:
-            if a == flag and i + 1 < len(args):
-                found[flag] = args[i + 1]
-            elif a.startswith(flag + "="):
-                found[flag] = a.split("=", 1)[1]
-    return found["--backend"], found["--tool"], found["--inventory"]
+    allowed, vocabulary = _bed_args_options()
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        flag = token.split("=", 1)[0]
+        action = allowed.get(flag) if token.startswith("--") else None
+        if action is None:
+            if flag in BED_ARGS_REFUSED:
+                why = BED_ARGS_REFUSED[flag]
+            elif flag in vocabulary:
+                why = "is a run option: give it in the study (fixed or grid)"
+            else:
+                why = (
+                    "is not a testbed option of `lanloss bed run` (bed_args take "
+                    f"{', '.join(sorted(allowed))})"
+                )
+            raise StudyError(f"bed_args: {token!r} {why}")
+        i += 2 if action.nargs != 0 and "=" not in token else 1  # the option's value
+    from lanloss.cli import UsageError
+    from lanloss.testbed import runner
+
+    try:
+        args = _bed_run_parser().parse_args(tokens)
+        runner.check_prefix(args.prefix)
+    except (UsageError, OptionError) as exc:
+        raise StudyError(f"bed_args: {bed_args!r}: {exc}") from None
+    return tokens
+
+
+def bed_backend(bed_args: str | None) -> tuple[str, str, str | None]:
+    """(backend, tool, inventory) that `lanloss bed run {bed_args}` will use; bed_args
+    checked by bed_args_tokens."""
+    args = _bed_run_parser().parse_args(bed_args_tokens(bed_args))
+    return args.backend, args.tool, args.inventory
 
 
 def _check_figures(study: Study) -> None:
@@ -342,7 +447,10 @@ def _check_backend(study: Study, bed_args: str | None) -> None:
         except OptionError as exc:
             shown = ", ".join(f"{n}={v}" for n, v in p.given.items())
             raise StudyError(f"study {study.where}: sim point {{{shown}}}: {exc}") from None
-    backend, tool, inventory = bed_backend(bed_args)
+    try:
+        backend, tool, inventory = bed_backend(bed_args)
+    except StudyError as exc:
+        raise StudyError(f"study {study.where}: {exc}") from None
     bed_points = study.points_for("bed")
     inv = None
     if backend == "ssh" and inventory and bed_points:
@@ -396,13 +504,12 @@ def from_mapping(data: Any, where: str = "", bed_args: str | None = None) -> Stu
 
 
 def _read_yaml(path: str | Path) -> Any:
+    """A study file's document (lanloss.inputs: its limits, no duplicate keys, keys as
+    written), or a StudyError (the workflow turns that one into its own one-line error)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
-    except OSError as exc:
-        raise StudyError(f"study {path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise StudyError(f"study {path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        return inputs.load_yaml(str(path), "study")
+    except inputs.InputError as exc:
+        raise StudyError(str(exc)) from None
 
 
 def load(path: str | Path) -> Study:
@@ -411,6 +518,7 @@ def load(path: str | Path) -> Study:
     bed_args = None
     if isinstance(data, dict) and ("studies" in data or "bed_args" in data):
         wf, data = split_config(data)
+        check_workflow_keys(wf)
         bed_args = wf.get("bed_args")
     return from_mapping(data, str(path), bed_args)
 
@@ -420,6 +528,27 @@ def split_config(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     wf = {k: v for k, v in config.items() if k in WORKFLOW_KEYS}
     default = {k: v for k, v in config.items() if k not in WORKFLOW_KEYS}
     return wf, default
+
+
+def check_results(results: Any) -> None:
+    """`results` names every output path of the workflow's jobs: a folder path that Snakemake
+    and the jobs' command lines carry as one word (they are quoted; wildcard braces, control
+    characters and a leading '-', read as an option, they cannot carry)."""
+    if not isinstance(results, str) or not results.strip():
+        raise StudyError(f"results: {results!r} is not a folder path")
+    bad = [c for c in results if c in "{}" or not c.isprintable()]
+    if bad:
+        raise StudyError(f"results: {results!r}: a folder path without {bad[0]!r}")
+    if results.startswith("-"):
+        raise StudyError(f"results: {results!r} starts with '-' (an option); write ./{results}")
+
+
+def check_workflow_keys(wf: dict[str, Any]) -> None:
+    """The workflow's own keys that the schema cannot judge: results and bed_args."""
+    if "results" in wf:
+        check_results(wf["results"])
+    if wf.get("bed_args"):
+        bed_args_tokens(str(wf["bed_args"]))
 
 
 def study_mappings(

@@ -13,11 +13,14 @@ parameters. The Snakemake workflow builds on the same naming.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import hashlib
 import itertools
 import json
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from lanloss import options as vocab
@@ -98,8 +101,48 @@ def run_sweep(
     runner: Callable[[dict[str, Any]], RunRecord],
     progress: Callable[[str], None] = print,
 ) -> list[tuple[str, RunRecord]]:
-    """Run the missing points; returns (path, record) for every point."""
+    """Run the missing points; returns (path, record) for every point.
+
+    The folder is held by one sweep at a time (``folder_lock``): a second sweep into it
+    waits, then runs only the points the first left without a record."""
     os.makedirs(out_dir, exist_ok=True)
+    with folder_lock(out_dir):
+        return _run_points(params_list, out_dir, runner, progress)
+
+
+LOCK_FILE = ".lanloss-sweep.lock"  # in the output folder; `lanloss table DIR` reads *.json
+
+
+@contextlib.contextmanager
+def folder_lock(out_dir: str, say: Callable[[str], None] | None = None) -> Iterator[None]:
+    """An exclusive flock on OUT/.lanloss-sweep.lock for the block. Held by another sweep:
+    say so once (stderr) and wait for it. The kernel drops the lock when its holder exits,
+    however it ends, so a crashed sweep leaves no stale lock (the file stays, empty)."""
+    say = say or (lambda text: print(f"lanloss sweep: {text}", file=sys.stderr, flush=True))
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW  # a planted symlink: refused
+    try:
+        fd = os.open(os.path.join(out_dir, LOCK_FILE), flags, 0o666)
+    except OSError as exc:
+        raise vocab.OptionError(
+            f"--out: cannot open the lock {os.path.join(out_dir, LOCK_FILE)}: {exc.strerror}"
+        ) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"{out_dir} is in use by another sweep; waiting for it to finish")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _run_points(
+    params_list: list[dict[str, Any]],
+    out_dir: str,
+    runner: Callable[[dict[str, Any]], RunRecord],
+    progress: Callable[[str], None],
+) -> list[tuple[str, RunRecord]]:
     results = []
     for i, params in enumerate(params_list, 1):
         path = os.path.join(out_dir, point_id(params) + ".json")

@@ -32,9 +32,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
-from lanloss import paths, units
+from lanloss import inputs, paths, units
+from lanloss.inputs import shown
 from lanloss.options import OptionError
 
 ROLES = ("sender", "receiver", "host")
@@ -128,11 +127,12 @@ def of_params(params: dict[str, Any], delays: bool = True) -> dict[str, Any]:
 
 
 def _fail(path: str, why: str) -> OptionError:
-    return OptionError(f"topology: {path}: {why}")
+    return OptionError(f"topology: {inputs.shown_path(path)}: {why}")
 
 
 # Names go into the scenario program's line format, namespace and file names: no
-# spaces, ';', '#' or slashes.
+# spaces, ';', '#', slashes or newlines (checked with fullmatch: a bare `$` also matches
+# before a final newline).
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 
 
@@ -142,61 +142,78 @@ def _section(path: str, doc: dict[str, Any], key: str, kind: type) -> Any:
         return kind()
     if not isinstance(value, kind):
         want = "a list" if kind is list else "a mapping"
-        raise _fail(path, f"{key}: expected {want}, got {value!r}")
+        raise _fail(path, f"{key}: expected {want}, got {shown(value)}")
     return value
 
 
 def _name(path: str, what: str, value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise _fail(path, f"{what} name {value!r} is not a name")
+    # A name is text as written: YAML reads a bare 0x1A, 010, 1e3 or yes as a number or a
+    # boolean, which would name another node than the one the user wrote.
+    if isinstance(value, (bool, int, float)):
+        raise _fail(path, f"{what} name {shown(value)} is not text: write it in quotes")
+    if not isinstance(value, str):
+        raise _fail(path, f"{what} name {shown(value)} is not a name")
     name = str(value)
-    if not _NAME_RE.match(name):
+    if not _NAME_RE.fullmatch(name):
         raise _fail(
             path,
-            f"{what} name {name!r}: use 1-32 letters, digits, '_', '.' or '-' "
+            f"{what} name {shown(name)}: use 1-32 letters, digits, '_', '.' or '-' "
             "(starting with a letter or digit)",
         )
     return name
+
+
+def _check_counts(path: str, switches: list[str], hosts: dict[str, str]) -> None:
+    """A topology file is held to the named topologies' caps: the `senders` and `receivers`
+    options' maxima, and a two-tier's core and edge switches (each node is a namespace on
+    the testbed)."""
+    from lanloss.options import BY_NAME
+
+    max_switches = 1 + int(BY_NAME["edge_switches"].maximum or 0)
+    for role, option in (("sender", "senders"), ("receiver", "receivers")):
+        count, cap = list(hosts.values()).count(role), int(BY_NAME[option].maximum or 0)
+        if count > cap:
+            raise _fail(path, f"{count} {role}s: at most {cap} (as the option {option})")
+    cap = int(BY_NAME["senders"].maximum or 0) + int(BY_NAME["receivers"].maximum or 0)
+    if len(hosts) > cap:
+        raise _fail(path, f"{len(hosts)} hosts: at most {cap}")
+    if len(switches) > max_switches:
+        raise _fail(path, f"{len(switches)} switches: at most {max_switches}")
 
 
 def _link(path: str, i: int, raw: Any, default_delay: float) -> tuple[str, str, int, float]:
     if isinstance(raw, dict):
         unknown = set(raw) - {"a", "b", "rate", "delay"}
         if unknown:
-            raise _fail(path, f"link {i + 1}: unknown keys {sorted(unknown)}")
+            raise _fail(path, f"link {i + 1}: unknown keys {shown(sorted(unknown))}")
         fields = [raw.get("a"), raw.get("b"), raw.get("rate"), raw.get("delay")]
     elif isinstance(raw, (list, tuple)) and 3 <= len(raw) <= 4:
         fields = list(raw) + [None] * (4 - len(raw))
     else:
-        raise _fail(path, f"link {i + 1}: expected [a, b, rate, delay?], got {raw!r}")
+        raise _fail(path, f"link {i + 1}: expected [a, b, rate, delay?], got {shown(raw)}")
     a, b, rate, delay = fields
-    if not a or not b:
-        raise _fail(path, f"link {i + 1}: both ends must be named, got {raw!r}")
+    if a is None or b is None:
+        raise _fail(path, f"link {i + 1}: both ends must be named, got {shown(raw)}")
+    a, b = _name(path, f"link {i + 1} end", a), _name(path, f"link {i + 1} end", b)
     try:
         bps = units.parse_rate(rate)
         seconds = default_delay if delay is None else units.parse_time(delay)
     except ValueError as exc:
         raise _fail(path, f"link {a} - {b}: {exc}") from None
-    return str(a), str(b), bps, seconds
+    return a, b, bps, seconds
 
 
 def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
     """Read and validate a topology file; returns {switches, hosts, links, flows}."""
     try:
-        with open(paths.data_file(path), encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh)
-    except OSError as exc:
-        raise _fail(path, f"cannot read: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        why = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
-        at = f" at line {mark.line + 1}" if mark is not None else ""
-        raise _fail(path, f"not valid YAML{at}: {why}") from None
+        doc = inputs.load_yaml(paths.data_file(path), "topology file")
+    except inputs.InputError as exc:
+        raise _fail(path, exc.why) from None
     if not isinstance(doc, dict):
         raise _fail(path, "expected a mapping with switches, hosts, links")
     unknown = set(doc) - {"switches", "hosts", "links", "flows"}
     if unknown:
-        raise _fail(path, f"unknown sections {sorted(unknown)}")
+        raise _fail(path, f"unknown sections {shown(sorted(unknown))}")
 
     raw_switches = _section(path, doc, "switches", list)
     raw_hosts = _section(path, doc, "hosts", dict)
@@ -207,11 +224,13 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
     for name, spec in raw_hosts.items():
         name = _name(path, "host", name)
         if isinstance(spec, dict) and set(spec) - {"role"}:
-            raise _fail(path, f"host {name!r}: unknown keys {sorted(set(spec) - {'role'})}")
+            unknown_keys = shown(sorted(set(spec) - {"role"}))
+            raise _fail(path, f"host {name!r}: unknown keys {unknown_keys}")
         role = spec.get("role") if isinstance(spec, dict) else spec
         if role not in ROLES:
-            raise _fail(path, f"host {name!r}: role {role!r} is not one of {', '.join(ROLES)}")
+            raise _fail(path, f"host {name!r}: role {shown(role)} is not one of {', '.join(ROLES)}")
         hosts[name] = role
+    _check_counts(path, switches, hosts)
     names = switches + list(hosts)
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
@@ -261,8 +280,9 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
             or not {"from", "to"} <= set(f)
             or set(f) - {"from", "to", "rate"}
         ):
-            raise _fail(path, f"flow {i + 1}: expected {{from, to, rate?}}, got {f!r}")
-        src, dst = str(f["from"]), str(f["to"])
+            raise _fail(path, f"flow {i + 1}: expected {{from, to, rate?}}, got {shown(f)}")
+        src = _name(path, f"flow {i + 1} from", f["from"])
+        dst = _name(path, f"flow {i + 1} to", f["to"])
         if src == dst:
             raise _fail(path, f"flow {src} -> {dst} sends to itself")
         for end in (src, dst):

@@ -46,16 +46,33 @@ MAX_TIME = 86400.0  # one day
 _TIME_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(s|ms|us|µs|ns|min)?\s*$")
 
 
+def _finite(what: str, text: object, value: float) -> None:
+    """Infinite and NaN values are named as such (not as "negative" or "unparsable")."""
+    if math.isnan(value):
+        raise ValueError(f"{what} {text!r} is not a number (NaN)")
+    if math.isinf(value):
+        raise ValueError(f"{what} {text!r} is infinite; give a finite value")
+
+
+def _finite_text(what: str, text: object) -> None:
+    """Text spelling infinity or NaN ("inf", "-Infinity", "nan", "nans") named as such."""
+    s = str(text).strip().lstrip("+-").lower()
+    if s.startswith(("inf", "nan")):
+        _finite(what, text, float(s[:3]))
+
+
 def parse_rate(text: str | int | float) -> int:
     """'100Mbps', '1Gbit/s', '20M', '5e6' -> bit/s. Rejects zero and negatives."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
     else:
-        m = _RATE_RE.match(str(text))
+        _finite_text("rate", text)
+        m = _RATE_RE.fullmatch(str(text))
         if not m:
             raise ValueError(f"cannot parse rate {text!r} (expected e.g. 100Mbps, 1Gbps, 20M)")
         value = float(m.group(1)) * _RATE_PREFIX[m.group(2).lower()]
-    if not math.isfinite(value) or value <= 0:
+    _finite("rate", text, value)
+    if value <= 0:
         raise ValueError(f"rate {text!r} must be a positive bit rate")
     if round(value) < 1:
         raise ValueError(f"rate {text!r} is below 1 bit/s")
@@ -70,10 +87,20 @@ def parse_size(text: str | int) -> int:
         if text < 0:
             raise ValueError(f"size {text!r} must not be negative")
         return text
-    m = _SIZE_RE.match(str(text))
+    if isinstance(text, float):
+        _finite("size", text, text)
+        if text < 0:
+            raise ValueError(f"size {text!r} must not be negative")
+    m = _SIZE_RE.fullmatch(str(text))
     if not m or m.group(2).lower() not in _SIZE_PREFIX:
+        if str(text).strip().startswith("-"):
+            raise ValueError(f"size {text!r} must not be negative")
         raise ValueError(f"cannot parse size {text!r} (expected e.g. 1472, 128KiB, 2MB)")
-    value = float(m.group(1)) * _SIZE_PREFIX[m.group(2).lower()]
+    number, scale = m.group(1), _SIZE_PREFIX[m.group(2).lower()]
+    if "." not in number:  # whole numbers exactly (a float would round 2**64 + 1)
+        return int(number) * scale
+    value = float(number) * scale
+    _finite("size", text, value)
     if value != int(value):
         raise ValueError(f"size {text!r} is not a whole number of bytes")
     return int(value)
@@ -85,13 +112,15 @@ def parse_time(text: str | int | float) -> float:
         value = float(text)
     else:
         s = str(text).strip()
+        _finite_text("duration", text)
         if s.startswith("-"):
             raise ValueError(f"duration {text!r} must not be negative")
-        m = _TIME_RE.match(s)
+        m = _TIME_RE.fullmatch(s)
         if not m:
             raise ValueError(f"cannot parse duration {text!r} (expected e.g. 2s, 200ms, 1us)")
         value = float(m.group(1)) * _TIME_UNIT[m.group(2) or "s"]
-    if not math.isfinite(value) or value < 0:
+    _finite("duration", text, value)
+    if value < 0:
         raise ValueError(f"duration {text!r} must not be negative")
     if value > MAX_TIME:
         raise ValueError(f"duration {text!r} is above the longest lanloss runs, 1 day (86400s)")

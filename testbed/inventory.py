@@ -32,11 +32,12 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
+from lanloss import inputs
+from lanloss.inputs import shown
 from lanloss.options import OptionError
 
 ROLES = ("sender", "receiver", "both")
+# Checked with fullmatch: a bare `$` also matches before a final newline ("a\n").
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 _IFACE_RE = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
 _USER_RE = re.compile(r"^[a-z_][a-z0-9_.-]{0,31}\$?$", re.IGNORECASE)
@@ -89,7 +90,7 @@ class Inventory:
 
 
 def _fail(path: str, why: str) -> OptionError:
-    return OptionError(f"inventory: {path}: {why}")
+    return OptionError(f"inventory: {inputs.shown_path(path)}: {why}")
 
 
 def check_ipv4(value: Any, what: str) -> str:
@@ -97,9 +98,9 @@ def check_ipv4(value: Any, what: str) -> str:
     try:
         addr = ipaddress.IPv4Address(str(value).strip())
     except ValueError:
-        raise ValueError(f"{what} {value!r} is not an IPv4 address") from None
+        raise ValueError(f"{what} {shown(value)} is not an IPv4 address") from None
     if addr.is_unspecified or addr.is_multicast or addr == ipaddress.IPv4Address("255.255.255.255"):
-        raise ValueError(f"{what} {value!r} is not a host address")
+        raise ValueError(f"{what} {shown(value)} is not a host address")
     return str(addr)
 
 
@@ -111,8 +112,8 @@ def _address(path: str, host: str, value: Any) -> str:
         return str(ipaddress.ip_address(text))
     except ValueError:
         pass
-    if re.fullmatch(r"[0-9.]+", text) or not _HOSTNAME_RE.match(text):
-        raise _fail(path, f"host {host!r}: bad address {text!r}")
+    if re.fullmatch(r"[0-9.]+", text) or not _HOSTNAME_RE.fullmatch(text):
+        raise _fail(path, f"host {host!r}: bad address {shown(text)}")
     try:
         socket.getaddrinfo(text, None, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):
@@ -123,39 +124,40 @@ def _address(path: str, host: str, value: Any) -> str:
 def _ssh_spec(path: str, host: str, raw: dict[str, Any], base_dir: str) -> SshSpec:
     unknown = set(raw) - _SSH_KEYS
     if unknown:
-        raise _fail(path, f"host {host!r}: unknown ssh keys {sorted(unknown)}")
+        raise _fail(path, f"host {host!r}: unknown ssh keys {shown(sorted(unknown))}")
     user = str(raw.get("user", "root"))
-    if not _USER_RE.match(user):
-        raise _fail(path, f"host {host!r}: bad ssh user {user!r}")
+    if not _USER_RE.fullmatch(user):
+        raise _fail(path, f"host {host!r}: bad ssh user {shown(user)}")
     key_raw = raw.get("key")
     if not key_raw:
         raise _fail(path, f"host {host!r}: ssh key is missing (ssh: key: FILE)")
     key = os.path.join(base_dir, os.path.expanduser(str(key_raw)))
     if not os.path.isfile(key):
-        raise _fail(path, f"host {host!r}: ssh key {key_raw!r} does not exist")
+        raise _fail(path, f"host {host!r}: ssh key {shown(key_raw)} does not exist")
     if not os.access(key, os.R_OK):
-        raise _fail(path, f"host {host!r}: ssh key {key_raw!r} is not readable")
+        raise _fail(path, f"host {host!r}: ssh key {shown(key_raw)} is not readable")
     if stat.S_IMODE(os.stat(key).st_mode) & 0o077:
         raise _fail(
             path,
-            f"host {host!r}: ssh key {key_raw!r} is readable by others (ssh refuses it; chmod 600)",
+            f"host {host!r}: ssh key {shown(key_raw)} is readable by others "
+            "(ssh refuses it; chmod 600)",
         )
     port = raw.get("port", 22)
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-        raise _fail(path, f"host {host!r}: bad ssh port {port!r}")
+        raise _fail(path, f"host {host!r}: bad ssh port {shown(port)}")
     timeout = raw.get("connect_timeout", 5)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 300:
-        raise _fail(path, f"host {host!r}: bad connect_timeout {timeout!r} (seconds, 0..300)")
+        raise _fail(path, f"host {host!r}: bad connect_timeout {shown(timeout)} (seconds, 0..300)")
     known = raw.get("known_hosts")
     if known is not None:
         known = os.path.join(base_dir, os.path.expanduser(str(known)))
         if not os.path.isdir(os.path.dirname(known) or "."):
-            raise _fail(path, f"host {host!r}: known_hosts folder of {known!r} does not exist")
+            raise _fail(path, f"host {host!r}: known_hosts folder of {shown(known)} does not exist")
     checking = str(raw.get("strict_host_key_checking", "accept-new"))
     if checking not in _CHECKING:
         raise _fail(
             path,
-            f"host {host!r}: strict_host_key_checking {checking!r} is not one of "
+            f"host {host!r}: strict_host_key_checking {shown(checking)} is not one of "
             f"{', '.join(_CHECKING)}",
         )
     return SshSpec(user, key, port, float(timeout), known, checking)
@@ -164,21 +166,14 @@ def _ssh_spec(path: str, host: str, raw: dict[str, Any], base_dir: str) -> SshSp
 def load(path: str) -> Inventory:
     """Read and validate an inventory file; every problem is an OptionError naming it."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh)
-    except FileNotFoundError:
-        raise _fail(path, "file does not exist") from None
-    except OSError as exc:
-        raise _fail(path, f"cannot read: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1}" if where is not None else ""
-        raise _fail(path, f"not valid YAML{at}") from None
+        doc = inputs.load_yaml(path, "inventory")
+    except inputs.InputError as exc:
+        raise _fail(path, exc.why) from None
     if not isinstance(doc, dict):
         raise _fail(path, "expected a mapping with a 'hosts' section")
     unknown = set(doc) - _TOP_KEYS
     if unknown:
-        raise _fail(path, f"unknown sections {sorted(unknown)}")
+        raise _fail(path, f"unknown sections {shown(sorted(unknown))}")
     base_dir = os.path.dirname(os.path.abspath(path))
     defaults = doc.get("ssh") or {}
     if not isinstance(defaults, dict):
@@ -191,17 +186,18 @@ def load(path: str) -> Inventory:
     data_addrs: dict[str, str] = {}
     for name, raw in raw_hosts.items():
         name = str(name)
-        if not _NAME_RE.match(name):
-            raise _fail(path, f"bad host name {name!r}")
+        if not _NAME_RE.fullmatch(name):
+            raise _fail(path, f"bad host name {shown(name)}")
         if not isinstance(raw, dict):
             raise _fail(path, f"host {name!r}: expected a mapping")
         unknown = set(raw) - _HOST_KEYS
         if unknown:
-            raise _fail(path, f"host {name!r}: unknown keys {sorted(unknown)}")
+            raise _fail(path, f"host {name!r}: unknown keys {shown(sorted(unknown))}")
         role = str(raw.get("role", ""))
         if role not in ROLES:
             raise _fail(
-                path, f"host {name!r}: role {raw.get('role')!r} is not one of {', '.join(ROLES)}"
+                path,
+                f"host {name!r}: role {shown(raw.get('role'))} is not one of {', '.join(ROLES)}",
             )
         address = _address(path, name, raw.get("address"))
         data_raw = raw.get("data_address", address)
@@ -213,9 +209,14 @@ def load(path: str) -> Inventory:
             raise _fail(path, f"host {name!r}: data address {data} is also {data_addrs[data]!r}'s")
         data_addrs[data] = name
         iface = str(raw.get("interface", ""))
-        if not _IFACE_RE.match(iface):
-            raise _fail(path, f"host {name!r}: bad or missing interface {raw.get('interface')!r}")
-        ssh_raw = {**defaults, **(raw.get("ssh") or {})}
+        if not _IFACE_RE.fullmatch(iface):
+            raise _fail(
+                path, f"host {name!r}: bad or missing interface {shown(raw.get('interface'))}"
+            )
+        own_ssh = raw.get("ssh") or {}
+        if not isinstance(own_ssh, dict):
+            raise _fail(path, f"host {name!r}: 'ssh' must be a mapping")
+        ssh_raw = {**defaults, **own_ssh}
         hosts[name] = HostSpec(
             name, role, address, data, iface, _ssh_spec(path, name, ssh_raw, base_dir)
         )
@@ -223,7 +224,7 @@ def load(path: str) -> Inventory:
     workdir = str(doc.get("workdir", "/tmp"))
     for key, value in (("tools_dir", tools_dir), ("workdir", workdir)):
         if not value.startswith("/") or any(c in value for c in "\n\0"):
-            raise _fail(path, f"{key} {value!r} must be an absolute path")
+            raise _fail(path, f"{key} {shown(value)} must be an absolute path")
     return Inventory(hosts, os.path.abspath(path), tools_dir, workdir)
 
 

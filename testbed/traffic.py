@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import struct
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lanloss import constants
+from lanloss.options import RECV_STOP_GRACE_S
 from lanloss.testbed.errors import BedError
 from lanloss.testbed.machines import Host
 from lanloss.testbed.transport import Proc, wait_until
@@ -228,6 +230,19 @@ def _tail(path: str) -> str:
     return text.splitlines()[-1] if text else ""
 
 
+def _no_report(exc: BedError, status: int | None, said: str) -> str:
+    """Why a receiver's report is missing, in one line: killed after the stop grace (its
+    report file is opened at start and written last), or its own last words."""
+    if status in (-signal.SIGKILL, 128 + signal.SIGKILL):
+        return (
+            f"{exc}: lanloss-recv did not finish within {RECV_STOP_GRACE_S:g}s of the "
+            "harness's stop and was killed before writing its report (a reader works "
+            "recv_work on each datagram of its batch before it sees the stop)"
+        )
+    how = "still running" if status is None else f"exit status {status}"
+    return f"{exc}; lanloss-recv ({how}) said: {said or 'nothing'}"
+
+
 def _read_json(host: Host, path: str) -> dict[str, Any]:
     data = host.transport.read_file(path)
     try:
@@ -356,8 +371,7 @@ def _run_lanloss(
     while quiet < 2 and time.monotonic() - t1 < 60:
         quiet = quiet + 1 if drained() else 0
         time.sleep(0.05)
-    for h in t.receivers:
-        receivers[h.name].stop(grace=10.0)
+    stopped = {h.name: receivers[h.name].stop(grace=RECV_STOP_GRACE_S) for h in t.receivers}
     timing["drain_s"] = time.monotonic() - t1
 
     senders_rep = {}
@@ -368,7 +382,7 @@ def _run_lanloss(
         try:
             recv_rep[h.name] = _read_json(h, f"{h.workdir}/recv.json")
         except BedError as exc:
-            raise BedError(f"{exc}; lanloss-recv said: {_tail(receivers[h.name].log)}") from None
+            raise BedError(_no_report(exc, stopped[h.name], _tail(receivers[h.name].log))) from None
         if t.keep_log:
             logs[h.name] = read_log(h, f"{h.workdir}/recv.log")
     return Outcome(senders_rep, recv_rep, logs, timing, {})

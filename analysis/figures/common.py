@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from io import StringIO
 from pathlib import Path
@@ -373,19 +372,26 @@ def error_table(figure: str, rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
 SAVED = (".png", ".pdf", "-errors.csv", "-caption.md")
 
 
+def saved_paths(out_dir: str, name: str) -> dict[str, str]:
+    """The files save() writes, by suffix."""
+    return {ext: os.path.join(out_dir, f"{name}{ext}") for ext in SAVED}
+
+
 def save(fig: Figure, errors: pd.DataFrame, out_dir: str, name: str) -> list[str]:
     """DIR/NAME.png, .pdf, -errors.csv and -caption.md (the error table in words, see
-    evidence.py): all written to temporary files first, then renamed, so a failure leaves
-    none of them half-written."""
+    evidence.py): all written to temporary files first, then committed by lanloss.outputs'
+    rule (a file renamed whole, a device or FIFO written through), so a failure leaves none
+    of them half-written."""
+    from lanloss import outputs
     from lanloss.analysis.figures import evidence
 
     os.makedirs(out_dir, exist_ok=True)
-    targets = {ext: os.path.join(out_dir, f"{name}{ext}") for ext in SAVED}
+    targets = saved_paths(out_dir, name)
+    where = {ext: outputs.target(path, "--out") for ext, path in targets.items()}
     temps: dict[str, str] = {}
     try:
         for ext in targets:
-            fd, temps[ext] = tempfile.mkstemp(prefix=".tmp-", suffix=ext, dir=out_dir)
-            os.close(fd)
+            temps[ext] = outputs.temp_for(where[ext], suffix=ext)
         # No creation date in the PDF: the same table draws the same file.
         fig.savefig(temps[".png"], format="png", dpi=150)
         fig.savefig(temps[".pdf"], format="pdf", metadata={"CreationDate": None})
@@ -393,20 +399,11 @@ def save(fig: Figure, errors: pd.DataFrame, out_dir: str, name: str) -> list[str
             fh.write(errors.to_csv(index=False, float_format="%.10g"))
         with open(temps["-caption.md"], "w", encoding="utf-8") as fh:
             fh.write(evidence.caption(name, errors))
-        umask = os.umask(0)
-        os.umask(umask)
-        for tmp in temps.values():
-            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are for everyone
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-        for ext, target in targets.items():
-            os.replace(temps.pop(ext), target)
+        for ext in targets:
+            outputs.commit(temps.pop(ext), where[ext])
     finally:
         for tmp in temps.values():
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
+            outputs.discard(tmp)
         plt.close(fig)
     return list(targets.values())
 

@@ -13,13 +13,28 @@ from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
+from lanloss import inputs as linputs
 from lanloss import study as lstudy
 
 min_version("9.0")
 
 
-validate(config, "../schemas/config.schema.yaml")
+# The config files Snakemake has read are held to the rules of every user file lanloss
+# reads (lanloss.inputs: size, depth, aliases, duplicate keys), as one line, before the
+# schema walks them.
+for _configfile in workflow.configfiles:
+    try:
+        linputs.load_yaml(str(_configfile), "config file")
+    except linputs.InputError as exc:
+        raise WorkflowError(str(exc)) from None
 
+validate(config, "../schemas/config.schema.yaml")
+try:  # what the schema cannot judge: a results path the rules carry, bed_args' options
+    lstudy.check_workflow_keys(config)
+except lstudy.StudyError as exc:
+    raise WorkflowError(str(exc)) from None
+
+# Paths are quoted in every rule's shell command ({output:q}, {input:q}, {log:q}).
 RESULTS = config["results"].rstrip("/") or "."
 # Every rule calls the lanloss CLI with the interpreter running Snakemake (the .venv),
 # also inside Slurm jobs, which re-run Snakemake with the same interpreter.
@@ -66,6 +81,12 @@ def _load_studies():
 
 STUDIES = _load_studies()
 STUDY = {s.name: s for s in STUDIES}
+# bed_args as checked whole tokens (lanloss.study.bed_args_tokens: testbed options only),
+# quoted: the bed_point rule's shell sees each as one word, never as syntax.
+try:
+    BED_ARGS_QUOTED = shlex.join(lstudy.bed_args_tokens(BED_ARGS))
+except lstudy.StudyError as exc:
+    raise WorkflowError(str(exc)) from None
 
 
 # -- the testbed switch ----------------------------------------------------------------------

@@ -47,8 +47,11 @@ rule figure:
             labels={"study": "{study}", "figure": "{figure}"},
         ),
     params:
-        fit=lambda w, input: f"--fit {input.fit}" if input.fit else "",
-        validation=lambda w, input: f"--validation {input.validation}" if input.validation else "",
+        # argument lists, each word quoted by {params.fit:q}
+        fit=lambda w, input: ["--fit", *input.fit] if input.fit else [],
+        validation=lambda w, input: ["--validation", *input.validation]
+        if input.validation
+        else [],
         outdir=lambda w, output: os.path.dirname(output.png),
         caption=_figure_caption,
     log:
@@ -56,5 +59,5 @@ rule figure:
     benchmark:
         f"{RESULTS}/benchmarks/{{study}}/figure-{{figure}}.tsv"
     shell:
-        "{LANLOSS} figures {wildcards.figure} --table {input.table} {params.fit} {params.validation}"
-        " --out {params.outdir}/ 2> {log}"
+        "{LANLOSS} figures {wildcards.figure:q} --table {input.table:q} {params.fit:q}"
+        " {params.validation:q} --out {params.outdir:q}/ 2> {log:q}"

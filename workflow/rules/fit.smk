@@ -30,7 +30,7 @@ rule fit:
     benchmark:
         f"{RESULTS}/benchmarks/{{study}}/fit.tsv"
     shell:
-        "{LANLOSS} fit {input} --out {output.fit} --host-out {output.host} 2> {log}"
+        "{LANLOSS} fit {input:q} --out {output.fit:q} --host-out {output.host:q} 2> {log:q}"
 
 
 # The calibration checked end to end (`lanloss validate`): the simulator with the calibrated
@@ -55,8 +55,9 @@ rule validate:
     log:
         f"{RESULTS}/logs/{{study}}/validate.log",
     shell:
-        "{LANLOSS} validate {input.table} --fit {input.fit} --host-file {input.host}"
-        " --jobs {threads} --out {output.csv} --json-out {output.json} > {output.txt} 2> {log}"
+        "{LANLOSS} validate {input.table:q} --fit {input.fit:q} --host-file {input.host:q}"
+        " --jobs {threads} --out {output.csv:q} --json-out {output.json:q} > {output.txt:q}"
+        " 2> {log:q}"
 
 
 rule holdout:
@@ -76,5 +77,6 @@ rule holdout:
     log:
         f"{RESULTS}/logs/{{study}}/holdout.log",
     shell:
-        "{LANLOSS} validate {input.table} --holdout"
-        " --jobs {threads} --out {output.csv} --json-out {output.json} > {output.txt} 2> {log}"
+        "{LANLOSS} validate {input.table:q} --holdout"
+        " --jobs {threads} --out {output.csv:q} --json-out {output.json:q} > {output.txt:q}"
+        " 2> {log:q}"

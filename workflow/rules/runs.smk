@@ -20,7 +20,7 @@ rule sim_point:
     group:
         "sim"
     shell:
-        "{JOB_STAMP} > {log}; {LANLOSS} sim run {params.flags} --out {output} 2>> {log}"
+        "{JOB_STAMP} > {log:q}; {LANLOSS} sim run {params.flags} --out {output:q} 2>> {log:q}"
 
 
 # The testbed runs on this machine (netns) or from it (ssh), never inside a cluster job:
@@ -43,7 +43,8 @@ rule bed_point:
     resources:
         testbed=1,
     # bed_args (backend, inventory, namespace prefix) say where and how to measure, not
-    # what: not a param, so changing them does not invalidate the records made so far
+    # what: not a param, so changing them does not invalidate the records made so far.
+    # params.flags and BED_ARGS_QUOTED are quoted already (shlex.join).
     shell:
-        "{JOB_STAMP} > {log}; {LANLOSS} bed run {params.flags} {BED_ARGS} --no-progress"
-        " --out {output} 2>> {log}"
+        "{JOB_STAMP} > {log:q}; {LANLOSS} bed run {params.flags} {BED_ARGS_QUOTED} --no-progress"
+        " --out {output:q} 2>> {log:q}"

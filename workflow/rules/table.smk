@@ -23,7 +23,7 @@ rule table:
     benchmark:
         f"{RESULTS}/benchmarks/{{study}}/table.tsv"
     shell:
-        "{LANLOSS} table --study {wildcards.study} --out {output} {input} 2> {log}"
+        "{LANLOSS} table --study {wildcards.study:q} --out {output:q} {input:q} 2> {log:q}"
 
 
 rule summary:
