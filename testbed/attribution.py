@@ -7,8 +7,13 @@
 | sender_queue   | drops of the root qdisc on the sender's interface (tc -s)      | sender     |
 | switch_ingress | rx drop of the switch port a flow enters by (/proc/net/dev)   | netns sw   |
 | switch_egress  | drops of the root qdisc (the shaper) of switch ports on path  | netns sw   |
-| rx_fifo        | rx fifo (/proc/net/dev) + ethtool rx_missed_errors            | rx NIC     |
-| rx_ring        | rx drop (/proc/net/dev) - rx_missed_errors                    | rx NIC     |
+| rx_fifo        | the driver's FIFO/port-buffer counters (lanloss.testbed.      | rx NIC     |
+|                | nic_counters; no map: rx fifo + ethtool rx_missed_errors)     |            |
+| rx_ring        | the driver's no-descriptor/no-buffer counters + what          | rx NIC     |
+|                | /proc/net/dev rx drop holds beyond them (no map: rx drop -    |            |
+|                | rx_missed_errors)                                             |            |
+| rx_error       | the driver's FCS/length/alignment counters (or the kernel's   | rx NIC     |
+|                | standard eth-mac/rmon statistics where the driver has none)   |            |
 | backlog        | /proc/net/softnet_stat column 2, summed over CPUs              | rx kernel  |
 | reassembly     | Ip ReasmFails                                                 | receiver   |
 | socket_rcvbuf  | Udp RcvbufErrors + (InErrors - RcvbufErrors - InCsumErrors)   | receiver   |
@@ -19,6 +24,11 @@ as in the simulator (sender_socket is then one of the drop points). SndbufErrors
 is not used as a drop point because it double-counts: the kernel counts both
 sends refused to the application and datagrams the sender's own qdisc dropped
 after a successful send; it is kept as a cross-check.
+
+The receiving NIC's counters are read through the map of its driver (`ethtool -i`); a
+counter that moved and that the map does not know, or that it marks uncertain, is listed
+(``nic_reports``) and the attribution is marked incomplete (``incomplete``): its drops, if
+they are drops, are in ``unexplained``.
 
 A counter shared by several flows (a trunk port, a receiver with several
 senders, the kernel-wide softnet_stat) is split between them in proportion to
@@ -33,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lanloss.record import DROP_POINTS, empty_drops
+from lanloss.testbed import nic_counters
 from lanloss.testbed.counters import get
 
 
@@ -52,6 +63,7 @@ class FlowPath:
     ingress: list[tuple[str, str]] = field(default_factory=list)  # (switch host, port)
     egress: list[tuple[str, str]] = field(default_factory=list)
     nic_port: tuple[str, str] | None = None  # vm: (switch, tap) whose tx drops are rx_fifo
+    receiver_driver: str | None = None  # `ethtool -i` driver of receiver_iface
 
     @property
     def lost(self) -> int:
@@ -126,18 +138,15 @@ def sources(
                 )
             )
 
+    reports = nic_reports(paths, deltas)
     for host, iface in sorted({(p.receiver, p.receiver_iface) for p in paths}):
         d = deltas.get(host, {})
         idx = flows_where(receiver=host)
-        missed = get(d, "ethtool", iface, "rx_missed_errors")
-        fifo = get(d, "dev", iface, "rx_fifo") + missed
-        ring = max(0, get(d, "dev", iface, "rx_drop") - missed)
-        for point, v, what in (
-            ("rx_fifo", fifo, "rx_fifo+rx_missed_errors"),
-            ("rx_ring", ring, "rx_drop-rx_missed_errors"),
-        ):
-            if v:
-                out.append(Source(point, v, idx, f"{host} {iface} {what}"))
+        nic = reports[(host, iface)]
+        for point in nic_counters.NIC_POINTS:
+            if nic.points[point]:
+                what = f"{host} {iface} {nic.describe(point)} ({nic.map})"
+                out.append(Source(point, nic.points[point], idx, what))
         taps = sorted({p.nic_port for p in paths if p.receiver == host and p.nic_port})
         for sw, tap in taps:
             # vm: a full RX ring makes QEMU stop reading the tap, which then drops
@@ -163,6 +172,38 @@ def sources(
                 )
             )
     return out
+
+
+def nic_reports(
+    paths: list[FlowPath], deltas: dict[str, dict[str, Any]]
+) -> dict[tuple[str, str], nic_counters.NicDrops]:
+    """Each receiving (host, interface): its counter deltas read through its driver's map."""
+    drivers = {(p.receiver, p.receiver_iface): p.receiver_driver for p in paths}
+    out = {}
+    for (host, iface), driver in sorted(drivers.items()):
+        d = deltas.get(host, {})
+        out[(host, iface)] = nic_counters.nic_drops(
+            driver,
+            (d.get("ethtool") or {}).get(iface) or {},
+            (d.get("dev") or {}).get(iface) or {},
+            (d.get("standard") or {}).get(iface) or {},
+        )
+    return out
+
+
+def incomplete(reports: dict[tuple[str, str], nic_counters.NicDrops]) -> list[str]:
+    """Why the NIC attribution is incomplete: one line per interface whose counters moved
+    where the map does not know them or does not know whether they are drops; [] if none."""
+    why = []
+    for (host, iface), nic in sorted(reports.items()):
+        driver = nic.driver or "unknown driver"
+        if nic.unmapped:
+            names = ", ".join(f"{k}={v}" for k, v in sorted(nic.unmapped.items()))
+            why.append(f"{host} {iface} ({driver}): moved, not in the {nic.map} map: {names}")
+        if nic.uncertain:
+            names = ", ".join(f"{k}={v}" for k, v in sorted(nic.uncertain.items()))
+            why.append(f"{host} {iface} ({driver}): moved, may or may not be drops: {names}")
+    return why
 
 
 def _split(value: int, weights: list[float]) -> list[int]:

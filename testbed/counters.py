@@ -3,7 +3,8 @@
 
 Per host, in one round trip: ``/proc/net/snmp``, ``/proc/net/netstat``,
 ``/proc/net/softnet_stat``, ``/proc/net/dev``, ``tc -s -j qdisc show`` (every
-device), and per interface under test ``ethtool -S`` and the standard pause
+device), and per interface under test ``ethtool -S``, the kernel's standard
+statistics (``ethtool -S --all-groups``, ethtool >= 5.13) and the standard pause
 statistics (``ethtool -I -a``, kernel >= 5.10). /proc/net files are per
 network namespace except softnet_stat, which is per CPU for the whole kernel.
 """
@@ -40,10 +41,11 @@ def snapshot(host: Host, ifaces: list[str] | None = None) -> Snapshot:
     ]
     for i in ifaces:
         argvs.append((f"ethtool {i}", ["ethtool", "-S", i]))
+        argvs.append((f"standard {i}", ["ethtool", "-S", i, "--all-groups"]))
         argvs.append((f"pause {i}", ["ethtool", "-I", "-a", i]))
     t = time.monotonic()
     results = host.transport.run_many([a for _, a in argvs])
-    parsed: dict[str, Any] = {"ethtool": {}, "pause": {}}
+    parsed: dict[str, Any] = {"ethtool": {}, "standard": {}, "pause": {}}
     errors: dict[str, str] = {}
     for (what, _), r in zip(argvs, results, strict=False):
         if not r.ok:
@@ -63,6 +65,8 @@ def snapshot(host: Host, ifaces: list[str] | None = None) -> Snapshot:
             parsed["interrupts"] = parse_interrupts(r.out, ifaces)
         elif what.startswith("ethtool "):
             parsed["ethtool"][what.split(" ", 1)[1]] = parse_ethtool_stats(r.out)
+        elif what.startswith("standard "):
+            parsed["standard"][what.split(" ", 1)[1]] = parse_ethtool_stats(r.out)
         elif what.startswith("pause "):
             stats = parse_pause_stats(r.out)
             if stats:
@@ -170,13 +174,15 @@ def parse_tc_json(text: str) -> dict[str, dict[str, Any]]:
 
 
 def parse_ethtool_stats(text: str) -> dict[str, int]:
-    out = {}
+    """`ethtool -S` lines "name: value". A name printed more than once is summed: vmxnet3
+    prints the same names in each queue's block (bnxt prefixes its rings, "[3]: rx_discards")."""
+    out: dict[str, int] = {}
     for line in text.splitlines():
         if ":" in line:
             k, v = line.rsplit(":", 1)
             v = v.strip()
             if v.lstrip("-").isdigit():
-                out[k.strip()] = int(v)
+                out[k.strip()] = out.get(k.strip(), 0) + int(v)
     return out
 
 
@@ -214,7 +220,7 @@ def delta(before: Snapshot, after: Snapshot) -> dict[str, Any]:
     """after - before, per source; softnet summed over CPUs, with u32 wrap-around."""
     a, b = before.parsed, after.parsed
     out: dict[str, Any] = {"seconds": after.t - before.t}
-    for key in ("snmp", "netstat", "dev", "qdisc", "ethtool", "pause", "interrupts"):
+    for key in ("snmp", "netstat", "dev", "qdisc", "ethtool", "standard", "pause", "interrupts"):
         if key in b:
             out[key] = _sub(a.get(key, {}), b[key])
     if "softnet" in a and "softnet" in b:
