@@ -3,7 +3,7 @@
 
     lanloss bed run [options]   one point on the testbed -> run record (JSON)
     lanloss bed restore         replay a restore journal left by a crashed run
-    lanloss bed cleanup         restore, then remove namespaces/cgroups named <prefix>*
+    lanloss bed cleanup         restore, then remove what lanloss made under <prefix>
     lanloss bed check           validate an inventory (and options) without touching hosts
 
 Exit status: 0 ok, 1 a host or the harness failed (settings restored), 2 bad
@@ -22,6 +22,7 @@ from lanloss.options import OptionError
 from lanloss.record import emit
 from lanloss.testbed import journal as jr
 from lanloss.testbed import runner
+from lanloss.testbed.backend import BACKENDS
 from lanloss.testbed.errors import BedError, Cancelled
 
 EXIT_FAILED = 1
@@ -31,7 +32,8 @@ def _state_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--prefix",
         default=os.environ.get("LANLOSS_NS_PREFIX", runner.DEFAULT_PREFIX),
-        help="names of the namespaces, cgroups and journal of this harness "
+        help="names of the namespaces, cgroups and journal of this harness: 3-24 ASCII "
+        "letters, digits, '-', '_', '.', not starting with '.' or '-' "
         f"[default: {runner.DEFAULT_PREFIX}, or $LANLOSS_NS_PREFIX]",
     )
     p.add_argument(
@@ -47,13 +49,22 @@ def _say(text: str) -> None:
 
 
 def _slow_receiver(text: str, given: dict[str, str]) -> None:
-    """--slow-receiver 20%[,5us]: shorthand for --recv-cpu 20 [--recv-work 5us]."""
+    """--slow-receiver 20%[,5us]: shorthand for --recv-cpu 20 [--recv-work 5us]; with either
+    of those given too, which value holds would be a guess: an error."""
     m = re.fullmatch(r"\s*([0-9]+)\s*%?\s*(?:,\s*(\S+))?\s*", text)
     if not m:
         raise OptionError(f"--slow-receiver: {text!r} is not CPU%[,WORK] (e.g. 20%,5us)")
-    given.setdefault("recv_cpu", m.group(1))
+    sets = ("recv_cpu", "recv_work") if m.group(2) else ("recv_cpu",)
+    for name in sets:
+        if name in given:
+            flag = "--" + name.replace("_", "-")
+            raise OptionError(
+                f"--slow-receiver: {text!r} and {flag} {given[name]!r} both set {name}; "
+                "give one of them"
+            )
+    given["recv_cpu"] = m.group(1)
     if m.group(2):
-        given.setdefault("recv_work", m.group(2))
+        given["recv_work"] = m.group(2)
 
 
 def _request(args: argparse.Namespace) -> runner.Request:
@@ -84,13 +95,14 @@ def _request(args: argparse.Namespace) -> runner.Request:
         progress=progress,
         vm_nic=args.vm_nic,
         vm_guests=args.vm_guests,
-        driver_params=_driver_params(args.driver_param, args.backend),
+        driver_params=_driver_params(args.driver_param),
     )
     return runner.prepare(req)
 
 
-def _driver_params(items: list[str] | None, backend: str) -> dict[str, int]:
-    """--driver-param NAME=N (vm only): a dict, or an OptionError naming the value."""
+def _driver_params(items: list[str] | None) -> dict[str, int]:
+    """--driver-param NAME=N: a dict, or an OptionError naming the value (whether the
+    backend can reload its hosts' NIC driver is the backend's check_request)."""
     out: dict[str, int] = {}
     for item in items or []:
         m = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)=([0-9]+)", item.strip())
@@ -99,8 +111,6 @@ def _driver_params(items: list[str] | None, backend: str) -> dict[str, int]:
                 f"--driver-param: {item!r} is not NAME=N (e.g. InterruptThrottleRate=0)"
             )
         out[m.group(1)] = int(m.group(2))
-    if out and backend != "vm":
-        raise OptionError("--driver-param: only the vm backend reloads a NIC driver")
     return out
 
 
@@ -156,9 +166,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guard
 def _state_dir(args: argparse.Namespace) -> str:
-    """--state-dir (or its default), checked: a folder that can be made and written."""
+    """--prefix and --state-dir (or its default), checked (OptionError): a valid prefix,
+    a folder that can be made and written."""
     from lanloss import outputs
 
     runner.check_prefix(args.prefix)
@@ -167,10 +177,15 @@ def _state_dir(args: argparse.Namespace) -> str:
     return state
 
 
+@_guard
 def _cmd_restore(args: argparse.Namespace) -> int:
+    """Replay the prefix's journal; refused at once while a run holds the prefix's lock
+    or the machine lock (naming its pid)."""
     state = _state_dir(args)
-    lock = jr.lock(state, args.prefix, _say)
+    lock = jr.lock(state, args.prefix, _say, timeout=0)
+    machine_lock = None
     try:
+        machine_lock = runner.machine_lock_now(_say)
         if args.discard:
             j = jr.Journal.find(state, args.prefix)
             if j is not None:
@@ -183,6 +198,8 @@ def _cmd_restore(args: argparse.Namespace) -> int:
             _say("restored")
         return 0
     finally:
+        if machine_lock is not None:
+            machine_lock.release()
         lock.release()
 
 
@@ -218,7 +235,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("testbed")
     g.add_argument(
         "--backend",
-        choices=("netns", "ssh", "vm"),
+        choices=tuple(BACKENDS),
         default="netns",
         help="netns: emulated hosts on this machine (root) [default]; "
         "ssh: real hosts from --inventory; vm: QEMU guests with emulated Intel NICs (root)",
@@ -299,7 +316,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=_cmd_restore)
 
-    p = bed.add_parser("cleanup", help="restore, then remove namespaces and cgroups by name")
+    p = bed.add_parser(
+        "cleanup",
+        help="restore, then remove namespaces and cgroups lanloss made under this prefix",
+    )
     _state_args(p)
     p.set_defaults(func=_cmd_cleanup)
 

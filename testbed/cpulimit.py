@@ -13,17 +13,28 @@ Preference order, detected on the host that runs the receiver:
 
 The process joins the cgroup by writing its own PID before it enters the
 network namespace (transport.JOIN_CGROUP), because ``ip netns exec`` would hide
-/sys/fs/cgroup. Cgroups are named ``<prefix><host>`` so a stale one from a
-crashed run is found by name.
+/sys/fs/cgroup. Cgroups are named ``<prefix><host>``, directly under the controller
+root.
+
+Only the harness's own cgroups are ever removed (``remove_cgroup``): a path exactly
+``<controller root>/<name>`` whose name starts with the run's prefix, never a
+controller root or a mount point, and on this machine only with its marker in the run
+folder (runfolder). A cgroup of the same name that exists already is refused, named.
 """
 
 from __future__ import annotations
 
+import os
+import stat as stat_
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lanloss.testbed import runfolder
 from lanloss.testbed.errors import BedError
 from lanloss.testbed.machines import Host
+from lanloss.testbed.transport import Local
 
 V1_ROOT = "/sys/fs/cgroup/cpu"
 V2_ROOT = "/sys/fs/cgroup"
@@ -63,7 +74,8 @@ def detect(host: Host) -> str:
 
 
 def create(host: Host, name: str, percent: int, journal: Any) -> CpuLimit:
-    """A cgroup limiting its members to `percent` of one CPU (journalled before mkdir)."""
+    """A cgroup limiting its members to `percent` of one CPU (marked and journalled
+    before mkdir; one that exists already is refused)."""
     method = detect(host)
     if method == "sched-idle":
         return CpuLimit(method, percent, pre=["chrt", "--idle", "0"])
@@ -74,18 +86,83 @@ def create(host: Host, name: str, percent: int, journal: Any) -> CpuLimit:
     else:
         path = f"{V1_ROOT}/{name}"
         writes = [("cpu.cfs_period_us", str(PERIOD_US)), ("cpu.cfs_quota_us", str(quota))]
-    journal.record("cgroups", {"host": host.name, "path": path})
-    remove_cgroup(host, path)  # a stale one of the same name
-    host.transport.run_ok(["mkdir", path])
+    why = path_problem(path, journal.data["prefix"])
+    if why:
+        raise BedError(f"cgroup {path}: {why}")
+    if is_here(host):
+        _make_here(host.name, path, journal)
+    else:
+        journal.record("cgroups", {"host": host.name, "path": path})
+        r = host.transport.run(["sh", "-c", '[ -e "$0" ] && exit 3; mkdir "$0"', path])
+        if r.rc == 3:
+            raise BedError(f"{host.name}: {foreign(path)}")
+        if not r.ok:
+            raise BedError(f"{host.name}: mkdir {path}: {r.first_error_line()}")
     for fname, value in writes:
         host.transport.run_ok(["sh", "-c", 'printf "%s\\n" "$1" > "$0"', f"{path}/{fname}", value])
     return CpuLimit(method, percent, path, f"{path}/cgroup.procs")
 
 
-def remove_cgroup(host: Host, path: str) -> str | None:
-    """Kill what is left in the cgroup and remove it; None, or why it failed."""
+def is_here(host: Host) -> bool:
+    """The host is this machine itself (its cgroups are marked in the run folder)."""
+    return isinstance(host.transport, Local) and not host.transport.netns
+
+
+def foreign(path: str) -> str:
+    return (
+        f"cgroup {path} exists and was not made by lanloss; remove it yourself or choose "
+        "another --prefix"
+    )
+
+
+def path_problem(path: str, prefix: str) -> str | None:
+    """Why `path` is not a cgroup the harness may make or remove, or None: it must be
+    exactly <controller root>/<name>, its name starting with the run's prefix."""
+    root, name = os.path.split(path)
+    if root not in (V1_ROOT, V2_ROOT):
+        return f"is not directly under {V1_ROOT} or {V2_ROOT}"
+    if runfolder.prefix_problem(prefix):
+        return f"the prefix {prefix!r} is not a valid prefix"
+    if not name.startswith(prefix) or name == prefix or "/" in name or name in (".", ".."):
+        return f"its name does not start with the run's prefix {prefix!r}"
+    return None  # a controller root or mount point is refused where it is looked at
+
+
+def _make_here(host_name: str, path: str, journal: Any) -> None:
+    """mkdir a cgroup of this machine, marked first; an existing one is refused."""
+    if os.path.lexists(path):
+        raise BedError(foreign(path))
+    runfolder.mark(runfolder.CGROUP, path, journal.path, journal.lock_path)
+    journal.record("cgroups", {"host": host_name, "path": path})
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        raise BedError(foreign(path)) from None
+    except OSError as exc:
+        raise BedError(f"mkdir {path}: {exc.strerror}") from None
+    runfolder.set_inode(runfolder.CGROUP, path, os.lstat(path).st_ino)
+
+
+def _quiet(text: str) -> None:
+    pass
+
+
+def remove_cgroup(
+    host: Host, path: str, prefix: str, say: Callable[[str], None] = _quiet
+) -> str | None:
+    """Kill what is left in one of the harness's cgroups and remove it; None, or why it
+    failed or was refused (path_problem; here also a link or a mount point). Here, a
+    cgroup of that name without the harness's marker (or of another inode: ours is gone)
+    is left alone, and said so."""
+    why = path_problem(path, prefix)
+    if why:
+        return f"{host.name}: cgroup {path} {why}; not removed"
+    if is_here(host):
+        return _remove_here(path, say)
     script = (
         '[ -d "$0" ] || exit 0; '
+        '{ [ -L "$0" ] || mountpoint -q "$0"; } && '
+        '{ echo "$0 is a link or a mount point; kept"; exit 1; }; '
         'for p in $(cat "$0/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done; '
         'i=0; while ! rmdir "$0" 2>/dev/null; do i=$((i+1)); '
         '[ $i -gt 50 ] && { echo "cannot remove cgroup $0"; exit 1; }; sleep 0.05; done'
@@ -95,6 +172,66 @@ def remove_cgroup(host: Host, path: str) -> str | None:
     except BedError as exc:
         return str(exc)
     return None if r.ok else f"{host.name}: {r.first_error_line()}"
+
+
+def _remove_here(path: str, say: Callable[[str], None]) -> str | None:
+    """A cgroup of this machine: only with its marker, the same inode, not a mount point."""
+    try:
+        entry = runfolder.marker(runfolder.CGROUP, path)
+    except BedError as exc:
+        return str(exc)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if entry is not None and (st is None or not runfolder.same_object(entry, st.st_ino)):
+        runfolder.unmark(runfolder.CGROUP, path)  # ours is gone already (or was never made)
+        entry = None
+    if st is None:
+        return None
+    if entry is None:
+        say(foreign(path))
+        return None
+    if not stat_.S_ISDIR(st.st_mode) or os.path.ismount(path):
+        return f"cgroup {path} is not a plain cgroup folder (a link or a mount point); kept"
+    for _ in range(100):
+        for pid in _members(path):
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        try:
+            os.rmdir(path)
+            break
+        except FileNotFoundError:
+            break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        return f"cannot remove cgroup {path} (processes still in it)"
+    runfolder.unmark(runfolder.CGROUP, path)
+    return None
+
+
+def _members(path: str) -> list[int]:
+    try:
+        with open(os.path.join(path, "cgroup.procs"), encoding="ascii") as fh:
+            return [int(x) for x in fh.read().split() if x.isdigit()]
+    except OSError:
+        return []
+
+
+def stale_here(prefix: str) -> list[str]:
+    """Marked cgroups of this machine named <root>/<prefix>..., whose creating run is gone
+    (its lock is free): what `lanloss bed cleanup` removes without a journal."""
+    from lanloss.testbed.journal import lock_free
+
+    out = []
+    for entry in runfolder.markers(runfolder.CGROUP):
+        path = entry["name"]
+        if path_problem(path, prefix) is None and lock_free(entry.get("lock", "")):
+            out.append(path)
+    return out
 
 
 def stat(host: Host, limit: CpuLimit) -> dict[str, int]:

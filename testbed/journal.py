@@ -9,8 +9,15 @@ to undo:
 - ``changes``: settings with their value before the run (settings.Change);
 - ``hosts``: how to reach each host again, and its boot id (a host that has
   rebooted since has lost the change anyway and is skipped);
-- ``netns``, ``cgroups``, ``procs``, ``dirs``: namespaces, cgroups, processes
-  and remote folders the run created.
+- ``netns``, ``cgroups``, ``procs``, ``dirs``, ``local_dirs``: namespaces (exact names),
+  cgroups (exact paths), processes, remote folders and local run folders the run created.
+
+A journal is replayed only if it is a regular file owned by this user and not writable
+by group or others; it undoes only what the harness made: a namespace or a cgroup of
+this machine only with its marker in the run folder (runfolder), a cgroup only at
+``<controller root>/<prefix>...`` (cpulimit.remove_cgroup), a local folder only
+``<temp folder>/<prefix>run-...`` owned by this user, a remote folder only
+``.../lanloss-run-...``.
 
 The next ``lanloss bed ...`` call (or ``lanloss bed restore``) takes the lock,
 finds the journal and replays it (``recover``) before doing anything else. A
@@ -30,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lanloss.record import write_atomic
+from lanloss.testbed import runfolder
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.inventory import HostSpec
 from lanloss.testbed.machines import BOOT_ID, Host
@@ -38,7 +45,7 @@ from lanloss.testbed.settings import Change, restore
 from lanloss.testbed.ssh import SshTransport, kill_remote
 from lanloss.testbed.transport import Local, Transport, kill_if_same
 
-VERSION = 1
+VERSION = 2  # 2: netns lists exact namespace names (1 listed a prefix)
 
 
 def default_state_dir() -> str:
@@ -59,16 +66,29 @@ class Lock:
     fd: int
 
     def release(self) -> None:
+        _HELD.discard(self.path)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
         finally:
             os.close(self.fd)
 
 
+_HELD: set[str] = set()  # lock files this process holds now
+
+
+def _open_lock(path: str) -> int:
+    """The lock file, made if missing; never through a symlink (state folders can be a
+    user's)."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        raise BedError(f"lock file {path}: {exc.strerror}") from None
+
+
 def _acquire(path: str, what: str, say: Callable[[str], None], timeout: float) -> Lock:
     """flock `path`, waiting up to `timeout` s for the run that holds it (saying so once);
     the kernel drops a lock whose holder dies, so a crashed run never blocks the next."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(path)
     deadline = time.monotonic() + timeout
     told = False
     while True:
@@ -77,7 +97,7 @@ def _acquire(path: str, what: str, say: Callable[[str], None], timeout: float) -
             break
         except BlockingIOError:
             holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-            if time.monotonic() > deadline:
+            if time.monotonic() >= deadline:
                 os.close(fd)
                 raise BedError(f"another lanloss bed run (pid {holder}) holds {path}") from None
             if not told:
@@ -86,51 +106,74 @@ def _acquire(path: str, what: str, say: Callable[[str], None], timeout: float) -
             time.sleep(0.2)
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return Lock(path, fd)
+    _HELD.add(os.path.abspath(path))
+    return Lock(os.path.abspath(path), fd)
 
 
 def _quiet(text: str) -> None:
     pass
 
 
+def lock_path(state_dir: str, prefix: str) -> str:
+    return os.path.abspath(os.path.join(state_dir, f"{prefix}lock"))
+
+
 def lock(
     state_dir: str, prefix: str, say: Callable[[str], None] = _quiet, timeout: float = 900.0
 ) -> Lock:
-    """One harness per prefix at a time (its journal and namespaces are by prefix)."""
+    """One harness per prefix at a time (its journal is by prefix)."""
     os.makedirs(state_dir, exist_ok=True)
-    path = os.path.join(state_dir, f"{prefix}lock")
-    return _acquire(path, f"with prefix {prefix!r}", say, timeout)
-
-
-MACHINE_LOCK = "/run/lock/lanloss-bed-machine.lock"
+    return _acquire(lock_path(state_dir, prefix), f"with prefix {prefix!r}", say, timeout)
 
 
 def lock_machine(say: Callable[[str], None], timeout: float = 900.0) -> Lock:
-    """One netns run per machine, whatever its prefix: kernel-wide sysctls (rmem_max,
-    netdev_max_backlog) are shared, and a second run would journal the first one's
-    values as its 'before'. Waits for a running one (it is measuring: sharing the CPUs
-    would spoil both)."""
-    os.makedirs(os.path.dirname(MACHINE_LOCK), exist_ok=True)
-    return _acquire(MACHINE_LOCK, "on this machine", say, timeout)
+    """One netns or vm run per machine, whatever its prefix: kernel-wide sysctls
+    (rmem_max, htb_hysteresis) are shared, and a second run would journal the first one's
+    values as its 'before'. A run waits for a running one (it is measuring: sharing the
+    CPUs would spoil both); restore and cleanup pass timeout 0 and refuse at once. The
+    lock file is in the root-only run folder (runfolder)."""
+    return _acquire(
+        os.path.join(runfolder.folder(), "machine.lock"), "on this machine", say, timeout
+    )
 
 
-# Every netns journal is also listed here, whatever its prefix and state folder: the
-# machine's sysctls are one, so a run must see (and undo) any journal a killed run left
-# on this machine before it records its own settings_before. /run is cleared at boot,
-# as are the settings a netns run changes.
-REGISTRY = "/run/lock/lanloss-bed-journals"
+def lock_free(path: str) -> bool:
+    """The run that took lock file `path` is gone: the file is missing, or this process
+    holds it, or it can be locked now (released at once)."""
+    path = os.path.abspath(path)
+    if path in _HELD:
+        return True
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the lock
+    return True
+
+
+# Every journal of a run that changes this machine is listed in the run folder's
+# journals/, whatever its prefix and state folder: the machine's sysctls are one, so a
+# run must see (and undo) any journal a killed run left on this machine before it
+# records its own settings_before. /run is cleared at boot, as are the settings, cgroups
+# and namespaces such a run changes or makes.
 
 
 def _registry_entry(path: str) -> str:
     import hashlib
 
     digest = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:20]
-    return os.path.join(REGISTRY, digest)
+    return os.path.join(runfolder.folder("journals"), digest)
 
 
 def register(path: str) -> None:
-    os.makedirs(REGISTRY, exist_ok=True)
-    write_atomic(_registry_entry(path), os.path.abspath(path) + "\n")
+    runfolder.write_file(_registry_entry(path), os.path.abspath(path) + "\n")
 
 
 def unregister(path: str) -> None:
@@ -142,20 +185,16 @@ def unregister(path: str) -> None:
 
 def registered() -> list[str]:
     """Journal paths listed in the machine registry (entries whose journal is gone are
-    dropped)."""
+    dropped). BedError if the registry or an entry is not root's alone."""
+    where = runfolder.folder("journals")
     out = []
-    try:
-        names = sorted(os.listdir(REGISTRY))
-    except FileNotFoundError:
-        return out
-    for name in names:
-        entry = os.path.join(REGISTRY, name)
-        try:
-            with open(entry, encoding="utf-8") as fh:
-                path = fh.read().strip()
-        except OSError:
+    for name in sorted(os.listdir(where)):
+        if name.startswith(".tmp-"):
             continue
-        if path and os.path.exists(path):
+        entry = os.path.join(where, name)
+        text = runfolder.read_own_file(entry)
+        path = (text or "").strip()
+        if path and os.path.lexists(path):
             out.append(path)
         else:
             try:
@@ -167,26 +206,21 @@ def registered() -> list[str]:
 
 def try_lock(state_dir: str, prefix: str) -> Lock | None:
     """The prefix lock if free now (its run is gone), else None (its run is alive)."""
-    path = os.path.join(state_dir, f"{prefix}lock")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    path = lock_path(state_dir, prefix)
+    if path in _HELD:
+        return None
+    fd = _open_lock(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
         return None
+    _HELD.add(path)
     return Lock(path, fd)
 
 
 def journal_path(state_dir: str, prefix: str) -> str:
     return os.path.join(state_dir, f"journal-{prefix.rstrip('-') or 'default'}.json")
-
-
-def _fsync_dir(folder: str) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class Journal:
@@ -195,13 +229,18 @@ class Journal:
         self.data = data
 
     @classmethod
-    def create(cls, state_dir: str, prefix: str, backend: str) -> Journal:
+    def create(
+        cls, state_dir: str, prefix: str, backend: str, changes_this_machine: bool
+    ) -> Journal:
+        """A new journal; one of a run that changes this machine (namespaces, cgroups,
+        kernel-wide sysctls: Backend.changes_this_machine) is listed in the machine registry."""
         data = {
             "version": VERSION,
             "pid": os.getpid(),
             "started": time.time(),
             "prefix": prefix,
             "backend": backend,
+            "changes_this_machine": changes_this_machine,
             "phase": "start",
             "hosts": {},
             "changes": [],
@@ -213,24 +252,49 @@ class Journal:
         }
         j = cls(journal_path(state_dir, prefix), data)
         j.save()
-        if backend == "netns":
+        if j.changes_this_machine:
             register(j.path)
         return j
 
+    @property
+    def changes_this_machine(self) -> bool:
+        return bool(self.data.get("changes_this_machine"))
+
+    @property
+    def lock_path(self) -> str:
+        """The lock file of the run that writes this journal."""
+        return lock_path(os.path.dirname(os.path.abspath(self.path)), self.data["prefix"])
+
     @classmethod
     def read(cls, path: str) -> Journal | None:
-        """The journal at `path` (None if gone); BedError if unreadable."""
+        """The journal at `path` (None if gone). BedError if it is not ours to trust (a
+        symlink, not a regular file, another user's, writable by group or others) or
+        unreadable: it is then not replayed at all."""
         try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except FileNotFoundError:
+            text = runfolder.read_own_file(path)
+        except BedError as exc:
+            raise BedError(
+                f"restore journal {exc} (nothing in it was done); check it and delete it"
+            ) from None
+        except OSError as exc:
+            raise BedError(f"restore journal {path} is unreadable ({exc.strerror})") from None
+        if text is None:
             return None
-        except (OSError, json.JSONDecodeError) as exc:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
             raise BedError(
                 f"restore journal {path} is unreadable ({exc}); restore by hand, then delete it"
             ) from None
-        if data.get("version") != VERSION:
-            raise BedError(f"restore journal {path} has unknown version {data.get('version')!r}")
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            version = data.get("version") if isinstance(data, dict) else None
+            raise BedError(
+                f"restore journal {path} has unknown version {version!r}; restore by hand, "
+                "then delete it"
+            )
+        why = runfolder.prefix_problem(str(data.get("prefix", "")))
+        if why:
+            raise BedError(f"restore journal {path}: its prefix {data.get('prefix')!r} {why}")
         return cls(path, data)
 
     @classmethod
@@ -238,8 +302,7 @@ class Journal:
         return cls.read(journal_path(state_dir, prefix))
 
     def save(self) -> None:
-        write_atomic(self.path, json.dumps(self.data, indent=1) + "\n")
-        _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
+        runfolder.write_file(os.path.abspath(self.path), json.dumps(self.data, indent=1) + "\n")
 
     # -- recording (each call is durable when it returns) ------------------------------------
     def set_phase(self, phase: str) -> None:
@@ -258,7 +321,7 @@ class Journal:
         self.save()
 
     def record(self, kind: str, entry: Any) -> None:
-        """kind: netns | cgroups | procs | dirs (on hosts) | local_dirs (here)."""
+        """kind: netns (a name) | cgroups | procs | dirs (on hosts) | local_dirs (here)."""
         if entry not in self.data[kind]:
             self.data[kind].append(entry)
             self.save()
@@ -272,10 +335,11 @@ class Journal:
         """Everything is undone: the journal goes."""
         try:
             os.unlink(self.path)
-            _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
+            runfolder.fsync_dir(os.path.dirname(os.path.abspath(self.path)))
         except FileNotFoundError:
             pass
-        unregister(self.path)
+        if self.changes_this_machine:
+            unregister(self.path)
 
 
 def transport_from(desc: dict[str, Any]) -> Transport:
@@ -296,9 +360,30 @@ def _host_from(name: str, entry: dict[str, Any]) -> Host:
     return Host(spec, transport_from(entry["transport"]))
 
 
+REMOTE_RUN_DIR = "lanloss-run-"  # a run's folder on a remote host: <workdir>/lanloss-run-<id>
+
+
+def own_run_folder(path: str, prefix: str) -> bool:
+    """`path` is a run folder of this harness here: directly in the temp folder, named
+    <prefix>run-..., a real folder (no symlink) owned by this user."""
+    import stat
+    import tempfile
+
+    parent = os.path.realpath(tempfile.gettempdir())
+    if os.path.realpath(os.path.dirname(os.path.abspath(path))) != parent:
+        return False
+    if not os.path.basename(path).startswith(f"{prefix}run-"):
+        return False
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+
+
 def recover(
     journal: Journal,
-    cleanup_netns: Callable[[list[str]], list[str]] | None = None,
+    cleanup_netns: Callable[[list[str], Callable[[str], None]], list[str]] | None = None,
     say: Callable[[str], None] = lambda s: None,
 ) -> list[str]:
     """Undo what a journal lists; returns what could not be undone (journal kept then)."""
@@ -346,16 +431,19 @@ def recover(
             continue
         from lanloss.testbed.cpulimit import remove_cgroup
 
-        why = remove_cgroup(host, entry["path"])
+        why = remove_cgroup(host, entry["path"], data["prefix"], say)
         if why:
             failures.append(why)
 
     if data["netns"] and cleanup_netns is not None:
-        failures += cleanup_netns(data["netns"])
+        failures += cleanup_netns(data["netns"], say)
 
     for entry in data["dirs"]:
         host = hosts.get(entry["host"])
         if host is None or entry["host"] in gone:
+            continue
+        if not os.path.basename(entry["path"]).startswith(REMOTE_RUN_DIR):
+            failures.append(f"{entry['host']}: {entry['path']!r} is no lanloss run folder; kept")
             continue
         try:
             host.transport.run(["rm", "-rf", "--", entry["path"]], timeout=30)
@@ -363,7 +451,7 @@ def recover(
             failures.append(str(exc))
 
     for path in data.get("local_dirs", []):
-        if os.path.basename(path).startswith(data["prefix"]):  # only our own run folders
+        if own_run_folder(path, data["prefix"]):
             shutil.rmtree(path, ignore_errors=True)
 
     for host in hosts.values():

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The netns backend: the run's LAN built from network namespaces on this machine.
 
-Every host and every switch is a namespace named ``<prefix><node>`` (so a
-stale one from a crashed run is found by name and removed). A switch is a
-Linux bridge; links are veth pairs. The nodes and links are those of the
+Every host and every switch is a namespace named ``<prefix><node>``, marked in the run
+folder before it is made (runfolder) and listed by exact name in the journal. Only
+marked namespaces are ever removed; one named like ours without a marker is refused.
+A switch is a Linux bridge; links are veth pairs. The nodes and links are those of the
 simulator, generated once by lanloss.topology (a named topology: hosts s1.., r1..,
 switches sw1 or core + edge1..; or a YAML topology file), so sim and bed records name
 the same things.
@@ -42,12 +43,15 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from lanloss import constants
 from lanloss import topology as topofile
 from lanloss.options import OptionError
+from lanloss.testbed import runfolder
+from lanloss.testbed.backend import Backend
 from lanloss.testbed.errors import BedError
 from lanloss.testbed.transport import NETNS_DIR, Local
 
@@ -263,10 +267,9 @@ def shaper(rate: int, limit: int, mtu: int) -> list[str]:
 
 def build(p: Plan, journal: Any) -> None:
     """Create namespaces, links, shapers, addresses and static forwarding (journalled first)."""
-    journal.record("netns", p.prefix)
     mtu = int(p.params["mtu"])
     for node in p.nodes.values():
-        _run(["ip", "netns", "add", node.ns])
+        create_namespace(node.ns, journal)
     sysctls = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
     for node in p.switches:
         # br_netfilter orphans the skb, so a full switch port drops (see the module docstring)
@@ -370,12 +373,31 @@ def wait_link_up(p: Plan, timeout: float = 5.0) -> None:
 # -- teardown and stale cleanup ----------------------------------------------------------------
 
 
-def list_netns(prefix: str) -> list[str]:
+def foreign(name: str) -> str:
+    return (
+        f"namespace {name} exists and was not made by lanloss; remove it yourself or "
+        "choose another --prefix"
+    )
+
+
+def _inode(name: str) -> int | None:
     try:
-        names = os.listdir(NETNS_DIR)
+        return os.stat(os.path.join(NETNS_DIR, name)).st_ino
     except FileNotFoundError:
-        return []
-    return sorted(n for n in names if n.startswith(prefix))
+        return None
+
+
+def create_namespace(name: str, journal: Any) -> None:
+    """`ip netns add name`, marked and journalled first; a namespace of that name that
+    exists already is refused (clear_stale removes a dead run's first)."""
+    if os.path.lexists(os.path.join(NETNS_DIR, name)):
+        raise BedError(foreign(name))
+    runfolder.mark(runfolder.NETNS, name, journal.path, journal.lock_path)
+    journal.record("netns", name)
+    _run(["ip", "netns", "add", name])
+    inode = _inode(name)
+    if inode is not None:
+        runfolder.set_inode(runfolder.NETNS, name, inode)
 
 
 def _pids_in(ns: str) -> list[int]:
@@ -386,13 +408,7 @@ def _pids_in(ns: str) -> list[int]:
     return [int(x) for x in out.split() if x.isdigit()]
 
 
-def teardown(prefix: str) -> list[str]:
-    """Kill what runs in our namespaces and delete them; returns failures (none expected)."""
-    if not prefix:
-        raise BedError("netns: refusing to clean up with an empty prefix")
-    failures = []
-    names = list_netns(prefix)
-    pids = {pid for ns in names for pid in _pids_in(ns)}
+def _kill_all(pids: set[int]) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in pids:
             try:
@@ -403,35 +419,74 @@ def teardown(prefix: str) -> list[str]:
         while pids and time.monotonic() < deadline:
             pids = {pid for pid in pids if os.path.exists(f"/proc/{pid}")}
             time.sleep(0.02)
-    for ns in names:
+
+
+def _quiet(text: str) -> None:
+    pass
+
+
+def teardown(names: list[str], say: Callable[[str], None] = _quiet) -> list[str]:
+    """Kill what runs in these namespaces of ours and delete them, each only with its
+    marker (and the inode it recorded); returns failures. A namespace of such a name that
+    is not ours (no marker, another inode: ours is gone) is left alone, and said so."""
+    failures, ours = [], []
+    for name in names:
+        try:
+            entry = runfolder.marker(runfolder.NETNS, name)
+        except BedError as exc:
+            failures.append(str(exc))
+            continue
+        inode = _inode(name)
+        if entry is not None and (inode is None or not runfolder.same_object(entry, inode)):
+            runfolder.unmark(runfolder.NETNS, name)  # ours is gone already (or was never made)
+            entry = None
+        if inode is None:
+            continue
+        if entry is None:
+            say(foreign(name))
+            continue
+        ours.append(name)
+    _kill_all({pid for ns in ours for pid in _pids_in(ns)})
+    for ns in ours:
         try:
             _run(["ip", "netns", "del", ns])
+            runfolder.unmark(runfolder.NETNS, ns)
         except BedError as exc:
             failures.append(str(exc))
     return failures
 
 
-def teardown_all(prefixes: list[str]) -> list[str]:
-    out = []
-    for prefix in prefixes:
-        out += teardown(prefix)
-    return out
+def stale(prefix: str) -> list[str]:
+    """Marked namespaces named <prefix>... whose creating run is gone (its lock is free):
+    what `lanloss bed cleanup` removes without a journal."""
+    from lanloss.testbed.journal import lock_free
+
+    return [
+        e["name"]
+        for e in runfolder.markers(runfolder.NETNS)
+        if e["name"].startswith(prefix) and lock_free(e.get("lock", ""))
+    ]
 
 
-def stale_cgroups(prefix: str) -> list[str]:
-    from lanloss.testbed.cpulimit import V1_ROOT, V2_ROOT
+def clear_stale(names: list[str]) -> None:
+    """Before a build: a namespace the build needs that exists already goes if it is a
+    dead run's (marked, its lock free); otherwise the build is refused, named."""
+    from lanloss.testbed.journal import lock_free
 
-    found = []
-    for root in (V1_ROOT, V2_ROOT):
-        try:
-            found += [
-                os.path.join(root, d)
-                for d in os.listdir(root)
-                if d.startswith(prefix) and os.path.isdir(os.path.join(root, d))
-            ]
-        except OSError:
-            pass
-    return sorted(found)
+    for name in names:
+        if _inode(name) is None:
+            continue
+        entry = runfolder.marker(runfolder.NETNS, name)
+        if entry is None:
+            raise BedError(foreign(name))
+        if not lock_free(entry.get("lock", "")):
+            raise BedError(
+                f"namespace {name} belongs to a lanloss bed run that is still running "
+                f"(pid {entry.get('pid')}); wait for it or choose another --prefix"
+            )
+        failures = teardown([name])
+        if failures:
+            raise BedError(failures[0])
 
 
 def machine_transport() -> Local:
@@ -441,10 +496,17 @@ def machine_transport() -> Local:
 # -- the backend ------------------------------------------------------------------------------
 
 
-class NetnsBackend:
+class NetnsBackend(Backend):
     """Hosts are namespaces on this machine; kernel-wide settings live on `machine`."""
 
     name = "netns"
+    changes_this_machine = True
+    # What veth (this backend's links) cannot set: ethtool -a/-c/-g are not supported.
+    cannot = {
+        "pause": "veth has no IEEE 802.3x flow control",
+        "itr": "veth has no interrupt coalescing",
+        "rx_ring": "veth has no RX descriptor ring",
+    }
 
     def __init__(self, params: dict[str, Any], prefix: str, run_dir: str) -> None:
         self.params = params
@@ -454,6 +516,38 @@ class NetnsBackend:
         self.machine: Any = None
         self.hosts: dict[str, Any] = {}
         self.switches: list[Any] = []
+        self.tool_dirs: dict[str, str] = {}
+        self.journal: Any = None  # its "netns" lists the namespaces this run made
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], given: set[str]) -> None:
+        for opt, why in cls.cannot.items():
+            if opt in given:
+                raise OptionError(
+                    f"{opt}: {p[opt]!r}: {why}, so the netns backend cannot set it; "
+                    "leave it out, or use --backend ssh (real NICs)"
+                )
+        plan(p, "lanloss-")  # topology errors now, not after the build
+
+    @classmethod
+    def check_request(cls, req: Any) -> None:
+        if req.inventory:
+            raise OptionError(
+                "--inventory: the netns backend builds its hosts from the "
+                "topology options; an inventory is for --backend ssh"
+            )
+        if req.senders or req.receivers:
+            raise OptionError("--sender/--receiver name inventory hosts (--backend ssh)")
+        if req.driver_params:
+            raise OptionError(
+                "--driver-param: only the vm backend reloads a NIC driver (veth has none)"
+            )
+        plan(req.params, req.prefix)  # with the run's own names
+        cls.validate_machine()
+
+    @classmethod
+    def create(cls, req: Any, run_id: str, run_dir: str) -> NetnsBackend:
+        return cls(req.params, req.prefix, run_dir)
 
     @staticmethod
     def validate_machine() -> None:
@@ -468,12 +562,12 @@ class NetnsBackend:
                 raise BedError(f"the netns backend needs `{tool}` (iproute2 / util-linux)")
 
     def setup(self, journal: Any) -> None:
+        from lanloss import paths
         from lanloss.testbed.inventory import HostSpec
-        from lanloss.testbed.machines import Host
+        from lanloss.testbed.machines import Host, gather_facts
 
-        failures = teardown(self.prefix)  # stale namespaces of a crashed run, by name
-        if failures:
-            raise BedError("; ".join(failures))
+        self.journal = journal
+        clear_stale(self.plan.namespaces())
         self.machine = Host(
             HostSpec(MACHINE, "machine", "", "", ""),
             machine_transport(),
@@ -482,6 +576,7 @@ class NetnsBackend:
         )
         build(self.plan, journal)
         wait_link_up(self.plan)
+        tools = str(paths.ctool("lanloss-send").parent)
         for node in self.plan.hosts:
             role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
             spec = HostSpec(node.name, role, "", node.address, IFACE, netns=node.ns)
@@ -490,9 +585,26 @@ class NetnsBackend:
             self.hosts[node.name] = Host(
                 spec, Local(node.name, node.ns), folder, folder, machine=self.machine
             )
+            self.tool_dirs[node.name] = tools
         for sw in self.plan.switches:
             spec = HostSpec(sw.name, "switch", "", "", "", netns=sw.ns)
             self.switches.append(Host(spec, Local(sw.name, sw.ns), self.run_dir, self.run_dir))
+        for h in [self.machine, *self.hosts.values()]:
+            gather_facts(h)
+            journal.record_host(h)
+
+    def flows(self) -> list[tuple[str, str, int | None]]:
+        return self.plan.flows
+
+    def pinning(self, senders: list[Any], receivers: list[Any]) -> dict[str, list[str]]:
+        """Senders on CPU 0, receivers on the others: they do not compete for a CPU."""
+        n = os.cpu_count() or 1
+        if n < 2:
+            return {}
+        rx_cpus = ",".join(str(c) for c in range(1, n))
+        out = {h.name: ["taskset", "-c", "0"] for h in senders}
+        out.update({h.name: ["taskset", "-c", rx_cpus] for h in receivers})
+        return out
 
     def machine_changes(self, captured: dict[str, Any]) -> list[Any]:
         """Machine-wide settings the emulation needs: HTB's hysteresis for the shapers."""
@@ -549,7 +661,8 @@ class NetnsBackend:
         }
 
     def teardown(self) -> list[str]:
-        return teardown(self.prefix)
+        """The namespaces this run made (none of anyone else's, even of the same name)."""
+        return teardown(list(self.journal.data["netns"])) if self.journal else []
 
 
 def shapers_idle(namespaces) -> bool:

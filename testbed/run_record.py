@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lanloss import paths, provenance
 from lanloss.record import RunRecord
-from lanloss.testbed import attribution, counters, cpulimit, settings, traffic
+from lanloss.testbed import attribution, counters, cpulimit, nic_counters, settings, traffic
 from lanloss.testbed.machines import Host
 from lanloss.totals import Stream, run_totals
 
@@ -192,7 +192,8 @@ def build(
                 fails,
                 ingress,
                 egress,
-                backend.nic_port(fp.receiver.name) if hasattr(backend, "nic_port") else None,
+                backend.nic_port(fp.receiver.name),
+                receiver_driver=outcome.facts.get(fp.receiver.name, {}).get("driver"),
             )
         )
         rows.append(
@@ -227,8 +228,12 @@ def build(
         float(p["duration"]),
     )
 
+    nic = _nic_section(paths_, outcome, p["protocol"])
+    attr["flags"].extend(
+        f"attribution incomplete: {why}" for why in nic["attribution"].get("incomplete", [])
+    )
     env = _env(req, state, outcome, restore_report)
-    pause = _pause(outcome)
+    pause = _pause(state, outcome)
     extra = {
         "tool_reports": {
             "senders": {str(k): v for k, v in out.senders.items()},
@@ -236,7 +241,12 @@ def build(
         },
         "counters": {n: counters.nonzero(d) for n, d in outcome.deltas.items()},
         "counter_errors": outcome.counter_errors,
-        "attribution": {"detail": attr["detail"], "flags": attr["flags"]},
+        "attribution": {
+            "detail": attr["detail"],
+            "flags": attr["flags"],
+            **nic["attribution"],
+        },
+        **nic["extra"],
         "cross_check": _cross_check(req, state, outcome),
         "cpu_stat": outcome.cpu_stat,
         "commands": traffic.describe_commands(state.traffic),
@@ -342,12 +352,42 @@ def _env(
         },
         "clock_shared": state.traffic.shared_clock,
         "pinning": state.traffic.pin,
-        **({"vm": state.backend.env()} if hasattr(state.backend, "env") else {}),
+        **_backend_env(state.backend),
     }
 
 
-def _pause(outcome: Outcome) -> dict[str, Any]:
-    """Standard pause statistics where the NIC reports them; {} otherwise (veth has none)."""
+def _nic_section(
+    paths: list[attribution.FlowPath], outcome: Outcome, protocol: str
+) -> dict[str, Any]:
+    """The receiving NICs' counters as their drivers' maps read them: for extra.attribution,
+    whether the attribution is complete (and why not), and for extra, the maps used
+    (``nic``) and the moved counters no map knows (``unmapped_counters``: host -> iface ->
+    name -> delta). TCP is not attributed (its loss is sent - received): nothing."""
+    if protocol != "udp":
+        return {"attribution": {}, "extra": {}}
+    reports = attribution.nic_reports(paths, outcome.deltas)
+    why = attribution.incomplete(reports)
+    nic: dict[str, Any] = {}
+    unmapped: dict[str, Any] = {}
+    for (host, iface), r in reports.items():
+        nic.setdefault(host, {})[iface] = {
+            "driver": r.driver,
+            "map": r.map,
+            "counters": {k: v for k, v in r.counters.items() if r.points[k]},
+            "uncertain": r.uncertain,
+        }
+        if r.unmapped:
+            unmapped.setdefault(host, {})[iface] = r.unmapped
+    extra: dict[str, Any] = {"nic": nic}
+    if unmapped:
+        extra["unmapped_counters"] = unmapped
+    return {"attribution": {"complete": not why, "incomplete": why}, "extra": extra}
+
+
+def _pause(state: RunState, outcome: Outcome) -> dict[str, Any]:
+    """Standard pause statistics (`ethtool -I -a`) where the NIC reports them; else, for a
+    host's interface under test, its driver's PAUSE counters (lanloss.testbed.nic_counters),
+    marked with their source; {} when there are neither (veth has none)."""
     ports = {}
     for name, d in outcome.deltas.items():
         for iface, stats in (d.get("pause") or {}).items():
@@ -355,6 +395,20 @@ def _pause(outcome: Outcome) -> dict[str, Any]:
                 "frames_sent": stats.get("tx_pause_frames", 0),
                 "frames_received": stats.get("rx_pause_frames", 0),
             }
+    for name, host in state.hosts.items():
+        driver = outcome.facts.get(name, {}).get("driver")
+        d = outcome.deltas.get(name, {})
+        stats = (d.get("ethtool") or {}).get(host.iface)
+        if not host.iface or f"{name}:{host.iface}" in ports or not stats:
+            continue
+        if not nic_counters.map_for(driver).counts_pause:
+            continue
+        counted = nic_counters.nic_drops(driver, stats, {}).pause
+        ports[f"{name}:{host.iface}"] = {
+            "frames_sent": counted["tx"],
+            "frames_received": counted["rx"],
+            "source": f"{driver} ethtool -S counters",
+        }
     if not ports:
         return {}
     return {"frames_sent": sum(v["frames_sent"] for v in ports.values()), "ports": ports}
@@ -390,3 +444,9 @@ def _cross_check(req: Request, state: RunState, outcome: Outcome) -> dict[str, A
             "achieved_bps": rep.get("achieved_bps"),
         }
     return out
+
+
+def _backend_env(backend: Any) -> dict[str, Any]:
+    """The backend's own facts under its name (env.vm: the emulator), if it has any."""
+    facts = backend.env()
+    return {} if facts is None else {backend.name: facts}

@@ -25,16 +25,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from lanloss import paths, provenance
+from lanloss import constants, paths, provenance
 from lanloss.options import OptionError
 from lanloss.record import RunRecord
-from lanloss.testbed import counters, cpulimit, netns, run_record, settings, traffic
+from lanloss.testbed import counters, cpulimit, netns, run_record, runfolder, settings, traffic
 from lanloss.testbed import inventory as inv_mod
 from lanloss.testbed import journal as jr
+from lanloss.testbed.backend import backend_class
 from lanloss.testbed.errors import BedError, Cancelled
-from lanloss.testbed.machines import Host, gather_facts
+from lanloss.testbed.machines import Host
 from lanloss.testbed.run_record import FlowPlan, Outcome, RestoreReport, RunState
-from lanloss.testbed.ssh import SshBackend
 
 DEFAULT_PREFIX = "lanloss-"
 FAULT_ENV = "LANLOSS_BED_FAULT"  # test hook: fail on purpose at a phase (see README)
@@ -65,24 +65,20 @@ class Request:
 
 
 def check_prefix(prefix: str) -> None:
-    if not prefix or len(prefix) > 24 or not all(c.isalnum() or c in "-_." for c in prefix):
-        raise OptionError(f"--prefix: {prefix!r} must be 1-24 letters, digits, '-', '_' or '.'")
+    """A prefix is a name (runfolder.prefix_problem): never a path, never one letter."""
+    why = runfolder.prefix_problem(prefix)
+    if why:
+        raise OptionError(f"--prefix: {prefix!r} {why}")
 
 
-# What veth (the netns backend's links) cannot set: ethtool -a/-c/-g are not supported.
-NETNS_CANNOT = {
-    "pause": "veth has no IEEE 802.3x flow control",
-    "itr": "veth has no interrupt coalescing",
-    "rx_ring": "veth has no RX descriptor ring",
-}
+TOOLS = ("lanloss", "iperf3")
 
 
 def check_params(p: dict[str, Any], given: set[str], backend: str, tool: str) -> None:
     """The checks of a point that need no file and no host: options against the backend
     and tool that will run them (also `lanloss study check`). OptionError."""
-    if backend not in ("netns", "ssh", "vm"):
-        raise OptionError(f"--backend: {backend!r} is not netns, ssh or vm")
-    if tool not in ("lanloss", "iperf3"):
+    cls = backend_class(backend)
+    if tool not in TOOLS:
         raise OptionError(f"--tool: {tool!r} is not lanloss or iperf3")
     if tool == "iperf3":
         if p["cast"] == "multicast":
@@ -95,73 +91,21 @@ def check_params(p: dict[str, Any], given: set[str], backend: str, tool: str) ->
             raise OptionError("recv_work: iperf3 has no per-packet work; use --tool lanloss")
         if p.get("rcvbuf") and p.get("sndbuf") and p["rcvbuf"] != p["sndbuf"]:
             raise OptionError("rcvbuf/sndbuf: iperf3 sets both from one -w; give one value")
-    if backend == "vm":
-        from lanloss.testbed import vm
-
-        vm.check_params(p, given)
-    elif backend == "netns":
-        for opt, why in NETNS_CANNOT.items():
-            if opt in given:
-                raise OptionError(
-                    f"{opt}: {p[opt]!r}: {why}, so the netns backend cannot set it; "
-                    "leave it out, or use --backend ssh (real NICs)"
-                )
-        netns.plan(p, DEFAULT_PREFIX)  # topology errors now, not after the build
-    else:
-        for opt in ("switch_buffer", "tx_queue", "edge_switches"):
-            if opt in given:
-                raise OptionError(
-                    f"{opt}: describes the netns emulation; real hosts and "
-                    "switches are not set by the ssh backend"
-                )
-        if p["topology"] not in ("star", "two-tier"):
-            raise OptionError(
-                f"topology: {p['topology']!r}: the ssh backend records star or "
-                "two-tier (the real network's shape), not a file"
-            )
+    cls.check_params(p, given)
 
 
 def prepare(req: Request) -> Request:
     """Validate the whole request without touching any host (OptionError / BedError)."""
     check_prefix(req.prefix)
     p, given = req.params, req.given
-    check_params(p, given, req.backend, req.tool)
-    if p["cast"] == "multicast" and p["protocol"] == "tcp":
-        raise OptionError("cast: multicast needs protocol udp")
-    if p["protocol"] == "udp" and int(p["payload"]) > 65507:
-        raise OptionError(f"payload: {p['payload']} exceeds the UDP maximum 65507")
+    check_params(p, given, req.backend, req.tool)  # (params come from options.resolve)
     if req.tool == "lanloss":
         for name in ("lanloss-send", "lanloss-recv"):
             try:
                 paths.ctool(name)
             except FileNotFoundError:
                 raise BedError(f"{name} is not built; run `make -C testbed/tools`") from None
-
-    if req.backend == "netns":
-        if req.inventory:
-            raise OptionError(
-                "--inventory: the netns backend builds its hosts from the "
-                "topology options; an inventory is for --backend ssh"
-            )
-        if req.senders or req.receivers:
-            raise OptionError("--sender/--receiver name inventory hosts (--backend ssh)")
-        netns.plan(p, req.prefix)  # topology errors now, not after the build
-        netns.NetnsBackend.validate_machine()
-    elif req.backend == "vm":
-        from lanloss.testbed import vm
-
-        if req.inventory or req.senders or req.receivers:
-            raise OptionError("--inventory/--sender/--receiver: the vm backend boots its hosts")
-        vm.validate_machine(req.vm_nic)
-    elif req.backend == "ssh":
-        if not req.inventory:
-            raise OptionError("--inventory: the ssh backend needs an inventory file")
-        req.inv = inv_mod.load(req.inventory)
-        req.picked = inv_mod.select(
-            req.inv, int(p["senders"]), int(p["receivers"]), req.senders, req.receivers
-        )
-    else:
-        raise OptionError(f"--backend: {req.backend!r} is not netns or ssh")
+    backend_class(req.backend).check_request(req)
     return req
 
 
@@ -260,19 +204,18 @@ def recover_pending(state_dir: str, prefix: str, say: Any) -> bool:
         f"found restore journal of pid {pending.data.get('pid')} "
         f"(phase {pending.data.get('phase')}); restoring first"
     )
-    failures = jr.recover(pending, netns.teardown_all, say)
+    failures = jr.recover(pending, netns.teardown, say)
     if failures:
         raise BedError(f"restore from {pending.path} incomplete (journal kept): {failures[0]}")
     return True
 
 
-def recover_machine(state_dir: str, prefix: str, say: Any) -> int:
-    """Replay every netns journal a killed run left on this machine, whatever its prefix or
-    state folder (the machine lock must be held): the sysctls are the machine's, so this
-    run's settings_before must not be another run's leftovers. A journal whose run still
-    holds its lock is refused, named. Returns how many were replayed."""
+def machine_journals(state_dir: str, prefix: str) -> list[jr.Journal]:
+    """Every journal of a run that changed this machine (netns, vm), whatever its prefix
+    or state folder, but this run's own: the registry's and those in `state_dir`. All are
+    read (and checked: ours to trust) before any is replayed."""
     own = os.path.abspath(jr.journal_path(state_dir, prefix))
-    paths_ = set(jr.registered())
+    paths_ = {os.path.abspath(p) for p in jr.registered()}
     folder = os.path.abspath(state_dir)
     if os.path.isdir(folder):
         paths_ |= {
@@ -280,12 +223,19 @@ def recover_machine(state_dir: str, prefix: str, say: Any) -> int:
             for f in os.listdir(folder)
             if f.startswith("journal-") and f.endswith(".json")
         }
+    found = [jr.Journal.read(path) for path in sorted(paths_ - {own})]
+    return [j for j in found if j is not None and j.changes_this_machine]
+
+
+def recover_machine(state_dir: str, prefix: str, say: Any) -> int:
+    """Replay every journal a killed netns or vm run left on this machine, whatever its
+    prefix or state folder (the machine lock must be held): the sysctls are the
+    machine's, so this run's settings_before must not be another run's leftovers. A
+    journal whose run still holds its lock is refused, named; so is one that is not ours
+    to trust (then none is replayed). Returns how many were replayed."""
     done = 0
-    for path in sorted(paths_ - {own}):
-        j = jr.Journal.read(path)
-        if j is None or j.data.get("backend") != "netns":
-            continue
-        other = str(j.data.get("prefix") or "")
+    for found in machine_journals(state_dir, prefix):
+        path, other = found.path, str(found.data["prefix"])
         lock = jr.try_lock(os.path.dirname(path), other)
         if lock is None:
             raise BedError(
@@ -298,9 +248,9 @@ def recover_machine(state_dir: str, prefix: str, say: Any) -> int:
                 continue
             say(
                 f"found restore journal {path} of pid {j.data.get('pid')} (prefix "
-                f"{other!r}); restoring first"
+                f"{other!r}, backend {j.data.get('backend')}); restoring first"
             )
-            failures = jr.recover(j, netns.teardown_all, say)
+            failures = jr.recover(j, netns.teardown, say)
             if failures:
                 raise BedError(f"restore from {path} incomplete (journal kept): {failures[0]}")
             done += 1
@@ -309,26 +259,53 @@ def recover_machine(state_dir: str, prefix: str, say: Any) -> int:
     return done
 
 
+def machine_lock_now(say: Any) -> jr.Lock | None:
+    """For restore and cleanup: the machine lock at once, or BedError naming the pid of
+    the run that holds it. None when not root (such a user's runs change no machine)."""
+    if os.geteuid() != 0:
+        return None
+    return jr.lock_machine(say, timeout=0)
+
+
 def cleanup(prefix: str, state_dir: str, say: Any) -> list[str]:
-    """`lanloss bed cleanup`: journal replay, then anything left by name (netns, cgroups)."""
+    """`lanloss bed cleanup`: replay the prefix's journal, then remove what the harness
+    marked as made under this prefix by runs that are gone (their lock is free). Never
+    lists /run/netns or /sys/fs/cgroup by prefix."""
     check_prefix(prefix)
-    lock = jr.lock(state_dir, prefix, say)
+    lock = jr.lock(state_dir, prefix, say, timeout=0)
     try:
-        recover_pending(state_dir, prefix, say)
-        names = netns.list_netns(prefix)
-        failures = netns.teardown(prefix)
-        machine = Host(
-            inv_mod.HostSpec(netns.MACHINE, "machine", "", "", ""), netns.machine_transport()
-        )
-        groups = netns.stale_cgroups(prefix)
-        for path in groups:
-            why = cpulimit.remove_cgroup(machine, path)
-            if why:
-                failures.append(why)
-        say(f"removed {len(names)} namespace(s) and {len(groups)} cgroup(s) named {prefix}*")
-        return failures
+        machine_lock = machine_lock_now(say)
+        try:
+            recover_pending(state_dir, prefix, say)
+            if machine_lock is None:
+                return []
+            return _remove_marked(prefix, say)
+        finally:
+            if machine_lock is not None:
+                machine_lock.release()
     finally:
         lock.release()
+
+
+def _remove_marked(prefix: str, say: Any) -> list[str]:
+    """Marked namespaces and cgroups named <prefix>... of dead runs; says what went."""
+    names = netns.stale(prefix)
+    failures = netns.teardown(names, say)
+    groups = cpulimit.stale_here(prefix)
+    machine = Host(
+        inv_mod.HostSpec(netns.MACHINE, "machine", "", "", ""), netns.machine_transport()
+    )
+    for path in groups:
+        why = cpulimit.remove_cgroup(machine, path, prefix, say)
+        if why:
+            failures.append(why)
+    gone_ns = [n for n in names if not os.path.lexists(os.path.join(netns.NETNS_DIR, n))]
+    gone_cg = [g for g in groups if not os.path.lexists(g)]
+    if gone_ns or gone_cg:
+        say(f"removed namespace(s) {gone_ns} and cgroup(s) {gone_cg} that lanloss made")
+    else:
+        say(f"nothing made by lanloss with prefix {prefix!r} is left")
+    return failures
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -347,7 +324,7 @@ def _streams(
     flows: list[FlowPlan] = []
     if p["cast"] == "multicast":
         for k, s in enumerate(senders):
-            st = traffic.Stream(k, s, netns.GROUP, traffic.PORT, rate, list(receivers))
+            st = traffic.Stream(k, s, constants.GROUP, traffic.PORT, rate, list(receivers))
             streams.append(st)
             flows += [FlowPlan(s, r, st) for r in receivers]
         return streams, flows
@@ -366,15 +343,20 @@ def execute(req: Request, reporter: Reporter) -> RunRecord:
     t_wall = time.monotonic()
     timing: dict[str, float] = {}
     lock = jr.lock(req.state_dir, req.prefix, reporter.say)
-    machine_lock = jr.lock_machine(reporter.say) if req.backend in ("netns", "vm") else None
+    changes_machine = backend_class(req.backend).changes_this_machine
+    try:
+        machine_lock = jr.lock_machine(reporter.say) if changes_machine else None
+    except BaseException:
+        lock.release()
+        raise
     run_id = uuid.uuid4().hex[:10]
     run_dir = tempfile.mkdtemp(prefix=f"{req.prefix}run-")
     os.chmod(run_dir, 0o755)
     try:
         recover_pending(req.state_dir, req.prefix, reporter.say)
-        if req.backend == "netns":
+        if changes_machine:
             recover_machine(req.state_dir, req.prefix, reporter.say)
-        journal = jr.Journal.create(req.state_dir, req.prefix, req.backend)
+        journal = jr.Journal.create(req.state_dir, req.prefix, req.backend, changes_machine)
         journal.record("local_dirs", run_dir)
         state = RunState(started_utc=provenance.utc_now())
         outcome: Outcome | None = None
@@ -432,50 +414,15 @@ def _work(
     p = req.params
     t0 = time.monotonic()
     reporter.tick("setting up hosts")
-    if req.backend == "netns":
-        backend: Any = netns.NetnsBackend(p, req.prefix, run_dir)
-        state.backend = backend
-        backend.setup(journal)
-        pairs = backend.plan.flows
-        # the hosts the flows use (a topology file's flows may start at a 'host' node)
-        senders = [backend.hosts[n] for n in dict.fromkeys(f[0] for f in pairs)]
-        receivers = [backend.hosts[n] for n in dict.fromkeys(f[1] for f in pairs)]
-        machine_hosts = [backend.machine]
-        for h in [backend.machine, *backend.hosts.values()]:
-            gather_facts(h)
-            journal.record_host(h)
-        tool_dirs = {
-            h.name: str(paths.ctool("lanloss-send").parent) for h in backend.hosts.values()
-        }
-    elif req.backend == "vm":
-        from lanloss.testbed import vm
-
-        backend = vm.VmBackend(
-            p, req.prefix, run_dir, req.vm_nic, req.pin, req.state_dir, req.vm_guests
-        )
-        state.backend = backend
-        backend.setup(journal)
-        pairs = backend.plan.flows
-        senders = [backend.hosts[n] for n in dict.fromkeys(f[0] for f in pairs)]
-        receivers = [backend.hosts[n] for n in dict.fromkeys(f[1] for f in pairs)]
-        machine_hosts = [backend.machine]
-        gather_facts(backend.machine)
-        journal.record_host(backend.machine)
-        tool_dirs = backend.tool_dirs
-    else:
-        assert req.inv is not None and req.picked is not None
-        backend = SshBackend(req.inv, req.picked[0], req.picked[1], run_id, run_dir, req.tool)
-        state.backend = backend
-        backend.setup(journal)
-        senders = [backend.hosts[s.name] for s in req.picked[0]]
-        receivers = [backend.hosts[s.name] for s in req.picked[1]]
-        k = max(len(senders), len(receivers))
-        pairs = [
-            (senders[i % len(senders)].name, receivers[i % len(receivers)].name, None)
-            for i in range(k)
-        ]
-        machine_hosts = []
-        tool_dirs = backend.tool_dirs
+    backend = backend_class(req.backend).create(req, run_id, run_dir)
+    state.backend = backend
+    backend.setup(journal)
+    pairs = backend.flows()
+    # the hosts the flows use (a topology file's flows may start at a 'host' node)
+    senders = [backend.hosts[n] for n in dict.fromkeys(f[0] for f in pairs)]
+    receivers = [backend.hosts[n] for n in dict.fromkeys(f[1] for f in pairs)]
+    machine_hosts = backend.machine_hosts()
+    tool_dirs = backend.tool_dirs
     run_hosts = [*senders, *receivers]
     all_hosts = {h.name: h for h in [*machine_hosts, *run_hosts, *backend.switches]}
     state.hosts = all_hosts
@@ -489,9 +436,8 @@ def _work(
     captured = {h.name: settings.capture(h) for h in settable}
     state.captured = captured
     changes, unsupported = settings.plan_changes(p, req.given, senders, receivers, captured)
-    if hasattr(backend, "machine_changes"):
-        changes += backend.machine_changes(captured)
-    if req.driver_params and hasattr(backend, "driver_changes"):
+    changes += backend.machine_changes(captured)
+    if req.driver_params:
         changes = backend.driver_changes(req.driver_params) + changes  # a reload resets the NIC
     rcvbuf_force = sndbuf_force = False
     for u in list(unsupported):
@@ -528,19 +474,13 @@ def _work(
     cgroups, pre = {}, {}
     if p.get("recv_cpu"):
         for h in receivers:
-            if hasattr(backend, "slow_host"):  # vm: the quota is on the guest's QEMU
-                where = backend.machine
-                limit = cpulimit.create(where, f"{req.prefix}{h.name}", int(p["recv_cpu"]), journal)
-                state.cpu[h.name] = (where, limit)
-                backend.slow_host(h.name, limit)
-                continue
-            where = h.sysctl_host  # cgroups live on the machine that runs the process
-            limit = cpulimit.create(where, f"{req.prefix}{h.name}", int(p["recv_cpu"]), journal)
+            where, limit, joins = backend.slow_receiver(h, int(p["recv_cpu"]), req.prefix, journal)
             state.cpu[h.name] = (where, limit)
-            if limit.procs_file:
-                cgroups[h.name] = limit.procs_file
-            pre[h.name] = limit.pre
-    pin = _pinning(req, senders, receivers)
+            if joins:
+                if limit.procs_file:
+                    cgroups[h.name] = limit.procs_file
+                pre[h.name] = limit.pre
+    pin = backend.pinning(senders, receivers) if req.pin else {}
 
     shared = _shared_clock(req, run_hosts)
     t = traffic.Traffic(
@@ -549,7 +489,7 @@ def _work(
         params=p,
         tool=req.tool,
         tool_paths=tool_dirs,
-        group=netns.GROUP if p["cast"] == "multicast" else None,
+        group=constants.GROUP if p["cast"] == "multicast" else None,
         rcvbuf_force=rcvbuf_force,
         sndbuf_force=sndbuf_force,
         shared_clock=shared,
@@ -592,21 +532,6 @@ def _work(
     )
 
 
-def _pinning(req: Request, senders: list[Host], receivers: list[Host]) -> dict[str, list[str]]:
-    """netns: senders on CPU 0, receivers on the others (clean, repeatable; feasibility §4)."""
-    if req.backend == "vm" and req.pin:  # guests are pinned by QEMU; namespace senders here
-        return {h.name: ["taskset", "-c", "0"] for h in senders if h.spec.netns}
-    if req.backend != "netns" or not req.pin:
-        return {}
-    n = os.cpu_count() or 1
-    if n < 2:
-        return {}
-    rx_cpus = ",".join(str(c) for c in range(1, n))
-    out = {h.name: ["taskset", "-c", "0"] for h in senders}
-    out.update({h.name: ["taskset", "-c", rx_cpus] for h in receivers})
-    return out
-
-
 def _shared_clock(req: Request, hosts: list[Host]) -> bool:
     """One kernel (same boot id as here) = one CLOCK_MONOTONIC: start-at and latency work."""
     try:
@@ -637,7 +562,7 @@ def _undo(state: RunState, journal: jr.Journal, reporter: Reporter) -> RestoreRe
             failures.append(f"capture after on {name}: {exc}")
     for where, limit in state.cpu.values():
         if limit.path:
-            why = cpulimit.remove_cgroup(where, limit.path)
+            why = cpulimit.remove_cgroup(where, limit.path, journal.data["prefix"])
             if why:
                 failures.append(why)
     backend = state.backend
@@ -646,8 +571,7 @@ def _undo(state: RunState, journal: jr.Journal, reporter: Reporter) -> RestoreRe
             failures += backend.teardown()
         except BaseException as exc:  # noqa: BLE001
             failures.append(f"teardown: {exc}")
-        if hasattr(backend, "close"):
-            backend.close()
+        backend.close()
     if mismatches:
         failures.append(f"settings differ after restore: {mismatches}")
     if not failures:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from lanloss import paths
 from lanloss.child import die_with_parent
+from lanloss.testbed.backend import Backend
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.transport import JOIN_CGROUP, Proc, Transport
 
@@ -249,10 +250,46 @@ def install_tools(host: Host, tools_dir: str) -> str:
 # -- the backend ------------------------------------------------------------------------------
 
 
-class SshBackend:
+class SshBackend(Backend):
     """Real hosts from an inventory; the switch is not ours to see or set."""
 
     name = "ssh"
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], given: set[str]) -> None:
+        from lanloss.options import OptionError
+
+        for opt in ("switch_buffer", "tx_queue", "edge_switches"):
+            if opt in given:
+                raise OptionError(
+                    f"{opt}: describes the netns emulation; real hosts and "
+                    "switches are not set by the ssh backend"
+                )
+        if p["topology"] not in ("star", "two-tier"):
+            raise OptionError(
+                f"topology: {p['topology']!r}: the ssh backend records star or "
+                "two-tier (the real network's shape), not a file"
+            )
+
+    @classmethod
+    def check_request(cls, req: Any) -> None:
+        from lanloss.options import OptionError
+        from lanloss.testbed import inventory as inv_mod
+
+        if not req.inventory:
+            raise OptionError("--inventory: the ssh backend needs an inventory file")
+        if req.driver_params:
+            raise OptionError("--driver-param: only the vm backend reloads a NIC driver")
+        p = req.params
+        req.inv = inv_mod.load(req.inventory)
+        req.picked = inv_mod.select(
+            req.inv, int(p["senders"]), int(p["receivers"]), req.senders, req.receivers
+        )
+
+    @classmethod
+    def create(cls, req: Any, run_id: str, run_dir: str) -> SshBackend:
+        assert req.inv is not None and req.picked is not None, "check_request first"
+        return cls(req.inv, req.picked[0], req.picked[1], run_id, run_dir, req.tool)
 
     def __init__(
         self,
@@ -264,6 +301,8 @@ class SshBackend:
         tool: str,
     ) -> None:
         self.inv = inv
+        self.senders = senders
+        self.receivers = receivers
         self.specs = [*senders, *receivers]
         self.run_id = run_id
         self.run_dir = run_dir
@@ -272,6 +311,18 @@ class SshBackend:
         self.switches: list[Host] = []
         self.machine = None
         self.tool_dirs: dict[str, str] = {}
+
+    def flows(self) -> list[tuple[str, str, int | None]]:
+        """Sender i to receiver i, the shorter list repeated."""
+        k = max(len(self.senders), len(self.receivers))
+        return [
+            (
+                self.senders[i % len(self.senders)].name,
+                self.receivers[i % len(self.receivers)].name,
+                None,
+            )
+            for i in range(k)
+        ]
 
     def setup(self, journal: Any) -> None:
         from lanloss.testbed.machines import Host, gather_facts
@@ -312,15 +363,6 @@ class SshBackend:
             elif not t.run(["sh", "-c", "command -v iperf3"]).ok:
                 raise BedError(f"{host.name}: iperf3 is not installed")
 
-    def switch_ports(self, name: str) -> list[str]:
-        return []
-
-    def network_idle(self) -> bool:
-        return True  # a real switch drains in microseconds; we cannot see it anyway
-
-    def flow_ports(self, src: str, dst: str) -> tuple[list[Any], list[Any]]:
-        return [], []
-
     def describe(self) -> dict[str, Any]:
         return {
             "inventory": self.inv.path,
@@ -345,7 +387,3 @@ class SshBackend:
             except BedError as exc:
                 failures.append(str(exc))
         return failures
-
-    def close(self) -> None:
-        for host in self.hosts.values():
-            host.transport.close()

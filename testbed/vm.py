@@ -16,9 +16,11 @@ host: ``hostfwd`` on the switch namespace's loopback), so management traffic nev
 touches the NIC under test or the switch. The guest image: vmimage.py.
 
 Guests die with the harness (QEMU gets PR_SET_PDEATHSIG), and with them every tool and
-every setting in them; what stays after a ``kill -9`` (namespaces, the machine's
-htb_hysteresis) is in the journal and removed by the next run, and a reaper process
-removes the namespaces at once (``reaper``).
+every setting in them; what stays after a ``kill -9`` (namespaces, the receiver's
+cgroup, the machine's htb_hysteresis) is in the journal, which is listed in the machine
+registry like a netns run's and replayed by the next netns or vm run of any prefix; a
+reaper process removes the journal's namespaces at once (``reaper``). Namespaces are made
+and removed as in the netns backend: marked first, by exact name (netns.create_namespace).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any
 from lanloss.child import die_with_parent
 from lanloss.options import OptionError
 from lanloss.testbed import netns
+from lanloss.testbed.backend import Backend
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.ssh import SshTransport, install_tools
 from lanloss.testbed.transport import NETNS_DIR, Local, LocalProc, wait_until
@@ -76,15 +79,6 @@ class VmTransport(SshTransport):
 def transport_from(desc: dict[str, Any]) -> VmTransport:
     fields = {k: v for k, v in desc.items() if k != "kind"}
     return VmTransport(**fields)
-
-
-def check_params(p: dict[str, Any], given: set[str]) -> None:
-    for opt, why in VM_CANNOT.items():
-        if opt in given and p.get(opt):
-            raise OptionError(f"{opt}: {p[opt]!r}: {why}, so the vm backend cannot set it")
-    if p["cast"] == "multicast":
-        raise OptionError("cast: multicast is not wired up on the vm backend; use unicast")
-    netns.plan(p, "x-")
 
 
 def validate_machine(nic: str) -> None:
@@ -131,10 +125,34 @@ def guest_mac(k: int) -> str:
     return f"52:54:00:4c:{k // 256:02x}:{k % 256:02x}"
 
 
-class VmBackend:
+class VmBackend(Backend):
     """Guests for hosts, namespaces for switches; kernel-wide settings live in each guest."""
 
     name = "vm"
+    changes_this_machine = True  # the switches' namespaces, htb_hysteresis, recv_cpu's cgroup
+    cannot = VM_CANNOT
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any], given: set[str]) -> None:
+        for opt, why in cls.cannot.items():
+            if opt in given and p.get(opt):
+                raise OptionError(f"{opt}: {p[opt]!r}: {why}, so the vm backend cannot set it")
+        if p["cast"] == "multicast":
+            raise OptionError("cast: multicast is not wired up on the vm backend; use unicast")
+        netns.plan(p, "lanloss-")
+
+    @classmethod
+    def check_request(cls, req: Any) -> None:
+        if req.inventory or req.senders or req.receivers:
+            raise OptionError("--inventory/--sender/--receiver: the vm backend boots its hosts")
+        netns.plan(req.params, req.prefix)
+        validate_machine(req.vm_nic)
+
+    @classmethod
+    def create(cls, req: Any, run_id: str, run_dir: str) -> VmBackend:
+        return cls(
+            req.params, req.prefix, run_dir, req.vm_nic, req.pin, req.state_dir, req.vm_guests
+        )
 
     def __init__(
         self,
@@ -165,16 +183,16 @@ class VmBackend:
         self.image: dict[str, Any] = {}
         self.boot_s: dict[str, float] = {}
         self.reaper: subprocess.Popen[bytes] | None = None
+        self.journal: Any = None  # its "netns" lists the namespaces this run made
 
     # -- building --------------------------------------------------------------------------
 
     def _switches(self, journal: Any) -> None:
         """The netns backend's switches: namespaces, bridges, switch-to-switch veths."""
-        journal.record("netns", self.prefix)
         mtu = int(self.params["mtu"])
         sysctls = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
         for sw in self.plan.switches:
-            netns._run(["ip", "netns", "add", sw.ns])
+            netns.create_namespace(sw.ns, journal)
             netns._run(
                 [
                     "nsenter",
@@ -299,9 +317,8 @@ class VmBackend:
         from lanloss.testbed.inventory import HostSpec, SshSpec
         from lanloss.testbed.machines import Host, gather_facts
 
-        failures = netns.teardown(self.prefix)  # stale namespaces of a crashed run, by name
-        if failures:
-            raise BedError("; ".join(failures))
+        self.journal = journal
+        netns.clear_stale([n.ns for n in self.plan.nodes.values() if not self.is_guest(n)])
         try:
             self.image = vmimage.build()
         except RuntimeError as exc:
@@ -312,6 +329,8 @@ class VmBackend:
             self.run_dir,
             self.run_dir,
         )
+        gather_facts(self.machine)
+        journal.record_host(self.machine)
         self._switches(journal)
         for sw in self.plan.switches:
             spec = HostSpec(sw.name, "switch", "", "", "", netns=sw.ns)
@@ -411,7 +430,7 @@ class VmBackend:
         from lanloss.testbed.machines import Host, gather_facts
 
         mtu, limit = int(self.params["mtu"]), int(self.params["tx_queue"])
-        netns._run(["ip", "netns", "add", node.ns])
+        netns.create_namespace(node.ns, journal)
         netns._run(
             [
                 "nsenter",
@@ -538,17 +557,32 @@ class VmBackend:
                     )
         return out
 
-    def slow_host(self, name: str, limit: Any) -> None:
+    def slow_receiver(
+        self, host: Any, percent: int, prefix: str, journal: Any
+    ) -> tuple[Any, Any, bool]:
         """recv_cpu: the receiver's whole guest (its QEMU: vCPU and I/O threads) joins the
         CPU quota on this machine, which makes a slower PC of it: NIC, kernel and
         application all slow down together, as on the seed's old receiver."""
-        pid = str(self.qemu[name].popen.pid)
+        from lanloss.testbed import cpulimit
+
+        if not self.is_guest(self.plan.nodes[host.name]):
+            return super().slow_receiver(host, percent, prefix, journal)
+        limit = cpulimit.create(self.machine, f"{prefix}{host.name}", percent, journal)
+        pid = str(self.qemu[host.name].popen.pid)
         if limit.procs_file:
             self.machine.transport.run_ok(
                 ["sh", "-c", 'printf "%s\\n" "$1" > "$0"', limit.procs_file, pid]
             )
         else:  # no cpu controller: SCHED_IDLE for every thread (recorded: not a quota)
             self.machine.transport.run_ok(["chrt", "--all-tasks", "--idle", "-p", "0", pid])
+        return self.machine, limit, False
+
+    def flows(self) -> list[tuple[str, str, int | None]]:
+        return self.plan.flows
+
+    def pinning(self, senders: list[Any], receivers: list[Any]) -> dict[str, list[str]]:
+        """Guests are pinned by their QEMU (_cpu_of); namespace senders on CPU 0."""
+        return {h.name: ["taskset", "-c", "0"] for h in senders if h.spec.netns}
 
     # -- what the runner asks --------------------------------------------------------------
 
@@ -638,13 +672,9 @@ class VmBackend:
             if proc.wait(5.0) is None:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(5.0)
-        failures = netns.teardown(self.prefix)
+        failures = netns.teardown(list(self.journal.data["netns"])) if self.journal else []
         stop_reaper(self.reaper)
         return failures
-
-    def close(self) -> None:
-        for host in self.hosts.values():
-            host.transport.close()
 
 
 # -- the reaper: namespaces gone at once after a kill -9 ------------------------------------
@@ -653,7 +683,8 @@ class VmBackend:
 def start_reaper(prefix: str, state_dir: str) -> subprocess.Popen[bytes]:
     """A process that outlives a kill -9 of the harness (own session, no parent-death
     signal) and, when the pipe from the harness ends without the word 'done', removes
-    the namespaces named <prefix>* (and so the taps and the guests' QEMU in them)."""
+    the namespaces the run's journal lists (and so the taps and the guests' QEMU in
+    them)."""
     return subprocess.Popen(
         [sys.executable, "-m", "lanloss.testbed.vm", "--reap", prefix, state_dir],
         stdin=subprocess.PIPE,
@@ -685,11 +716,15 @@ def _reap(prefix: str, state_dir: str) -> int:
     data = sys.stdin.buffer.read()
     if data.strip() == b"done":
         return 0
-    # Under the prefix's lock: a next run that got it first has removed these already
-    # and must not lose the namespaces it built since.
+    # Under the prefix's lock: a next run that got it first has replayed the journal
+    # already (it is gone, or is that run's own if it was killed too).
     lock = jr.lock(state_dir, prefix, timeout=3600.0)
     try:
-        netns.teardown(prefix)
+        journal = jr.Journal.find(state_dir, prefix)
+        if journal is not None:
+            netns.teardown(list(journal.data["netns"]))
+    except BedError:
+        return 1  # an untrusted or unreadable journal: the next run names it
     finally:
         lock.release()
     return 0

@@ -36,7 +36,8 @@ def _run(bed, tmp_path: Path, *args: str):
     """One `lanloss bed run`, and the share of the CPUs the hypervisor took meanwhile."""
     out = tmp_path / "run.json"
     steal0, total0 = _cpu_jiffies()
-    res = bed("run", "--out", str(out), "--payload", "1472", *args)
+    default = [] if "--payload" in args else ["--payload", "1472"]
+    res = bed("run", "--out", str(out), *default, *args)
     steal1, total1 = _cpu_jiffies()
     assert res.returncode == 0, res.stderr
     rec = load(str(out))

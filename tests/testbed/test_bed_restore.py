@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -175,29 +176,44 @@ def test_restore_command_replays_the_journal(bed, bed_state, ns_prefix):
     assert bed("restore").stderr.strip().endswith("nothing to restore")
 
 
-def test_stale_namespaces_are_found_by_name_and_removed(bed, ns_prefix, tmp_path):
-    """A namespace (with a process in it) left by an earlier crash goes before the build."""
-    stale = f"{ns_prefix}r1"
-    subprocess.run(["ip", "netns", "add", stale], check=True, capture_output=True)
-    sleeper = subprocess.Popen(["ip", "netns", "exec", stale, "sleep", "300"])
+def test_leftovers_of_a_discarded_journal_are_removed_by_their_markers(
+    bed, bed_state, ns_prefix, tmp_path
+):
+    """A killed run whose journal was discarded (`restore --discard`) leaves namespaces and
+    a cgroup that lanloss marked as its own: `bed cleanup` removes them (their run is
+    gone), and says so."""
+    htb = Path("/sys/module/sch_htb/parameters/htb_hysteresis")
+    htb_before = htb.read_text()
+    proc = start(
+        bed_state, ns_prefix, "--rate", "10Mbps", "--slow-receiver", "50%", "--duration", "4s"
+    )
+    run_dirs: list[str] = []
     try:
-        res = bed(
-            "run",
-            "--rate",
-            "10Mbps",
-            "--duration",
-            "0.3s",
-            "--warmup",
-            "0s",
-            "--out",
-            str(tmp_path / "r.json"),
-        )
+        wait_for_traffic(bed_state, proc, ns_prefix)
+        proc.kill()
+        proc.communicate()
+        assert leftovers(ns_prefix)
+        journal = json.loads(next(bed_state.glob("journal*")).read_text())
+        run_dirs = journal["local_dirs"]
+        res = bed("restore", "--discard")
         assert res.returncode == 0, res.stderr
-        assert sleeper.wait(10) is not None
-        subprocess.run(["ip", "netns", "add", f"{ns_prefix}x"], check=True)
+        assert not list(bed_state.glob("journal*"))
+        assert leftovers(ns_prefix)  # nothing undone: the journal was dropped
+
         res = bed("cleanup")
         assert res.returncode == 0, res.stderr
+        assert "removed namespace(s)" in res.stderr and f"{ns_prefix}r1" in res.stderr
         assert not leftovers(ns_prefix)
+        ps = subprocess.run(["pgrep", "-f", f"{ns_prefix}run-"], capture_output=True, text=True)
+        assert ps.stdout.strip() == ""
     finally:
-        sleeper.kill()
-        subprocess.run(["ip", "netns", "del", stale], capture_output=True)
+        proc.kill()
+        for folder in run_dirs:  # the discarded journal held their removal too
+            shutil.rmtree(folder, ignore_errors=True)
+        from lanloss.testbed import journal as jr
+
+        held = jr.lock_machine(lambda s: None)  # no run is measuring meanwhile
+        try:
+            htb.write_text(htb_before)  # the discarded journal held its restore
+        finally:
+            held.release()
