@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from lanloss.options import UDP_MAX_PAYLOAD
+
 PREAMBLE_SFD = 8
 MAC_HEADER = 14
 FCS = 4
@@ -20,7 +22,7 @@ MIN_MAC_PAYLOAD = 46  # 64-byte minimum frame minus header and FCS
 PER_FRAME_OVERHEAD = PREAMBLE_SFD + MAC_HEADER + FCS + IFG  # 38
 IP_HEADER = 20
 UDP_HEADER = 8
-MAX_UDP_PAYLOAD = 65507
+MAX_UDP_PAYLOAD = UDP_MAX_PAYLOAD  # lanloss.options: its one definition
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lanloss import host_presets, paths, units
+from lanloss import header_constants, host_presets, paths, units
 
 
 class OptionError(ValueError):
@@ -52,7 +52,11 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
 
-_TOPOLOGIES = ("star", "two-tier", "two-site")
+TOPOLOGIES = ("star", "two-tier", "two-site")  # the named LANs (lanloss.topology builds them)
+# The largest UDP payload, from the ns-3 module's one definition (lanloss-linux-rx.h).
+UDP_MAX_PAYLOAD = header_constants.UDP_MAX_PAYLOAD
+# The largest SO_RCVBUF / SO_SNDBUF Linux takes: INT_MAX / 2 (sk_rcvbuf, an int, is twice it).
+SOCKET_BUFFER_MAX = (2**31 - 1) // 2
 _PATTERN_RE = re.compile(r"^(cbr|poisson|burst:([1-9][0-9]*))$")
 
 OPTIONS: tuple[Option, ...] = (
@@ -117,8 +121,8 @@ OPTIONS: tuple[Option, ...] = (
         "payload",
         "int",
         1472,
-        "UDP payload size in bytes (at most 65507); TCP: the message size of each send() "
-        "(netperf -m, iperf3 -l; at most 1048576, as lanloss-send)",
+        f"UDP payload size in bytes (at most {UDP_MAX_PAYLOAD}); TCP: the message size of each "
+        "send() (netperf -m, iperf3 -l; at most 1048576, as lanloss-send)",
         "1472",
         minimum=1,
         maximum=1048576,
@@ -382,7 +386,7 @@ OPTIONS: tuple[Option, ...] = (
         None,
         "socket receive buffer as passed to setsockopt (Linux doubles it)",
         "212992",
-        maximum=1 << 30,
+        maximum=SOCKET_BUFFER_MAX,
     ),
     Option(
         "sndbuf",
@@ -390,7 +394,7 @@ OPTIONS: tuple[Option, ...] = (
         None,
         "socket send buffer as passed to setsockopt",
         "212992",
-        maximum=1 << 30,
+        maximum=SOCKET_BUFFER_MAX,
         sim=False,
     ),
     Option(
@@ -510,8 +514,6 @@ ONE_SOURCE_BECAUSE: dict[str, str] = {
     "sndbuf": "the simulator's sender has no socket send buffer: its queue is tx_queue",
 }
 
-UDP_MAX_PAYLOAD = 65507  # 65535 - 20 (IPv4 header) - 8 (UDP header)
-
 # The testbed's lanloss-recv takes up to RECV_BATCH datagrams per recvmmsg and works
 # recv_work on each before it looks at the harness's stop again; the harness (lanloss.testbed
 # .traffic) gives it RECV_STOP_GRACE_S after the stop to write its report, then kills it.
@@ -598,11 +600,11 @@ def parse_value(opt: Option, text: Any) -> Any:
             value = _parse_pattern(text)
         elif opt.kind == "topology":
             value = str(text).strip()
-            if value not in _TOPOLOGIES and not value.endswith((".yaml", ".yml")):
+            if value not in TOPOLOGIES and not value.endswith((".yaml", ".yml")):
                 raise ValueError(
-                    f"{text!r} is not star, two-tier, two-site or a topology file (.yaml)"
+                    f"{text!r} is not {', '.join(TOPOLOGIES)} or a topology file (.yaml)"
                 )
-            if value not in _TOPOLOGIES and not os.path.isfile(paths.data_file(value)):
+            if value not in TOPOLOGIES and not os.path.isfile(paths.data_file(value)):
                 raise ValueError(f"topology file {text!r} does not exist")
         else:  # pragma: no cover - a new kind without a parser is a programming error
             raise AssertionError(f"no parser for kind {opt.kind}")
@@ -621,7 +623,7 @@ def resolve(
     Unknown names, values that cannot parse, options the source does not
     implement and inconsistent combinations all raise OptionError. For the sim,
     a host model's values are filled from its preset, then ``host_file`` (a
-    calibrated host, lanloss.hosts), then the options given.
+    calibrated host, lanloss.host_values), then the options given.
     """
     params: dict[str, Any] = {}
     explicit: set[str] = set()
@@ -661,9 +663,9 @@ def resolve(
         if params["protocol"] == "tcp":
             raise OptionError("reuseport: on applies to protocol udp only")
     if source == "sim":
-        from lanloss import hosts
+        from lanloss import host_values
 
-        hosts.apply(params, explicit, host_file)
+        host_values.apply(params, explicit, host_file)
         _check_host(params, explicit)
     elif host_file is not None:
         raise OptionError(f"--host-file: {host_file!r}: host files are for the simulator")
@@ -713,7 +715,7 @@ def _check_host(params: dict[str, Any], explicit: set[str]) -> None:
 def _check_reader_cores(params: dict[str, Any], explicit: set[str]) -> None:
     """reader_cores others asked for on a single core: there is no other core. A single-core
     preset's own "others" (its readers share the one core) is its setting, not a request."""
-    from lanloss.hosts import PRESETS
+    from lanloss.host_values import PRESETS
 
     preset = PRESETS.get(params["host"], {})
     presets_own = preset.get("reader_cores") == "others" and preset.get("cores") == 1
@@ -781,47 +783,3 @@ def flag_text(opt: Option, value: Any) -> str:
     if opt.kind in ("time", "probability"):
         return f"{float(value)!r}" + ("s" if opt.kind == "time" else "")
     return str(value)
-
-
-def cxx_defaults() -> str:
-    """The scenario program's flag defaults (ns3-scratch/scenario-options.cc), as C++: the
-    vocabulary's, so the program run by hand defaults as `lanloss sim run` does ("" =
-    unset: the option has no default)."""
-    rows = [
-        f'inline constexpr const char* {o.name} = "'
-        + ("" if o.default is None else flag_text(o, o.default))
-        + '";'
-        for o in for_source("sim")
-    ]
-    return "\n".join(
-        [
-            "// SPDX-License-Identifier: GPL-2.0-only",
-            "// Generated from lanloss/options.py (OPTIONS) by `python -m lanloss.options "
-            "--cxx-defaults`; do not edit.",
-            "#ifndef LANLOSS_SCENARIO_DEFAULTS_H",
-            "#define LANLOSS_SCENARIO_DEFAULTS_H",
-            "",
-            "namespace lanloss::defaults",
-            "{",
-            "",
-            *rows,
-            "",
-            "} // namespace lanloss::defaults",
-            "",
-            "#endif",
-            "",
-        ]
-    )
-
-
-def main(argv: list[str]) -> int:
-    """``python -m lanloss.options --cxx-defaults PATH``: write the header (the build runs it)."""
-    from lanloss.generated import header_main
-
-    return header_main(argv, "--cxx-defaults", "lanloss.options", cxx_defaults)
-
-
-if __name__ == "__main__":
-    import sys
-
-    sys.exit(main(sys.argv[1:]))

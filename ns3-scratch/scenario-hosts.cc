@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-hosts.h"
 
-// FAMILIES: generated at build time from lanloss/hosts.py (TABLE), the one preset table
+// FAMILIES: generated at build time from lanloss/host_presets.py (TABLE), the one preset table
 #include "scenario-presets.h"
 
 #include "ns3/address.h"
@@ -10,6 +10,7 @@
 #include "ns3/node.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/lanloss-linux-rx.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -40,16 +41,16 @@ Family(const std::string& preset)
 }
 
 /** e1000's receive buffer for an MTU (2048, 4096, 8192 or 16384 bytes, e1000_change_mtu)
- *  plus the sk_buff, as the model's 2304 for MTU 1500. */
+ *  plus the sk_buff, as the model's LANLOSS_RX_BUFFER_TRUESIZE for MTU 1500. */
 uint32_t
 RxBufferTruesize(uint32_t mtu)
 {
-    uint32_t buffer = 2048;
+    uint32_t buffer = LANLOSS_RX_BUFFER;
     while (buffer < mtu + 22 && buffer < 16384) // + MAC header, FCS, VLAN tag
     {
         buffer *= 2;
     }
-    return buffer + 256;
+    return buffer + LANLOSS_SKB_HEAD;
 }
 
 } // namespace
@@ -97,30 +98,28 @@ InstallReceiverHosts(const ScenarioOptions& o,
     const NicFamily& family = Family(o.host);
     HostReceiverHelper helper;
     helper.SetCpuAttribute("Cores", UintegerValue(v.cores));
-    helper.SetRxPathAttribute("RxFifoBytes", UintegerValue(v.rxFifo));
-    helper.SetRxPathAttribute("RxRingSize", UintegerValue(v.rxRing));
-    helper.SetRxPathAttribute("DmaRate", DataRateValue(DataRate(family.dmaBps)));
-    helper.SetRxPathAttribute("DropWhenNoDescriptor",
-                              BooleanValue(family.dropWhenNoRing && !o.pause));
-    helper.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(v.itr));
+    helper.SetNicAttribute("RxFifoBytes", UintegerValue(v.rxFifo));
+    helper.SetNicAttribute("RxRingSize", UintegerValue(v.rxRing));
+    helper.SetNicAttribute("DmaRate", DataRateValue(DataRate(family.dmaBps)));
+    helper.SetNicAttribute("DropWhenNoDescriptor",
+                           BooleanValue(family.dropWhenNoRing && !o.pause));
+    helper.SetNicAttribute("InterruptThrottleRate", UintegerValue(v.itr));
     // A host sends PAUSE only from its FIFO's high-water mark (docs/physics.md §7).
-    helper.SetRxPathAttribute("FlowControl", BooleanValue(o.pause));
-    helper.SetRxPathAttribute("PauseTime", UintegerValue(family.pauseTime));
-    helper.SetRxPathAttribute("PauseRefreshQuanta", UintegerValue(family.refresh));
-    helper.SetRxPathAttribute("SendXon", BooleanValue(true));
-    helper.SetRxPathAttribute("IrqCost", TimeValue(v.irqCost));
+    helper.SetNicAttribute("FlowControl", BooleanValue(o.pause));
+    helper.SetNicAttribute("PauseTime", UintegerValue(family.pauseTime));
+    helper.SetNicAttribute("PauseRefreshQuanta", UintegerValue(family.refresh));
+    helper.SetNicAttribute("SendXon", BooleanValue(true));
+    helper.SetNicAttribute("IrqCost", TimeValue(v.irqCost));
     const int64_t driverSteps =
         int64_t(double(v.packetCost.GetTimeStep()) * family.driverShare + 0.5);
-    helper.SetRxPathAttribute("DriverCost", TimeValue(TimeStep(driverSteps)));
-    helper.SetRxPathAttribute("StackCost",
+    helper.SetKernelAttribute("DriverCost", TimeValue(TimeStep(driverSteps)));
+    helper.SetKernelAttribute("StackCost",
                               TimeValue(TimeStep(v.packetCost.GetTimeStep() - driverSteps)));
-    helper.SetRxPathAttribute("RpsCpus",
-                              UintegerValue(v.rps ? (v.cores >= 64 ? ~uint64_t(0)
-                                                                   : (uint64_t(1) << v.cores) - 1)
-                                                  : 0));
-    helper.SetRxPathAttribute("BacklogSize", UintegerValue(v.backlog));
-    helper.SetRxPathAttribute("Truesize", UintegerValue(v.truesize));
-    helper.SetRxPathAttribute("RxBufferTruesize", UintegerValue(RxBufferTruesize(o.mtu)));
+    const uint64_t everyCore = v.cores >= 64 ? ~uint64_t(0) : (uint64_t(1) << v.cores) - 1;
+    helper.SetKernelAttribute("RpsCpus", UintegerValue(v.rps ? everyCore : 0));
+    helper.SetKernelAttribute("BacklogSize", UintegerValue(v.backlog));
+    helper.SetNicAttribute("Truesize", UintegerValue(v.truesize));
+    helper.SetNicAttribute("RxBufferTruesize", UintegerValue(RxBufferTruesize(o.mtu)));
     // rcvbuf as passed to setsockopt; the testbed raises rmem_max to it (settings.py), so
     // no clamp: sk_rcvbuf = max(2 * rcvbuf, SOCK_MIN_RCVBUF).
     helper.SetSocketAttribute("RcvBuf", UintegerValue(v.rcvbuf));

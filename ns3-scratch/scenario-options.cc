@@ -1,48 +1,88 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-options.h"
 
-// defaults: generated at build time from lanloss/options.py (OPTIONS), the one table
-#include "scenario-defaults.h"
+// the flags: generated at build time from lanloss/options.py (OPTIONS), the one table
+#include "scenario-flags.h"
 
 #include "scenario-hosts.h"
 
+#include "ns3/abort.h"
 #include "ns3/command-line.h"
 #include "ns3/ethernet-switch-net-device.h"
 #include "ns3/lan-spec.h"
+#include "ns3/udp-flow-source.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <map>
 #include <regex>
+#include <sstream>
 
 using namespace ns3;
 
 namespace lanloss
 {
 
-[[noreturn]] static void
+namespace
+{
+
+[[noreturn]] void
 Fail(const std::string& option, const std::string& value, const std::string& why)
 {
     std::cerr << "lanloss-sim: error: " << option << ": '" << value << "' " << why << std::endl;
     std::exit(2);
 }
 
-static DataRate
-Rate(const std::string& name, const std::string& text)
+/** The vocabulary's row for flag @p name (scenario-flags.h). */
+const flags::Flag&
+Row(const std::string& name)
 {
-    DataRateValue v;
-    if (!v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0)
+    for (const flags::Flag& f : flags::TABLE)
     {
-        Fail(name, text, "is not a positive data rate (e.g. 100Mbps)");
+        if (name == f.name)
+        {
+            return f;
+        }
     }
-    return v.Get();
+    NS_ABORT_MSG("scenario-flags.h has no flag " << name);
+}
+
+/** A bound as the vocabulary states it: whole numbers in full, others as %g does. */
+std::string
+Bound(double value)
+{
+    std::ostringstream os;
+    if (value == std::floor(value) && std::fabs(value) < 1e15)
+    {
+        os << int64_t(value);
+    }
+    else
+    {
+        os << value;
+    }
+    return os.str();
+}
+
+/** The value of flag @p f within the vocabulary's range (in its canonical unit). */
+void
+CheckRange(const flags::Flag& f, double value, const std::string& text)
+{
+    if (f.hasMinimum && value < f.minimum)
+    {
+        Fail(f.name, text, "is below the minimum " + Bound(f.minimum));
+    }
+    if (f.hasMaximum && value > f.maximum)
+    {
+        Fail(f.name, text, "is above the maximum " + Bound(f.maximum));
+    }
 }
 
 /** The @p digits of the flag's @p text -> their value; a number beyond 64 bits is
  *  refused, naming the option. */
-static uint64_t
+uint64_t
 Whole(const std::string& name, const std::string& digits, const std::string& text)
 {
     try
@@ -57,7 +97,7 @@ Whole(const std::string& name, const std::string& digits, const std::string& tex
 
 /** The decimal @p number of the flag's @p text -> its value; one beyond a double's range
  *  is refused, naming the option. */
-static double
+double
 Real(const std::string& name, const std::string& number, const std::string& text)
 {
     try
@@ -74,8 +114,47 @@ Real(const std::string& name, const std::string& number, const std::string& text
  *  so that sums of times (start, duration, drain bound) cannot overflow it. */
 constexpr double MAX_TIME_SECONDS = 1e9;
 
-static Time
-Duration(const std::string& name, const std::string& text)
+} // namespace
+
+void
+FlagTexts::AddTo(CommandLine& cmd)
+{
+    for (const flags::Flag& f : flags::TABLE)
+    {
+        std::string& text = m_text[f.name]; // a map's elements stay where they are
+        text = f.defaultText;
+        cmd.AddValue(f.name, f.help, text);
+    }
+}
+
+const std::string&
+FlagTexts::Text(const std::string& name) const
+{
+    Row(name);
+    return m_text.at(name);
+}
+
+bool
+FlagTexts::IsSet(const std::string& name) const
+{
+    return !Text(name).empty();
+}
+
+DataRate
+FlagTexts::Rate(const std::string& name) const
+{
+    const std::string& text = Text(name);
+    DataRateValue v;
+    if (!v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0)
+    {
+        Fail(name, text, "is not a positive data rate (e.g. 100Mbps)");
+    }
+    CheckRange(Row(name), double(v.Get().GetBitRate()), text);
+    return v.Get();
+}
+
+Time
+FlagTexts::Duration(const std::string& name) const
 {
     static const std::regex re(
         R"(^\s*([0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?)\s*(s|ms|us|ns|ps|fs|min|h|d|y)?\s*$)");
@@ -90,12 +169,14 @@ Duration(const std::string& name, const std::string& text)
                                                        {"h", 3600.0},
                                                        {"d", 86400.0},
                                                        {"y", 365.0 * 86400}};
+    const std::string& text = Text(name);
     std::smatch m;
     if (!std::regex_match(text, m, re))
     {
         Fail(name, text, "is not a non-negative duration (e.g. 2s, 1us)");
     }
-    if (Real(name, m[1].str(), text) * unit.at(m[3].str()) > MAX_TIME_SECONDS)
+    const double seconds = Real(name, m[1].str(), text) * unit.at(m[3].str());
+    if (seconds > MAX_TIME_SECONDS)
     {
         Fail(name, text, "is beyond the simulator's time range (1e9 s)");
     }
@@ -104,13 +185,37 @@ Duration(const std::string& name, const std::string& text)
     {
         Fail(name, text, "is not a non-negative duration (e.g. 2s, 1us)");
     }
+    CheckRange(Row(name), seconds, text);
     return v.Get();
 }
 
-static uint64_t
-Size(const std::string& name, const std::string& text)
+double
+FlagTexts::Seconds(const std::string& name) const
+{
+    static const std::regex re(R"(^\s*([0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?)\s*(s|ms|us|ns|ps)?\s*$)");
+    static const std::map<std::string, double> unit = {
+        {"", 1.0}, {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
+    const std::string& text = Text(name);
+    std::smatch m;
+    if (!std::regex_match(text, m, re))
+    {
+        Fail(name, text, "is not a time (e.g. 0.5ns)");
+    }
+    const double seconds = Real(name, m[1].str(), text) * unit.at(m[3].str());
+    // a cost per byte or frame, summed over a message of up to 1 MiB
+    if (seconds * (1 << 20) > MAX_TIME_SECONDS)
+    {
+        Fail(name, text, "is beyond the simulator's time range (1e9 s per MiB)");
+    }
+    CheckRange(Row(name), seconds, text);
+    return seconds;
+}
+
+uint64_t
+FlagTexts::Size(const std::string& name) const
 {
     static const std::regex re(R"(^\s*([0-9]+)\s*(B|KiB|MiB|GiB|kB|KB|MB|GB)?\s*$)");
+    const std::string& text = Text(name);
     std::smatch m;
     if (!std::regex_match(text, m, re))
     {
@@ -129,29 +234,29 @@ Size(const std::string& name, const std::string& text)
     {
         Fail(name, text, "is too large");
     }
+    CheckRange(Row(name), double(n * scale), text);
     return n * scale;
 }
 
-static uint64_t
-Count(const std::string& name, const std::string& text, uint64_t lo, uint64_t hi)
+uint64_t
+FlagTexts::Count(const std::string& name) const
 {
     static const std::regex re(R"(^[0-9]+$)");
+    const std::string& text = Text(name);
     if (!std::regex_match(text, re))
     {
         Fail(name, text, "is not a whole number");
     }
     const uint64_t v = Whole(name, text, text);
-    if (v < lo || v > hi)
-    {
-        Fail(name, text, "is outside " + std::to_string(lo) + ".." + std::to_string(hi));
-    }
+    CheckRange(Row(name), double(v), text);
     return v;
 }
 
-static double
-Probability(const std::string& name, const std::string& text)
+double
+FlagTexts::Probability(const std::string& name) const
 {
     static const std::regex re(R"(^\s*([0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?)\s*$)");
+    const std::string& text = Text(name);
     if (!std::regex_match(text, re))
     {
         Fail(name, text, "is not a probability (e.g. 0.001)");
@@ -161,123 +266,41 @@ Probability(const std::string& name, const std::string& text)
     {
         Fail(name, text, "must be below 1");
     }
+    CheckRange(Row(name), v, text);
     return v;
 }
 
-static bool
-OnOff(const std::string& name, const std::string& text)
+std::string
+FlagTexts::Choice(const std::string& name) const
 {
-    if (text == "on")
-        return true;
-    if (text == "off")
-        return false;
-    Fail(name, text, "is not on or off");
+    const flags::Flag& f = Row(name);
+    NS_ABORT_MSG_UNLESS(f.choices, "flag " << name << " is not a choice");
+    const std::string& text = Text(name);
+    std::string known;
+    for (const char* const* c = f.choices; *c; ++c)
+    {
+        if (text == *c)
+        {
+            return text;
+        }
+        known += (known.empty() ? "" : ", ") + std::string(*c);
+    }
+    Fail(name, text, "is not one of (" + known + ")");
 }
 
-/** A time as a double in seconds ("5e-10s", "0.5ns"): below ns-3's 1 ns resolution. */
-static double
-SecondsOf(const std::string& name, const std::string& text)
+bool
+FlagTexts::OnOff(const std::string& name) const
 {
-    static const std::regex re(R"(^\s*([0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?)\s*(s|ms|us|ns|ps)?\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, re))
-    {
-        Fail(name, text, "is not a time (e.g. 0.5ns)");
-    }
-    static const std::map<std::string, double> unit = {
-        {"", 1.0}, {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
-    const double seconds = Real(name, m[1].str(), text) * unit.at(m[3].str());
-    // a cost per byte or frame, summed over a message of up to 1 MiB
-    if (seconds * (1 << 20) > MAX_TIME_SECONDS)
-    {
-        Fail(name, text, "is beyond the simulator's time range (1e9 s per MiB)");
-    }
-    return seconds;
+    return Choice(name) == "on";
 }
 
-ScenarioOptions
-ParseOptions(int argc, char* argv[])
+namespace
 {
-    ScenarioOptions o;
-    // The vocabulary's defaults (generated from lanloss/options.py: scenario-defaults.h);
-    // "" = unset: host values come all together, or not at all for the ideal host.
-    namespace d = defaults;
-    std::string topology = d::topology, edgeRate = d::edge_rate;
-    std::string backboneRate = d::backbone_rate, senderRate = d::sender_rate;
-    std::string linkDelay = d::link_delay, wanDelay = d::wan_delay;
-    std::string edgeSwitches = d::edge_switches, senders = d::senders;
-    std::string receivers = d::receivers, payload = d::payload;
-    std::string rate = d::rate, pattern = d::pattern, duration = d::duration;
-    std::string warmup = d::warmup, seed = d::seed, mtu = d::mtu, pause = d::pause;
-    std::string pauseStyle = d::pause_style, pauseQuanta = d::pause_quanta;
-    std::string switchBuffer = d::switch_buffer, switchPool = d::switch_pool;
-    std::string txQueue = d::tx_queue, blocking = d::blocking, host = d::host;
-    std::string cast = d::cast, protocol = d::protocol, tcpWindow = d::tcp_window;
-    std::string frameLoss = d::frame_loss, readers = d::readers, reusePort = d::reuseport;
-    std::string recvCpu = d::recv_cpu, recvWork = d::recv_work;
-    std::string sendCost = d::send_cost, sendByteCost = d::send_byte_cost;
-    std::string sendPacketCost = d::send_packet_cost;
-    std::string cores = d::cores, irqCost = d::irq_cost, packetCost = d::packet_cost;
-    std::string readCost = d::read_cost, readByteCost = d::read_byte_cost;
-    std::string wakeupCost = d::wakeup_cost, readerCores = d::reader_cores;
-    std::string truesize = d::truesize, rxFifo = d::rx_fifo, rxRing = d::rx_ring;
-    std::string itr = d::itr, backlog = d::backlog, rcvbuf = d::rcvbuf;
-    std::string stallPeriod = d::stall_period, stallLength = d::stall_length, rps = d::rps;
 
-    CommandLine cmd("lanloss-sim");
-    cmd.Usage("One lanloss simulation point: a switched Ethernet LAN, UDP flows, a JSON "
-              "run record (flags = the shared vocabulary of lanloss/options.py).");
-    cmd.AddValue("topology", "star, two-tier, two-site, or a topology spec file", topology);
-    cmd.AddValue("edge_rate", "link speed of the hosts' edge links", edgeRate);
-    cmd.AddValue("backbone_rate", "link speed between switches", backboneRate);
-    cmd.AddValue("sender_rate", "link speed of the sending hosts (default edge_rate)", senderRate);
-    cmd.AddValue("link_delay", "propagation delay of every LAN link", linkDelay);
-    cmd.AddValue("wan_delay", "propagation delay of the two-site backbone link", wanDelay);
-    cmd.AddValue("edge_switches", "edge switches under the core (two-tier)", edgeSwitches);
-    cmd.AddValue("senders", "sending hosts", senders);
-    cmd.AddValue("receivers", "receiving hosts", receivers);
-    cmd.AddValue("payload", "UDP payload bytes (1..65507), TCP message (1..1048576)", payload);
-    cmd.AddValue("rate", "offered payload bit rate per flow, or max", rate);
-    cmd.AddValue("pattern", "cbr, poisson or burst:N", pattern);
-    cmd.AddValue("duration", "traffic duration", duration);
-    cmd.AddValue("warmup", "start of the traffic discarded from goodput", warmup);
-    cmd.AddValue("seed", "RNG run number", seed);
-    cmd.AddValue("mtu", "IP MTU of every link (68..9216)", mtu);
-    cmd.AddValue("pause", "IEEE 802.3x flow control: on/off", pause);
-    cmd.AddValue("pause_style", "xon (XOFF+XON) or timed (refreshed, no XON)", pauseStyle);
-    cmd.AddValue("pause_quanta", "pause_time of an XOFF in quanta (1..65535)", pauseQuanta);
-    cmd.AddValue("switch_buffer", "egress buffer per switch port, bytes", switchBuffer);
-    cmd.AddValue("switch_pool", "shared buffer pool per switch, bytes (0 = none)", switchPool);
-    cmd.AddValue("tx_queue", "transmit queue of each host NIC, bytes", txQueue);
-    cmd.AddValue("blocking", "paced sender waits when its queue is full: on/off", blocking);
-    cmd.AddValue("cast", "unicast or multicast (one group, every receiver a member)", cast);
-    cmd.AddValue("protocol", "udp or tcp (bulk transfer of payload-byte messages)", protocol);
-    cmd.AddValue("tcp_window", "TCP socket buffers = window, bytes (tcp only)", tcpWindow);
-    cmd.AddValue("send_cost", "the sender's CPU time per send() call", sendCost);
-    cmd.AddValue("send_byte_cost", "the sender's CPU time per payload byte", sendByteCost);
-    cmd.AddValue("send_packet_cost", "the sender's CPU time per frame it sends", sendPacketCost);
-    cmd.AddValue("frame_loss", "probability that a receiving NIC discards a frame", frameLoss);
-    cmd.AddValue("host", "receive-host model: ideal or a preset of lanloss/hosts.py", host);
-    cmd.AddValue("readers", "receiving processes per receiver (host model)", readers);
-    cmd.AddValue("reuseport", "readers share one socket (off) or have one each (on)", reusePort);
-    cmd.AddValue("recv_cpu", "readers' CPU share per host, % of one CPU (CFS quota)", recvCpu);
-    cmd.AddValue("recv_work", "the application's own CPU time per datagram", recvWork);
-    cmd.AddValue("cores", "CPU cores of a receiving host", cores);
-    cmd.AddValue("irq_cost", "CPU time per NIC interrupt", irqCost);
-    cmd.AddValue("packet_cost", "kernel CPU time per frame (driver + IP/UDP)", packetCost);
-    cmd.AddValue("read_cost", "application CPU time per datagram read", readCost);
-    cmd.AddValue("read_byte_cost", "application CPU time per payload byte read", readByteCost);
-    cmd.AddValue("wakeup_cost", "CPU time of a reader handed a shared socket's lock", wakeupCost);
-    cmd.AddValue("reader_cores", "readers on the other cores (others) or all", readerCores);
-    cmd.AddValue("truesize", "skb truesize per frame, bytes (0 = driver rule)", truesize);
-    cmd.AddValue("rx_fifo", "NIC receive FIFO, bytes", rxFifo);
-    cmd.AddValue("rx_ring", "NIC RX descriptors", rxRing);
-    cmd.AddValue("itr", "max interrupts per second (0 = one per packet)", itr);
-    cmd.AddValue("backlog", "netdev_max_backlog (used with rps on)", backlog);
-    cmd.AddValue("rcvbuf", "SO_RCVBUF as passed to setsockopt, bytes", rcvbuf);
-    cmd.AddValue("stall_period", "the reader stalls every this long (0 = never)", stallPeriod);
-    cmd.AddValue("stall_length", "for this long", stallLength);
-    cmd.AddValue("rps", "Receive Packet Steering over every core: on/off", rps);
+/** The flags of the program itself, not options of the vocabulary. */
+void
+AddProgramFlags(CommandLine& cmd, ScenarioOptions& o)
+{
     cmd.AddValue("out", "write the JSON result here (default stdout)", o.out);
     cmd.AddValue("pcap", "write pcap files with this prefix", o.pcap);
     cmd.AddValue("print_spec",
@@ -286,163 +309,237 @@ ParseOptions(int argc, char* argv[])
     cmd.AddValue("check",
                  "check the flags against the LAN (as a run does before it starts), then exit",
                  o.checkOnly);
-    cmd.Parse(argc, argv);
+}
 
-    o.topology = topology;
-    o.edgeRate = Rate("edge_rate", edgeRate);
-    o.backboneRate = Rate("backbone_rate", backboneRate);
-    o.senderRate = senderRate.empty() ? o.edgeRate : Rate("sender_rate", senderRate);
-    o.linkDelay = Duration("link_delay", linkDelay);
-    o.wanDelay = Duration("wan_delay", wanDelay);
-    o.edgeSwitches = Count("edge_switches", edgeSwitches, 1, 64);
-    o.senders = Count("senders", senders, 1, 1024);
-    o.receivers = Count("receivers", receivers, 1, 1024);
-    o.payload = Count("payload", payload, 1, 1048576); // a TCP message, as lanloss-send
-    if (rate == "max")
-    {
-        o.maxRate = true;
-    }
-    else
-    {
-        o.maxRate = false;
-        o.rate = Rate("rate", rate);
-    }
-    static const std::regex patternRe(R"(^(cbr|poisson|burst:([1-9][0-9]*))$)");
+/** The LAN: topology, link speeds and delays, hosts. */
+void
+ReadLan(const FlagTexts& f, ScenarioOptions& o)
+{
+    o.topology = f.Text("topology");
+    o.edgeRate = f.Rate("edge_rate");
+    o.backboneRate = f.Rate("backbone_rate");
+    o.senderRate = f.IsSet("sender_rate") ? f.Rate("sender_rate") : o.edgeRate;
+    o.linkDelay = f.Duration("link_delay");
+    o.wanDelay = f.Duration("wan_delay");
+    o.edgeSwitches = f.Count("edge_switches");
+    o.senders = f.Count("senders");
+    o.receivers = f.Count("receivers");
+}
+
+/** The burst of a pattern burst:N, within the source's 32-bit counter (UdpFlowSource;
+ *  the vocabulary's range is narrower). */
+std::string
+ReadPattern(const FlagTexts& f)
+{
+    static const std::regex patternRe(flags::PATTERN_RE);
+    const std::string& pattern = f.Text("pattern");
     std::smatch burst;
     if (!std::regex_match(pattern, burst, patternRe))
+    {
         Fail("pattern", pattern, "is not cbr, poisson or burst:N");
-    // the source's burst counter is 32 bits (UdpFlowSource); the vocabulary's range
-    // (lanloss/options.py) is narrower
+    }
     const bool burstTooLarge =
         burst[2].matched &&
         (burst[2].length() > 10 || Whole("pattern", burst[2], pattern) > UINT32_MAX);
     if (burstTooLarge)
+    {
         Fail("pattern", pattern, "has a burst size above 4294967295");
-    o.pattern = pattern;
-    o.duration = Duration("duration", duration);
-    if (!o.duration.IsStrictlyPositive())
-        Fail("duration", duration, "must be positive");
-    o.warmup = Duration("warmup", warmup);
+    }
+    return pattern;
+}
+
+/** The traffic: protocol, cast, payload, rate, pattern, times, seed. */
+void
+ReadTraffic(const FlagTexts& f, ScenarioOptions& o)
+{
+    o.payload = f.Count("payload");
+    o.maxRate = f.Text("rate") == "max";
+    if (!o.maxRate)
+    {
+        o.rate = f.Rate("rate");
+    }
+    o.pattern = ReadPattern(f);
+    o.duration = f.Duration("duration");
+    o.warmup = f.Duration("warmup");
     if (o.warmup >= o.duration)
-        Fail("warmup", warmup, "must be shorter than duration");
-    o.seed = Count("seed", seed, 1, 0x7FFFFFFF);
-    o.mtu = Count("mtu", mtu, 68, 9216);
-    o.pause = OnOff("pause", pause);
-    if (pauseStyle != "xon" && pauseStyle != "timed")
-        Fail("pause_style", pauseStyle, "is not xon or timed");
-    o.pauseStyle = pauseStyle;
-    o.pauseQuanta = Count("pause_quanta", pauseQuanta, 1, 0xFFFF);
-    o.switchBuffer = Size("switch_buffer", switchBuffer);
-    o.switchPool = Size("switch_pool", switchPool);
-    o.txQueue = Size("tx_queue", txQueue);
-    if (o.switchBuffer < 64 || o.switchBuffer > 0xFFFFFFFFull)
-        Fail("switch_buffer", switchBuffer, "is outside 64 B .. 4 GiB");
-    if (o.txQueue < 64 || o.txQueue > 0xFFFFFFFFull)
-        Fail("tx_queue", txQueue, "is outside 64 B .. 4 GiB");
-    if (o.switchPool > 0xFFFFFFFFull)
-        Fail("switch_pool", switchPool, "is above 4 GiB");
-    o.blocking = OnOff("blocking", blocking);
-    if (cast != "unicast" && cast != "multicast")
-        Fail("cast", cast, "is not unicast or multicast");
-    o.multicast = cast == "multicast";
-    if (protocol != "udp" && protocol != "tcp")
-        Fail("protocol", protocol, "is not udp or tcp");
-    o.tcp = protocol == "tcp";
-    if (!o.tcp && o.payload > 65507)
-        Fail("payload", payload, "exceeds the UDP maximum 65507");
+    {
+        Fail("warmup", f.Text("warmup"), "must be shorter than duration");
+    }
+    o.seed = f.Count("seed");
+    o.multicast = f.Choice("cast") == "multicast";
+    o.tcp = f.Choice("protocol") == "tcp";
+    if (!o.tcp && o.payload > UdpFlowSource::MAX_PAYLOAD)
+    {
+        Fail("payload",
+             f.Text("payload"),
+             "exceeds the UDP maximum " + std::to_string(UdpFlowSource::MAX_PAYLOAD));
+    }
     if (o.tcp && o.multicast)
-        Fail("cast", cast, "needs protocol udp (TCP is unicast)");
-    if (!tcpWindow.empty())
+    {
+        Fail("cast", f.Text("cast"), "needs protocol udp (TCP is unicast)");
+    }
+    if (f.IsSet("tcp_window"))
     {
         if (!o.tcp)
-            Fail("tcp_window", tcpWindow, "applies to protocol tcp only");
-        o.tcpWindow = Size("tcp_window", tcpWindow);
-        if (o.tcpWindow < 2048 || o.tcpWindow > (1u << 30))
-            Fail("tcp_window", tcpWindow, "is outside 2 KiB .. 1 GiB");
-    }
-    o.frameLoss = Probability("frame_loss", frameLoss);
-    o.sendCost = Duration("send_cost", sendCost);
-    o.sendByteCost = SecondsOf("send_byte_cost", sendByteCost);
-    o.sendPacketCost = SecondsOf("send_packet_cost", sendPacketCost);
-    o.readers = Count("readers", readers, 1, 256);
-    o.reusePort = OnOff("reuseport", reusePort);
-    if (o.reusePort && o.readers > 1 && o.multicast)
-        Fail("reuseport", reusePort, "with multicast: every socket of the group gets a copy");
-    if (!recvCpu.empty())
-        o.recvCpu = Count("recv_cpu", recvCpu, 1, 100);
-    if (!recvWork.empty())
-        o.recvWork = Duration("recv_work", recvWork);
-
-    const std::pair<const char*, const std::string*> values[] = {
-        {"cores", &cores},
-        {"irq_cost", &irqCost},
-        {"packet_cost", &packetCost},
-        {"read_cost", &readCost},
-        {"read_byte_cost", &readByteCost},
-        {"wakeup_cost", &wakeupCost},
-        {"reader_cores", &readerCores},
-        {"truesize", &truesize},
-        {"rx_fifo", &rxFifo},
-        {"rx_ring", &rxRing},
-        {"itr", &itr},
-        {"backlog", &backlog},
-        {"rcvbuf", &rcvbuf},
-        {"stall_period", &stallPeriod},
-        {"stall_length", &stallLength},
-        {"rps", &rps},
-    };
-    if (host == "ideal")
-    {
-        for (const auto& [name, text] : values)
         {
-            if (!text->empty())
-                Fail(name, *text, "needs a host model (--host " + HostPresetNames() + ")");
+            Fail("tcp_window", f.Text("tcp_window"), "applies to protocol tcp only");
         }
-        if (o.readers != 1)
-            Fail("readers", readers, "needs a host model (--host " + HostPresetNames() + ")");
-        if (!recvCpu.empty())
-            Fail("recv_cpu", recvCpu, "needs a host model (--host " + HostPresetNames() + ")");
-        if (!recvWork.empty())
-            Fail("recv_work", recvWork, "needs a host model (--host " + HostPresetNames() + ")");
-        o.host = host;
-        return o;
+        o.tcpWindow = f.Size("tcp_window");
     }
-    if (!IsHostPreset(host))
-        Fail("host", host, "is not a known preset (ideal, " + HostPresetNames() + ")");
-    o.host = host;
-    for (const auto& [name, text] : values)
+    o.frameLoss = f.Probability("frame_loss");
+}
+
+/** The links and switches: MTU, PAUSE, buffers and queues; the senders' costs. */
+void
+ReadLinksAndSenders(const FlagTexts& f, ScenarioOptions& o)
+{
+    o.mtu = f.Count("mtu");
+    o.pause = f.OnOff("pause");
+    o.pauseStyle = f.Choice("pause_style");
+    o.pauseQuanta = f.Count("pause_quanta");
+    o.switchBuffer = f.Size("switch_buffer");
+    o.switchPool = f.Size("switch_pool");
+    o.txQueue = f.Size("tx_queue");
+    o.blocking = f.OnOff("blocking");
+    o.sendCost = f.Duration("send_cost");
+    o.sendByteCost = f.Seconds("send_byte_cost");
+    o.sendPacketCost = f.Seconds("send_packet_cost");
+}
+
+/** The receiving applications: readers, their sockets and CPU share. */
+void
+ReadReceivers(const FlagTexts& f, ScenarioOptions& o)
+{
+    o.readers = f.Count("readers");
+    o.reusePort = f.OnOff("reuseport");
+    if (o.reusePort && o.readers > 1 && o.multicast)
     {
-        if (text->empty())
+        Fail("reuseport",
+             f.Text("reuseport"),
+             "with multicast: every socket of the group gets a copy");
+    }
+    if (f.IsSet("recv_cpu"))
+    {
+        o.recvCpu = f.Count("recv_cpu");
+    }
+    if (f.IsSet("recv_work"))
+    {
+        o.recvWork = f.Duration("recv_work");
+    }
+}
+
+/** The flags only a host model takes: every one, or (ideal host) none. */
+constexpr const char* HOST_VALUE_FLAGS[] = {"cores",
+                                            "irq_cost",
+                                            "packet_cost",
+                                            "read_cost",
+                                            "read_byte_cost",
+                                            "wakeup_cost",
+                                            "reader_cores",
+                                            "truesize",
+                                            "rx_fifo",
+                                            "rx_ring",
+                                            "itr",
+                                            "backlog",
+                                            "rcvbuf",
+                                            "stall_period",
+                                            "stall_length",
+                                            "rps"};
+
+/** An ideal host takes no host value, one reader and no CPU share or work. */
+void
+CheckIdealHost(const FlagTexts& f, const ScenarioOptions& o)
+{
+    const std::string needs = "needs a host model (--host " + HostPresetNames() + ")";
+    for (const char* name : HOST_VALUE_FLAGS)
+    {
+        if (f.IsSet(name))
+        {
+            Fail(name, f.Text(name), needs);
+        }
+    }
+    if (o.readers != 1)
+    {
+        Fail("readers", f.Text("readers"), needs);
+    }
+    for (const char* name : {"recv_cpu", "recv_work"})
+    {
+        if (f.IsSet(name))
+        {
+            Fail(name, f.Text(name), needs);
+        }
+    }
+}
+
+/** A host model's values, every one given (`lanloss sim run` fills them from the preset). */
+HostValues
+ReadHostValues(const FlagTexts& f)
+{
+    for (const char* name : HOST_VALUE_FLAGS)
+    {
+        if (!f.IsSet(name))
+        {
             Fail(name,
                  "",
                  "is missing: a host model needs every host value (`lanloss sim run` fills "
-                 "them from its preset, lanloss/hosts.py)");
+                 "them from its preset, lanloss/host_values.py)");
+        }
     }
-    HostValues& h = o.hostValues;
-    h.cores = Count("cores", cores, 1, 64);
-    h.irqCost = Duration("irq_cost", irqCost);
-    h.packetCost = Duration("packet_cost", packetCost);
-    h.readCost = Duration("read_cost", readCost);
-    h.readByteCost = SecondsOf("read_byte_cost", readByteCost);
-    h.wakeupCost = Duration("wakeup_cost", wakeupCost);
-    if (readerCores != "others" && readerCores != "all")
-        Fail("reader_cores", readerCores, "is not others or all");
-    h.readersOnEveryCore = readerCores == "all";
-    h.truesize = Count("truesize", truesize, 0, 1u << 24);
-    h.rxFifo = Count("rx_fifo", std::to_string(Size("rx_fifo", rxFifo)), 2048, 1u << 24);
-    h.rxRing = Count("rx_ring", rxRing, 8, 65536);
-    h.itr = Count("itr", itr, 0, 1000000);
-    h.backlog = Count("backlog", backlog, 1, 1u << 24);
-    h.rcvbuf = Size("rcvbuf", rcvbuf);
-    if (h.rcvbuf > 0x7FFFFFFFull / 2)
-        Fail("rcvbuf", rcvbuf, "is above 1 GiB");
-    h.stallPeriod = Duration("stall_period", stallPeriod);
-    h.stallLength = Duration("stall_length", stallLength);
+    HostValues h;
+    h.cores = f.Count("cores");
+    h.irqCost = f.Duration("irq_cost");
+    h.packetCost = f.Duration("packet_cost");
+    h.readCost = f.Duration("read_cost");
+    h.readByteCost = f.Seconds("read_byte_cost");
+    h.wakeupCost = f.Duration("wakeup_cost");
+    h.readersOnEveryCore = f.Choice("reader_cores") == "all";
+    h.truesize = f.Size("truesize");
+    h.rxFifo = f.Size("rx_fifo");
+    h.rxRing = f.Count("rx_ring");
+    h.itr = f.Count("itr");
+    h.backlog = f.Count("backlog");
+    h.rcvbuf = f.Size("rcvbuf");
+    h.stallPeriod = f.Duration("stall_period");
+    h.stallLength = f.Duration("stall_length");
     if (h.stallLength.IsStrictlyPositive() != h.stallPeriod.IsStrictlyPositive())
-        Fail("stall_length", stallLength, "and stall_period must both be zero or both positive");
+    {
+        Fail("stall_length",
+             f.Text("stall_length"),
+             "and stall_period must both be zero or both positive");
+    }
     if (h.stallPeriod.IsStrictlyPositive() && h.stallLength >= h.stallPeriod)
-        Fail("stall_length", stallLength, "must be shorter than stall_period");
-    h.rps = OnOff("rps", rps);
+    {
+        Fail("stall_length", f.Text("stall_length"), "must be shorter than stall_period");
+    }
+    h.rps = f.OnOff("rps");
+    return h;
+}
+
+} // namespace
+
+ScenarioOptions
+ParseOptions(int argc, char* argv[])
+{
+    ScenarioOptions o;
+    FlagTexts f; // the vocabulary's flags, from their defaults (scenario-flags.h)
+    CommandLine cmd("lanloss-sim");
+    cmd.Usage("One lanloss simulation point: a switched Ethernet LAN, UDP flows, a JSON "
+              "run record (flags = the shared vocabulary of lanloss/options.py).");
+    f.AddTo(cmd);
+    AddProgramFlags(cmd, o);
+    cmd.Parse(argc, argv);
+
+    ReadLan(f, o);
+    ReadTraffic(f, o);
+    ReadLinksAndSenders(f, o);
+    ReadReceivers(f, o);
+    o.host = f.Choice("host");
+    if (o.host == "ideal")
+    {
+        CheckIdealHost(f, o);
+        return o;
+    }
+    o.hostValues = ReadHostValues(f);
     return o;
 }
 

@@ -56,7 +56,7 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
             .Field("xon_sent", s.xonSent)
             .Field("peak_fifo_bytes", s.peakFifoBytes)
             .Field("peak_ring_frames", s.peakRingFrames)
-            .Field("high_water_bytes", h.host.path->GetHighWater());
+            .Field("high_water_bytes", h.host.path->GetNic()->GetHighWater());
         j.BeginArray("sockets"); // one, or a SO_REUSEPORT group (reuseport on)
         for (const auto& socket : h.host.sockets)
         {
@@ -118,97 +118,122 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
     j.EndObject();
 }
 
-} // namespace
-
-void
-WriteReport(std::ostream& os, const ScenarioRun& run)
+/** One flow's counts as the record gives them. */
+struct FlowCounts
 {
-    const ScenarioOptions& o = run.options;
-    const Time windowStart = run.trafficStart + o.warmup;
-    const Time stop = run.trafficStart + o.duration;
-    JsonWriter j(os);
-    j.BeginObject();
-    Drops dropsTotal{};
+    uint64_t sent = 0;
+    uint64_t received = 0;
+    uint64_t lost = 0;
+    uint64_t duplicated = 0;
+    uint64_t reordered = 0;
+    double goodput = NAN;
+    double p50 = NAN;
+    double p99 = NAN;
+    double maxLatency = NAN;
+    uint64_t runCount = 0;
+    double runMean = 0;
+    uint64_t runMax = 0;
+    Drops drops{};
+};
 
+/** TCP: messages, the sender's whole messages accepted by its socket, and the messages
+ *  the receiver has read (TCP retransmits what the network drops: no drop points). */
+FlowCounts
+TcpFlowCounts(const ScenarioFlow& f, const ScenarioOptions& o)
+{
+    FlowCounts c;
+    c.sent = f.tcpSource->GetSent();
+    c.received = f.TcpReceived() / o.payload;
+    c.lost = c.sent > c.received ? c.sent - c.received : 0;
+    const double window = (f.tcpWindow->end - f.tcpWindow->start).GetSeconds();
+    c.goodput = window > 0 ? 8.0 * f.tcpWindow->bytes / window : NAN;
+    c.drops[LossAccountant::N_POINTS] = c.lost; // unexplained: 0 once the connection drained
+    return c;
+}
+
+/** UDP: the sink's counts, each lost datagram attributed to its drop point. */
+FlowCounts
+UdpFlowCounts(const ScenarioFlow& f, const ScenarioRun& run)
+{
+    FlowCounts c;
+    Ptr<UdpFlowSink> sink = run.sinks.at(f.to);
+    // A failed socket send consumes its sequence number, so attempts are 0..n-1.
+    c.sent = f.source->GetSent() + f.source->GetSendFailures();
+    UdpFlowSink::FlowStats st = sink->GetFlowStats(f.id, c.sent);
+    LossAccountant::Attribution a =
+        f.accountant->Attribute(f.id, sink->MissingSeqs(f.id, c.sent));
+    for (int p = 0; p < LossAccountant::N_POINTS; ++p)
+    {
+        c.drops[p] = a.byPoint[p];
+    }
+    c.drops[LossAccountant::N_POINTS] = a.unexplained;
+    c.received = st.received;
+    c.lost = st.lost;
+    c.duplicated = st.duplicated;
+    c.reordered = st.reordered;
+    c.goodput = st.goodputBps;
+    c.p50 = st.latencyP50Us;
+    c.p99 = st.latencyP99Us;
+    c.maxLatency = st.latencyMaxUs;
+    c.runCount = st.lossRunCount;
+    c.runMean = st.lossRunMean;
+    c.runMax = st.lossRunMax;
+    return c;
+}
+
+/** One flow of "flows". The record's totals (offered, loss, goodput, achieved) are
+ *  computed from these by lanloss.totals, for the simulator and the testbed alike. */
+void
+WriteFlow(JsonWriter& j, const ScenarioFlow& f, const FlowCounts& c)
+{
+    j.BeginObject();
+    j.Field("stream", f.id);
+    j.Field("rate_bps", f.rate.GetBitRate()); // 0: max
+    j.Field("sender", f.from);
+    j.Field("receiver", f.to);
+    j.Field("sent", c.sent);
+    j.Field("received", c.received);
+    j.Field("lost", c.lost);
+    j.Field("duplicated", c.duplicated);
+    j.Field("reordered", c.reordered);
+    j.Field("goodput_bps", c.goodput);
+    j.BeginObject("latency_us")
+        .Field("p50", c.p50)
+        .Field("p99", c.p99)
+        .Field("max", c.maxLatency)
+        .EndObject();
+    j.BeginObject("loss_runs")
+        .Field("count", c.runCount)
+        .Field("mean", c.runMean)
+        .Field("max", c.runMax)
+        .EndObject();
+    WriteDrops(j, "drops", c.drops);
+    j.EndObject();
+}
+
+/** "flows", then "drops": the flows' drops summed. */
+void
+WriteFlows(JsonWriter& j, const ScenarioRun& run)
+{
+    Drops dropsTotal{};
     j.BeginArray("flows");
     for (const auto& f : run.flows)
     {
-        uint64_t sent, received, lost, duplicated = 0, reordered = 0;
-        double goodput;
-        double p50 = NAN, p99 = NAN, maxLatency = NAN, runMean = 0;
-        uint64_t runCount = 0, runMax = 0;
-        Drops d{};
-        if (f.tcpSource)
+        const FlowCounts c = f.tcpSource ? TcpFlowCounts(f, run.options) : UdpFlowCounts(f, run);
+        for (size_t p = 0; p < c.drops.size(); ++p)
         {
-            // Messages: the sender's whole messages accepted by its socket, the messages the
-            // receiver has read (TCP retransmits what the network drops: no drop points).
-            sent = f.tcpSource->GetSent();
-            received = f.TcpReceived() / o.payload;
-            lost = sent > received ? sent - received : 0;
-            const double window = (f.tcpWindow->end - f.tcpWindow->start).GetSeconds();
-            goodput = window > 0 ? 8.0 * f.tcpWindow->bytes / window : NAN;
-            d[LossAccountant::N_POINTS] = lost; // unexplained: 0 once the connection drained
+            dropsTotal[p] += c.drops[p];
         }
-        else
-        {
-            Ptr<UdpFlowSink> sink = run.sinks.at(f.to);
-            // A failed socket send consumes its sequence number, so attempts are 0..n-1.
-            sent = f.source->GetSent() + f.source->GetSendFailures();
-            UdpFlowSink::FlowStats st = sink->GetFlowStats(f.id, sent);
-            LossAccountant::Attribution a =
-                f.accountant->Attribute(f.id, sink->MissingSeqs(f.id, sent));
-            for (int p = 0; p < LossAccountant::N_POINTS; ++p)
-            {
-                d[p] = a.byPoint[p];
-            }
-            d[LossAccountant::N_POINTS] = a.unexplained;
-            received = st.received;
-            lost = st.lost;
-            duplicated = st.duplicated;
-            reordered = st.reordered;
-            goodput = st.goodputBps;
-            p50 = st.latencyP50Us;
-            p99 = st.latencyP99Us;
-            maxLatency = st.latencyMaxUs;
-            runCount = st.lossRunCount;
-            runMean = st.lossRunMean;
-            runMax = st.lossRunMax;
-        }
-        for (size_t p = 0; p < d.size(); ++p)
-        {
-            dropsTotal[p] += d[p];
-        }
-
-        // The record's totals (offered, loss, goodput, achieved) are computed from these
-        // by lanloss.totals, for the simulator and the testbed alike.
-        j.BeginObject();
-        j.Field("stream", f.id);
-        j.Field("rate_bps", f.rate.GetBitRate()); // 0: max
-        j.Field("sender", f.from);
-        j.Field("receiver", f.to);
-        j.Field("sent", sent);
-        j.Field("received", received);
-        j.Field("lost", lost);
-        j.Field("duplicated", duplicated);
-        j.Field("reordered", reordered);
-        j.Field("goodput_bps", goodput);
-        j.BeginObject("latency_us")
-            .Field("p50", p50)
-            .Field("p99", p99)
-            .Field("max", maxLatency)
-            .EndObject();
-        j.BeginObject("loss_runs")
-            .Field("count", runCount)
-            .Field("mean", runMean)
-            .Field("max", runMax)
-            .EndObject();
-        WriteDrops(j, "drops", d);
-        j.EndObject();
+        WriteFlow(j, f, c);
     }
     j.EndArray();
-
     WriteDrops(j, "drops", dropsTotal);
+}
 
+/** "pause": the ports that saw PAUSE (keeps records of big LANs readable), and the sums. */
+void
+WritePause(JsonWriter& j, const ScenarioRun& run)
+{
     uint64_t pauseSent = 0, pauseReceived = 0;
     j.BeginObject("pause");
     j.BeginObject("ports");
@@ -216,7 +241,7 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     {
         if (dev->GetPauseFramesSent() == 0 && dev->GetPauseFramesReceived() == 0)
         {
-            continue; // keep records of big LANs readable: only ports that saw PAUSE
+            continue;
         }
         pauseSent += dev->GetPauseFramesSent();
         pauseReceived += dev->GetPauseFramesReceived();
@@ -230,9 +255,16 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     j.Field("frames_sent", pauseSent);
     j.Field("frames_received", pauseReceived);
     j.EndObject();
+}
 
-    // cpu: share of each receiving host's CPU (all cores) per kind of work over the
-    // goodput window, as /proc/stat would show it (irq, softirq incl. ksoftirqd, app, idle).
+/** "cpu": share of each receiving host's CPU (all cores) per kind of work over the
+ *  goodput window, as /proc/stat would show it (irq, softirq incl. ksoftirqd, app, idle). */
+void
+WriteCpu(JsonWriter& j, const ScenarioRun& run)
+{
+    const ScenarioOptions& o = run.options;
+    const Time windowStart = run.trafficStart + o.warmup;
+    const Time stop = run.trafficStart + o.duration;
     j.BeginObject("cpu");
     for (const auto& h : run.hosts)
     {
@@ -249,7 +281,11 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
             .EndObject();
     }
     j.EndObject();
+}
 
+void
+WriteTiming(JsonWriter& j, const ScenarioRun& run)
+{
     j.BeginObject("timing");
     j.Field("events", run.events);
     j.Field("simulated_s", run.simulatedSeconds);
@@ -257,12 +293,15 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     j.Field("sim_wall_s", run.wallSeconds);
     j.Field("setup_wall_s", run.setupSeconds);
     j.EndObject();
+}
 
-    j.BeginObject("extra");
-    j.Field("cast", o.multicast ? "multicast" : "unicast");
-    j.Field("protocol", o.tcp ? "tcp" : "udp");
+/** extra "senders": each source's own counters, once per source (multicast: one source,
+ *  a flow per receiver). */
+void
+WriteSenders(JsonWriter& j, const ScenarioRun& run)
+{
     j.BeginObject("senders");
-    std::set<uint32_t> seen; // multicast: one source, a flow per receiver
+    std::set<uint32_t> seen;
     for (const auto& f : run.flows)
     {
         if (!seen.insert(f.id).second)
@@ -294,7 +333,12 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
         j.EndObject();
     }
     j.EndObject();
-    WriteHosts(j, run);
+}
+
+/** extra "switch_ports": every switch port's drops and PAUSE thresholds. */
+void
+WriteSwitchPorts(JsonWriter& j, const ScenarioRun& run)
+{
     j.BeginObject("switch_ports");
     // One pass over the ports: a search per port would make the record quadratic in hosts.
     std::map<const EthernetNetDevice*, std::string> portName;
@@ -317,6 +361,19 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
         }
     }
     j.EndObject();
+}
+
+/** "extra": what the record's common fields leave out. */
+void
+WriteExtra(JsonWriter& j, const ScenarioRun& run)
+{
+    const ScenarioOptions& o = run.options;
+    j.BeginObject("extra");
+    j.Field("cast", o.multicast ? "multicast" : "unicast");
+    j.Field("protocol", o.tcp ? "tcp" : "udp");
+    WriteSenders(j, run);
+    WriteHosts(j, run);
+    WriteSwitchPorts(j, run);
     Drops frames{};
     for (int p = 0; p < LossAccountant::N_POINTS; ++p)
     {
@@ -326,7 +383,20 @@ WriteReport(std::ostream& os, const ScenarioRun& run)
     j.Field("untagged_frame_drops", run.accountant->UntaggedDrops());
     j.Field("ipv4_other_drops", run.accountant->OtherIpv4Drops());
     j.EndObject();
+}
 
+} // namespace
+
+void
+WriteReport(std::ostream& os, const ScenarioRun& run)
+{
+    JsonWriter j(os);
+    j.BeginObject();
+    WriteFlows(j, run);
+    WritePause(j, run);
+    WriteCpu(j, run);
+    WriteTiming(j, run);
+    WriteExtra(j, run);
     j.EndObject();
     os << "\n";
 }

@@ -16,7 +16,8 @@ HostReceiverHelper::HostReceiverHelper()
       m_everyCore(false)
 {
     m_cpu.SetTypeId(HostCpu::GetTypeId());
-    m_path.SetTypeId(HostRxPath::GetTypeId());
+    m_nic.SetTypeId(HostRxNic::GetTypeId());
+    m_kernel.SetTypeId(HostRxKernel::GetTypeId());
     m_socket.SetTypeId(HostSocket::GetTypeId());
     m_reader.SetTypeId(HostReader::GetTypeId());
 }
@@ -30,7 +31,28 @@ HostReceiverHelper::SetCpuAttribute(const std::string& name, const AttributeValu
 void
 HostReceiverHelper::SetRxPathAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_path.Set(name, value);
+    TypeId::AttributeInformation info;
+    if (HostRxNic::GetTypeId().LookupAttributeByName(name, &info))
+    {
+        m_nic.Set(name, value);
+        return;
+    }
+    NS_ABORT_MSG_UNLESS(HostRxKernel::GetTypeId().LookupAttributeByName(name, &info),
+                        "HostReceiverHelper: no attribute " << name
+                                                            << " on HostRxNic or HostRxKernel");
+    m_kernel.Set(name, value);
+}
+
+void
+HostReceiverHelper::SetNicAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_nic.Set(name, value);
+}
+
+void
+HostReceiverHelper::SetKernelAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_kernel.Set(name, value);
 }
 
 void
@@ -84,7 +106,8 @@ HostReceiverHelper::Install(Ptr<EthernetNetDevice> device,
         h.cpu = m_cpu.Create<HostCpu>();
         node->AggregateObject(h.cpu);
     }
-    h.path = m_path.Create<HostRxPath>();
+    h.path = CreateObject<HostRxPath>();
+    h.path->SetParts(m_nic.Create<HostRxNic>(), m_kernel.Create<HostRxKernel>());
     h.path->SetCpu(h.cpu);
     device->SetRxPath(h.path);
     const uint32_t cores = h.cpu->GetNCores();
@@ -142,16 +165,16 @@ HostReceiverHelper::ConnectAccountant(const Host& host, Ptr<LossAccountant> acco
 {
     // Raw pointer, as LossAccountant::Watch* do: the accountant outlives the run.
     LossAccountant* acc = PeekPointer(accountant);
-    host.path->TraceConnectWithoutContext(
-        "RxFifoDrop",
-        MakeBoundCallback(&RecordDrop, acc, LossAccountant::RX_FIFO));
-    host.path->TraceConnectWithoutContext(
-        "RxRingDrop",
-        MakeBoundCallback(&RecordDrop, acc, LossAccountant::RX_RING));
-    host.path->TraceConnectWithoutContext(
+    const Ptr<HostRxNic> nic = host.path->GetNic();
+    const Ptr<HostRxKernel> kernel = host.path->GetKernel();
+    nic->TraceConnectWithoutContext("RxFifoDrop",
+                                    MakeBoundCallback(&RecordDrop, acc, LossAccountant::RX_FIFO));
+    nic->TraceConnectWithoutContext("RxRingDrop",
+                                    MakeBoundCallback(&RecordDrop, acc, LossAccountant::RX_RING));
+    kernel->TraceConnectWithoutContext(
         "BacklogDrop",
         MakeBoundCallback(&RecordDrop, acc, LossAccountant::BACKLOG));
-    host.path->TraceConnectWithoutContext(
+    kernel->TraceConnectWithoutContext(
         "ReassemblyDrop",
         MakeBoundCallback(&RecordDrop, acc, LossAccountant::REASSEMBLY));
     for (const Ptr<HostSocket>& socket : host.sockets)

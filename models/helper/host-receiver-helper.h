@@ -63,7 +63,11 @@ class HostReceiverHelper
     HostReceiverHelper();
 
     void SetCpuAttribute(const std::string& name, const AttributeValue& value);
+    /** An attribute of the receive path's NIC (HostRxNic) or kernel (HostRxKernel), the
+     *  one whose TypeId has @p name. */
     void SetRxPathAttribute(const std::string& name, const AttributeValue& value);
+    void SetNicAttribute(const std::string& name, const AttributeValue& value);
+    void SetKernelAttribute(const std::string& name, const AttributeValue& value);
     void SetSocketAttribute(const std::string& name, const AttributeValue& value);
     void SetReaderAttribute(const std::string& name, const AttributeValue& value);
     /**
@@ -96,15 +100,16 @@ class HostReceiverHelper
                  uint32_t readersPerPort) const;
 
     /**
-     * Record the host's drops in @p accountant: RxFifoDrop -> rx_fifo,
-     * RxRingDrop -> rx_ring, BacklogDrop -> backlog, ReassemblyDrop ->
+     * Record the host's drops in @p accountant: the NIC's RxFifoDrop -> rx_fifo,
+     * RxRingDrop -> rx_ring, the kernel's BacklogDrop -> backlog, ReassemblyDrop ->
      * reassembly, every socket's SocketDrop -> socket_rcvbuf.
      */
     static void ConnectAccountant(const Host& host, Ptr<LossAccountant> accountant);
 
   private:
     ObjectFactory m_cpu;
-    ObjectFactory m_path;
+    ObjectFactory m_nic;
+    ObjectFactory m_kernel;
     ObjectFactory m_socket;
     ObjectFactory m_reader;
     bool m_readerCoreSet;

@@ -85,6 +85,31 @@ void
 LanBuilder::Build(const LanSpec& spec)
 {
     spec.Validate();
+    NodeContainer hosts = CreateNodes(spec);
+    SwitchPorts switchPorts;
+    for (const auto& l : spec.links)
+    {
+        InstallLink(l, switchPorts);
+    }
+    m_directory->Finish();
+    InstallSwitches(spec, switchPorts);
+    AddressHosts(spec, hosts);
+    if (m_learning == LEARN_GRATUITOUS_ARP)
+    {
+        for (const auto& name : m_hostNames)
+        {
+            Simulator::ScheduleWithContext(m_nodes[name]->GetId(),
+                                           Seconds(0),
+                                           &LanBuilder::SendGratuitousArp,
+                                           this,
+                                           name);
+        }
+    }
+}
+
+NodeContainer
+LanBuilder::CreateNodes(const LanSpec& spec)
+{
     for (const auto& s : spec.switches)
     {
         Ptr<Node> node = CreateObject<Node>();
@@ -101,57 +126,60 @@ LanBuilder::Build(const LanSpec& spec)
         m_hostNames.push_back(h.name);
         hosts.Add(node);
     }
-    std::map<std::string, NetDeviceContainer> switchPorts;
-    for (const auto& l : spec.links)
+    return hosts;
+}
+
+void
+LanBuilder::InstallLink(const LanSpec::Link& l, SwitchPorts& switchPorts)
+{
+    m_links.SetDeviceAttribute("DataRate", DataRateValue(l.rate));
+    m_links.SetDeviceAttribute("Mtu", UintegerValue(m_mtu));
+    m_links.SetDeviceAttribute("FlowControl", BooleanValue(m_pause));
+    m_links.SetChannelAttribute("Delay", TimeValue(l.delay));
+    m_maxDelay = std::max(m_maxDelay, l.delay);
+    NetDeviceContainer pair = m_links.Install(m_nodes[l.a], m_nodes[l.b]);
+    const std::string ends[2] = {l.a, l.b};
+    uint32_t portOf[2] = {StationDirectory::NO_PORT, StationDirectory::NO_PORT};
+    for (int i = 0; i < 2; ++i)
     {
-        m_links.SetDeviceAttribute("DataRate", DataRateValue(l.rate));
-        m_links.SetDeviceAttribute("Mtu", UintegerValue(m_mtu));
-        m_links.SetDeviceAttribute("FlowControl", BooleanValue(m_pause));
-        m_links.SetChannelAttribute("Delay", TimeValue(l.delay));
-        m_maxDelay = std::max(m_maxDelay, l.delay);
-        NetDeviceContainer pair = m_links.Install(m_nodes[l.a], m_nodes[l.b]);
-        const std::string ends[2] = {l.a, l.b};
-        uint32_t portOf[2] = {StationDirectory::NO_PORT, StationDirectory::NO_PORT};
-        for (int i = 0; i < 2; ++i)
+        auto dev = DynamicCast<EthernetNetDevice>(pair.Get(i));
+        const std::string& self = ends[i];
+        const std::string& peer = ends[1 - i];
+        if (m_switchIndex.count(self))
         {
-            auto dev = DynamicCast<EthernetNetDevice>(pair.Get(i));
-            const std::string& self = ends[i];
-            const std::string& peer = ends[1 - i];
-            if (m_switchIndex.count(self))
-            {
-                portOf[i] = switchPorts[self].GetN(); // the index AddPort will give it
-                switchPorts[self].Add(dev);
-                m_ports.emplace_back(self + "->" + peer, dev);
-            }
-            else
-            {
-                m_hostDevice[self] = dev;
-                m_ports.emplace_back(self, dev);
-            }
+            portOf[i] = switchPorts[self].GetN(); // the index AddPort will give it
+            switchPorts[self].Add(dev);
+            m_ports.emplace_back(self + "->" + peer, dev);
         }
-        for (int i = 0; i < 2; ++i)
+        else
         {
-            if (portOf[i] == StationDirectory::NO_PORT)
-            {
-                continue;
-            }
-            const uint32_t sw = m_switchIndex[ends[i]];
-            if (portOf[1 - i] != StationDirectory::NO_PORT)
-            {
-                if (i == 0)
-                {
-                    m_directory->AddTrunk(sw, portOf[0], m_switchIndex[ends[1]], portOf[1]);
-                }
-            }
-            else
-            {
-                m_directory->AddHost(Mac48Address::ConvertFrom(pair.Get(1 - i)->GetAddress()),
-                                     sw,
-                                     portOf[i]);
-            }
+            m_hostDevice[self] = dev;
+            m_ports.emplace_back(self, dev);
         }
     }
-    m_directory->Finish();
+    for (int i = 0; i < 2; ++i)
+    {
+        if (portOf[i] == StationDirectory::NO_PORT)
+        {
+            continue;
+        }
+        const uint32_t sw = m_switchIndex[ends[i]];
+        if (portOf[1 - i] == StationDirectory::NO_PORT)
+        {
+            m_directory->AddHost(Mac48Address::ConvertFrom(pair.Get(1 - i)->GetAddress()),
+                                 sw,
+                                 portOf[i]);
+        }
+        else if (i == 0)
+        {
+            m_directory->AddTrunk(sw, portOf[0], m_switchIndex[ends[1]], portOf[1]);
+        }
+    }
+}
+
+void
+LanBuilder::InstallSwitches(const LanSpec& spec, SwitchPorts& switchPorts)
+{
     for (const auto& s : spec.switches)
     {
         m_switches[s] = m_switchHelper.Install(m_nodes[s], switchPorts[s]);
@@ -161,7 +189,11 @@ LanBuilder::Build(const LanSpec& spec)
                 MakeBoundCallback(&LocateStation, m_directory, m_switchIndex[s]));
         }
     }
+}
 
+void
+LanBuilder::AddressHosts(const LanSpec& spec, NodeContainer& hosts)
+{
     InternetStackHelper stack;
     stack.Install(hosts);
     Ipv4AddressHelper addresses("10.0.0.0", "255.255.0.0");
@@ -183,24 +215,11 @@ LanBuilder::Build(const LanSpec& spec)
                 }
             }
         }
+        return;
     }
-    else
+    for (const auto& f : spec.flows)
     {
-        for (const auto& f : spec.flows)
-        {
-            AddArpEntry(f.from, f.to);
-        }
-    }
-    if (m_learning == LEARN_GRATUITOUS_ARP)
-    {
-        for (const auto& name : m_hostNames)
-        {
-            Simulator::ScheduleWithContext(m_nodes[name]->GetId(),
-                                           Seconds(0),
-                                           &LanBuilder::SendGratuitousArp,
-                                           this,
-                                           name);
-        }
+        AddArpEntry(f.from, f.to);
     }
 }
 

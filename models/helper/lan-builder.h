@@ -29,7 +29,7 @@ namespace ns3
  * ARP: the two ends of every flow of the spec get permanent entries for each
  * other (both ways: TCP ACKs and ICMP go back), so no datagram waits on ARP and
  * no ARP request is broadcast; AddArpEntry adds more (ArpScope all: every pair,
- * N^2 entries, as before issue 9).
+ * N^2 entries, which at thousands of hosts costs gigabytes).
  *
  * Station learning: a switch must know where every host is before traffic
  * starts, or a receiver that never transmits is reached by flooding forever.
@@ -92,6 +92,17 @@ class LanBuilder
     EthernetHelper& Links();
 
   private:
+    /** The ports of each switch, in the order AddPort numbers them. */
+    using SwitchPorts = std::map<std::string, NetDeviceContainer>;
+
+    /** A node per switch and host of @p spec, named; @return the hosts */
+    NodeContainer CreateNodes(const LanSpec& spec);
+    /** One cable of @p spec, its ends recorded as host devices or switch ports, and
+     *  entered in the station directory (host behind a port, or a trunk). */
+    void InstallLink(const LanSpec::Link& link, SwitchPorts& switchPorts);
+    void InstallSwitches(const LanSpec& spec, SwitchPorts& switchPorts);
+    /** IPv4 addresses 10.0.0.0/16 in host order; the ARP entries of the ArpScope. */
+    void AddressHosts(const LanSpec& spec, NodeContainer& hosts);
     void AddArpOneWay(const std::string& self, const std::string& peer);
     void SendGratuitousArp(const std::string& host);
 

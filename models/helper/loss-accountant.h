@@ -71,7 +71,7 @@ class LossAccountant : public SimpleRefCount<LossAccountant>
      * egress port to the accountants of the receivers behind it. One subscription per
      * switch, and a dropped copy costs one Record per receiver behind its port, where
      * WatchSwitchBranch per receiver costs a callback per receiver for every drop and
-     * receivers x switches subscriptions (issue 9: multicast to hundreds of members).
+     * receivers x switches subscriptions (too many for multicast to hundreds of members).
      */
     static void WatchSwitchBranches(
         Ptr<EthernetSwitchNetDevice> sw,

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * HostRxPath, the NIC's half: the receive FIFO and its DMA into the RX ring, the FIFO's
- * PAUSE watermarks, and interrupts with their moderation (ITR). The kernel's half (NAPI,
- * softirq, backlog, IP and UDP) is host-rx-kernel.cc; construction and state are
- * host-rx-path.cc.
+ * HostRxNic: the receive FIFO and its DMA into the RX ring, the FIFO's PAUSE watermarks,
+ * interrupts with their moderation (ITR), and the driver's side of the ring (descriptor
+ * refill, skb truesize).
  */
+#include "host-rx-nic.h"
+
 #include "ethernet-net-device.h"
 #include "ethernet-wire.h"
 #include "host-cpu.h"
-#include "host-rx-path.h"
-#include "host-socket.h"
+#include "lanloss-linux-rx.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
-#include "ns3/node.h"
 #include "ns3/simulator.h"
-#include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -25,16 +23,179 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("HostRxNic");
+NS_OBJECT_ENSURE_REGISTERED(HostRxNic);
+
+TypeId
+HostRxNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::HostRxNic")
+            .SetParent<Object>()
+            .SetGroupName("Lanloss")
+            .AddConstructor<HostRxNic>()
+            .AddAttribute("RxFifoBytes",
+                          "NIC receive FIFO (packet buffer, PBA) in bytes: 48 KiB on the "
+                          "8254x e1000 (E1000_PBA_48K).",
+                          UintegerValue(49152),
+                          MakeUintegerAccessor(&HostRxNic::m_fifoSize),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("RxRingSize",
+                          "RX descriptors (ethtool -G rx; e1000 default 256, max 4096); the "
+                          "ring holds one frame less.",
+                          UintegerValue(256),
+                          MakeUintegerAccessor(&HostRxNic::m_ringSize),
+                          MakeUintegerChecker<uint32_t>(2, 65536))
+            .AddAttribute("DmaRate",
+                          "Rate (bit/s) at which the NIC moves a frame from its FIFO to host "
+                          "memory; 0 = at once. 1064 Mbit/s = 32-bit 33 MHz PCI (133 MB/s).",
+                          DataRateValue(DataRate("1064Mbps")),
+                          MakeDataRateAccessor(&HostRxNic::m_dmaRate),
+                          MakeDataRateChecker())
+            .AddAttribute("RxBufferWrite",
+                          "Cleaned descriptors the driver collects before giving them back to "
+                          "the NIC (E1000_RX_BUFFER_WRITE = 16); all are given back at the end "
+                          "of each poll.",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&HostRxNic::m_rxBufferWrite),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DropWhenNoDescriptor",
+                          "Drop a frame at once when no descriptor is free (igb/ixgbe "
+                          "SRRCTL.DROP_EN: rx_ring) instead of holding it in the FIFO "
+                          "(e1000/e1000e: the FIFO fills, rx_fifo).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostRxNic::m_dropNoDescriptor),
+                          MakeBooleanChecker())
+            .AddAttribute("InterruptThrottleRate",
+                          "Maximum interrupts per second (e1000 InterruptThrottleRate, "
+                          "register granularity 256 ns); 0 = no moderation. The dynamic "
+                          "modes 1 and 3 are not modelled.",
+                          UintegerValue(2500),
+                          MakeUintegerAccessor(&HostRxNic::m_itr),
+                          MakeUintegerChecker<uint32_t>(0, 3906250))
+            .AddAttribute("IrqCost",
+                          "CPU time (s) of one NIC hard interrupt: entry and exit, the "
+                          "e1000_intr ICR read and IMC write over the bus, napi_schedule.",
+                          TimeValue(MicroSeconds(8)),
+                          MakeTimeAccessor(&HostRxNic::m_irqCost),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("FlowControl",
+                          "Send IEEE 802.3x PAUSE when the FIFO reaches its high-water mark.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostRxNic::m_flowControl),
+                          MakeBooleanChecker())
+            .AddAttribute("PauseTime",
+                          "pause_time of the XOFF frames, in quanta of 512 bit times "
+                          "(E1000_FC_PAUSE_TIME = 0x0680).",
+                          UintegerValue(0x0680),
+                          MakeUintegerAccessor(&HostRxNic::m_pauseTime),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("PauseRefreshQuanta",
+                          "Interval, in quanta of 512 bit times at the link rate, at which "
+                          "XOFF is sent again while the FIFO stays at or above the low-water "
+                          "mark (half PauseTime; PCH e1000e: refresh 0x0400 for pause 0x0650).",
+                          UintegerValue(0x0340),
+                          MakeUintegerAccessor(&HostRxNic::m_pauseRefreshQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("SendXon",
+                          "Send XON (pause_time 0) when the FIFO falls below the low-water "
+                          "mark (e1000 fc.send_xon = 1).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&HostRxNic::m_sendXon),
+                          MakeBooleanChecker())
+            .AddAttribute("Truesize",
+                          "Bytes charged to a socket per received frame (skb->truesize); "
+                          "0 = from the frame length by the e1000 copybreak rule.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&HostRxNic::m_truesize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CopyBreak",
+                          "Frames of at most this many bytes (MAC header on, no FCS) are "
+                          "copied into a fitting skb (e1000 copybreak).",
+                          UintegerValue(LANLOSS_COPYBREAK),
+                          MakeUintegerAccessor(&HostRxNic::m_copyBreak),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RxBufferTruesize",
+                          "truesize in bytes of a frame kept in its receive buffer (e1000 "
+                          "2 KiB buffer: SKB_TRUESIZE(2048 - 320)).",
+                          UintegerValue(LANLOSS_RX_BUFFER_TRUESIZE),
+                          MakeUintegerAccessor(&HostRxNic::m_rxBufferTruesize),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("RxFifoDrop",
+                            "A frame found no room in the NIC FIFO (rx_missed_errors): rx_fifo.",
+                            MakeTraceSourceAccessor(&HostRxNic::m_rxFifoDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("RxRingDrop",
+                            "A frame found no free descriptor and DropWhenNoDescriptor is "
+                            "set: rx_ring.",
+                            MakeTraceSourceAccessor(&HostRxNic::m_rxRingDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Interrupt",
+                            "The NIC raised an interrupt (argument: frames in the ring).",
+                            MakeTraceSourceAccessor(&HostRxNic::m_interruptTrace),
+                            "ns3::HostRxNic::InterruptTracedCallback");
+    return tid;
+}
+
+HostRxNic::HostRxNic()
+    : m_fifoSize(49152),
+      m_ringSize(256),
+      m_dmaRate(DataRate("1064Mbps")),
+      m_rxBufferWrite(16),
+      m_dropNoDescriptor(false),
+      m_itr(2500),
+      m_irqCost(MicroSeconds(8)),
+      m_flowControl(false),
+      m_pauseTime(0x0680),
+      m_pauseRefreshQuanta(0x0340),
+      m_sendXon(true),
+      m_truesize(0),
+      m_copyBreak(LANLOSS_COPYBREAK),
+      m_rxBufferTruesize(LANLOSS_RX_BUFFER_TRUESIZE),
+      m_fifoBytes(0),
+      m_dmaBusy(false),
+      m_hwFree(0),
+      m_cleaned(0),
+      m_irqEnabled(true),
+      m_anyIrq(false),
+      m_xoff(false)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+HostRxNic::~HostRxNic() = default;
 
 void
-HostRxPath::Receive(Ptr<Packet> packet,
-                    uint16_t protocol,
-                    Mac48Address source,
-                    Mac48Address destination,
-                    NetDevice::PacketType type)
+HostRxNic::DoDispose()
+{
+    m_dmaEvent.Cancel();
+    m_irqEvent.Cancel();
+    m_refreshEvent.Cancel();
+    m_fifo.clear();
+    m_ring.clear();
+    m_napiSchedule = MakeNullCallback<void>();
+    m_device = nullptr;
+    m_cpu = nullptr;
+    Object::DoDispose();
+}
+
+void
+HostRxNic::Attach(Ptr<EthernetNetDevice> device, Ptr<HostCpu> cpu, Callback<void> napiSchedule)
+{
+    NS_ABORT_MSG_IF(m_device, "HostRxNic: attached twice");
+    m_device = device;
+    m_cpu = cpu;
+    m_napiSchedule = napiSchedule;
+    m_hwFree = m_ringSize - 1;
+}
+
+void
+HostRxNic::Receive(Ptr<Packet> packet,
+                   uint16_t protocol,
+                   Mac48Address source,
+                   Mac48Address destination,
+                   NetDevice::PacketType type)
 {
     NS_LOG_FUNCTION(this << packet);
-    NS_ASSERT_MSG(m_attached, "HostRxPath: Receive before Attach");
     const uint32_t frameNoFcs = packet->GetSize() + ethernet::MAC_HEADER_BYTES;
     HostRxFrame f;
     f.packet = packet;
@@ -64,7 +225,7 @@ HostRxPath::Receive(Ptr<Packet> packet,
 }
 
 void
-HostRxPath::TryDma()
+HostRxNic::TryDma()
 {
     while (!m_dmaBusy && !m_fifo.empty())
     {
@@ -91,13 +252,13 @@ HostRxPath::TryDma()
         }
         m_dmaBusy = true;
         m_dmaEvent = Simulator::Schedule(m_dmaRate.CalculateBytesTxTime(m_fifo.front().fifoBytes),
-                                         &HostRxPath::DmaDone,
+                                         &HostRxNic::DmaDone,
                                          this);
     }
 }
 
 void
-HostRxPath::DmaDone()
+HostRxNic::DmaDone()
 {
     m_dmaBusy = false;
     FinishDma();
@@ -105,7 +266,7 @@ HostRxPath::DmaDone()
 }
 
 void
-HostRxPath::FinishDma()
+HostRxNic::FinishDma()
 {
     HostRxFrame f = std::move(m_fifo.front());
     m_fifo.pop_front();
@@ -117,7 +278,7 @@ HostRxPath::FinishDma()
 }
 
 uint32_t
-HostRxPath::GetHighWater() const
+HostRxNic::GetHighWater() const
 {
     const uint32_t maxFrame =
         (m_device ? m_device->GetMtu() : 1500) + ethernet::MAC_HEADER_BYTES + ethernet::FCS_BYTES;
@@ -130,14 +291,14 @@ HostRxPath::GetHighWater() const
 }
 
 uint32_t
-HostRxPath::GetLowWater() const
+HostRxNic::GetLowWater() const
 {
     const uint32_t hwm = GetHighWater();
     return hwm >= 8 ? hwm - 8 : 0;
 }
 
 void
-HostRxPath::CheckPause()
+HostRxNic::CheckPause()
 {
     if (!m_flowControl)
     {
@@ -150,7 +311,7 @@ HostRxPath::CheckPause()
         m_device->SendPause(m_pauseTime);
         m_refreshEvent = Simulator::Schedule(ethernet::PauseQuantum(m_device->GetDataRate()) *
                                                  int64_t(m_pauseRefreshQuanta),
-                                             &HostRxPath::PauseRefresh,
+                                             &HostRxNic::PauseRefresh,
                                              this);
     }
     else if (m_xoff && m_fifoBytes < GetLowWater())
@@ -166,19 +327,19 @@ HostRxPath::CheckPause()
 }
 
 void
-HostRxPath::PauseRefresh()
+HostRxNic::PauseRefresh()
 {
     // Still at or above the low-water mark (else CheckPause has ended the XOFF).
     ++m_stats.xoffSent;
     m_device->SendPause(m_pauseTime);
     m_refreshEvent = Simulator::Schedule(ethernet::PauseQuantum(m_device->GetDataRate()) *
                                              int64_t(m_pauseRefreshQuanta),
-                                         &HostRxPath::PauseRefresh,
+                                         &HostRxNic::PauseRefresh,
                                          this);
 }
 
 Time
-HostRxPath::GetInterruptInterval() const
+HostRxNic::GetInterruptInterval() const
 {
     if (m_itr == 0)
     {
@@ -189,7 +350,7 @@ HostRxPath::GetInterruptInterval() const
 }
 
 void
-HostRxPath::MaybeInterrupt()
+HostRxNic::MaybeInterrupt()
 {
     if (!m_irqEnabled || m_ring.empty() || m_irqEvent.IsPending())
     {
@@ -203,12 +364,12 @@ HostRxPath::MaybeInterrupt()
     }
     else
     {
-        m_irqEvent = Simulator::Schedule(earliest - now, &HostRxPath::RaiseInterrupt, this);
+        m_irqEvent = Simulator::Schedule(earliest - now, &HostRxNic::RaiseInterrupt, this);
     }
 }
 
 void
-HostRxPath::RaiseInterrupt()
+HostRxNic::RaiseInterrupt()
 {
     if (!m_irqEnabled || m_ring.empty())
     {
@@ -224,13 +385,110 @@ HostRxPath::RaiseInterrupt()
     m_cpu->Submit(m_cpu->HardIrqContext(IRQ_CORE),
                   m_irqCost,
                   HostCpu::IRQ_WORK,
-                  MakeCallback(&HostRxPath::IrqDone, this));
+                  MakeCallback(&HostRxNic::IrqDone, this));
 }
 
 void
-HostRxPath::IrqDone()
+HostRxNic::IrqDone()
 {
-    NapiSchedule(IRQ_CORE, NAPI_NIC); // the softirq runs on irq_exit
+    m_napiSchedule(); // the softirq runs on irq_exit
+}
+
+// ---------------------------------------------------------------- the driver's side
+
+bool
+HostRxNic::HasRingFrame() const
+{
+    return !m_ring.empty();
+}
+
+HostRxFrame
+HostRxNic::TakeRingFrame()
+{
+    HostRxFrame f = std::move(m_ring.front());
+    m_ring.pop_front();
+    return f;
+}
+
+void
+HostRxNic::CleanedDescriptor()
+{
+    if (++m_cleaned >= m_rxBufferWrite)
+    {
+        ReturnDescriptors();
+    }
+}
+
+void
+HostRxNic::ReturnDescriptors()
+{
+    if (m_cleaned == 0)
+    {
+        return;
+    }
+    m_hwFree += m_cleaned;
+    m_cleaned = 0;
+    TryDma();
+}
+
+void
+HostRxNic::EnableInterrupt()
+{
+    m_irqEnabled = true;
+    MaybeInterrupt();
+}
+
+uint32_t
+HostRxNic::TruesizeOf(uint32_t frameBytes) const
+{
+    if (m_truesize > 0)
+    {
+        return m_truesize;
+    }
+    if (frameBytes <= m_copyBreak)
+    {
+        // e1000_copybreak: napi_alloc_skb(len) -> SKB_TRUESIZE(SKB_DATA_ALIGN(len + NET_SKB_PAD))
+        return ((frameBytes + LANLOSS_NET_SKB_PAD + 63) / 64) * 64 + LANLOSS_SKB_OVERHEAD;
+    }
+    return m_rxBufferTruesize;
+}
+
+// ---------------------------------------------------------------- state
+
+HostRxNic::Stats
+HostRxNic::GetStats() const
+{
+    return m_stats;
+}
+
+uint32_t
+HostRxNic::GetFifoBytes() const
+{
+    return m_fifoBytes;
+}
+
+uint32_t
+HostRxNic::GetFreeDescriptors() const
+{
+    return m_hwFree;
+}
+
+uint32_t
+HostRxNic::GetRingFrames() const
+{
+    return m_ring.size();
+}
+
+uint32_t
+HostRxNic::GetFramesHeld() const
+{
+    return m_fifo.size() + m_ring.size();
+}
+
+bool
+HostRxNic::IsInterruptEnabled() const
+{
+    return m_irqEnabled;
 }
 
 } // namespace ns3

@@ -37,14 +37,14 @@ HostSocket::GetTypeId()
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("RmemDefault",
                           "net.core.rmem_default in bytes: sk_rcvbuf without setsockopt "
-                          "(212992 = 256 * SKB_TRUESIZE(256) on x86-64).",
-                          UintegerValue(212992),
+                          "(256 * SKB_TRUESIZE(256) on x86-64).",
+                          UintegerValue(LANLOSS_RMEM_DEFAULT),
                           MakeUintegerAccessor(&HostSocket::m_rmemDefault),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("RmemMax",
                           "net.core.rmem_max in bytes: SO_RCVBUF is clamped to it before "
                           "doubling (unless Force).",
-                          UintegerValue(212992),
+                          UintegerValue(LANLOSS_RMEM_DEFAULT),
                           MakeUintegerAccessor(&HostSocket::m_rmemMax),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Force",
@@ -54,7 +54,7 @@ HostSocket::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("ReusePort",
                           "SO_REUSEPORT: the socket may share its port with others that set "
-                          "it; HostRxPath spreads the port's datagrams over the group.",
+                          "it; HostRxKernel spreads the port's datagrams over the group.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&HostSocket::m_reusePort),
                           MakeBooleanChecker())
@@ -70,8 +70,8 @@ HostSocket::GetTypeId()
 HostSocket::HostSocket()
     : m_port(5201),
       m_rcvBuf(0),
-      m_rmemDefault(212992),
-      m_rmemMax(212992),
+      m_rmemDefault(LANLOSS_RMEM_DEFAULT),
+      m_rmemMax(LANLOSS_RMEM_DEFAULT),
       m_force(false),
       m_reusePort(false),
       m_nodeId(0),

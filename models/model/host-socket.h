@@ -6,6 +6,7 @@
 #define LANLOSS_HOST_SOCKET_H
 
 #include "host-datagram.h"
+#include "lanloss-linux-rx.h"
 
 #include "ns3/callback.h"
 #include "ns3/object.h"
@@ -25,7 +26,7 @@ class HostReader;
  * @ingroup lanloss
  * The receive queue of one UDP socket bound to Port on the receiving host,
  * with Linux's memory accounting, which ns-3's UdpSocketImpl does not have (it
- * counts payload bytes). A HostRxPath hands it every complete datagram for
+ * counts payload bytes). A HostRxKernel hands it every complete datagram for
  * Port; HostReaders take them out, one recvmsg at a time, on the host's CPU;
  * when a reader has copied a datagram out, the socket hands its frames to
  * ns-3's IPv4 (EthernetNetDevice::DeliverUp), so an ns-3 socket bound to Port
@@ -37,7 +38,7 @@ class HostReader;
  * truesize is added. So the queue holds floor(sk_rcvbuf / truesize) + 1
  * datagrams of one truesize, whatever their payload (Capacity). sk_rcvbuf is
  * twice the setsockopt(SO_RCVBUF) value, clamped to RmemMax first unless
- * Force (SO_RCVBUFFORCE), and at least SOCK_MIN_RCVBUF (4608); without
+ * Force (SO_RCVBUFFORCE), and at least SOCK_MIN_RCVBUF; without
  * setsockopt (RcvBuf = 0) it is RmemDefault, not doubled. The charge is
  * released when the reader has copied the datagram (skb_consume_udp), not
  * when it starts reading it. A full socket buffer drops (Udp RcvbufErrors);
@@ -46,13 +47,13 @@ class HostReader;
  * Readers (HostReader) that share the socket copy one at a time: recvmsg holds
  * the socket's lock (AcquireRead / ReleaseRead), and a reader that finds it
  * taken sleeps until it is handed the lock. ReusePort (SO_REUSEPORT): sockets
- * of one port that all set it form a group in HostRxPath, which spreads the
+ * of one port that all set it form a group in HostRxKernel, which spreads the
  * port's datagrams over them.
  */
 class HostSocket : public Object
 {
   public:
-    static constexpr uint32_t SOCK_MIN_RCVBUF = 4608; //!< 2 * (2048 + sizeof sk_buff aligned)
+    static constexpr uint32_t SOCK_MIN_RCVBUF = LANLOSS_SOCK_MIN_RCVBUF; //!< lanloss-linux-rx.h
 
     static TypeId GetTypeId();
 
@@ -69,7 +70,7 @@ class HostSocket : public Object
     static uint32_t Capacity(uint32_t rcvbuf, uint32_t truesize);
 
     /**
-     * Called by HostRxPath::AddSocket: the host's CPU, where a datagram goes
+     * Called by HostRxKernel::AddSocket: the host's CPU, where a datagram goes
      * once read, and the node's id (the context of the readers' events).
      * Readers added before start reading now.
      */

@@ -31,7 +31,7 @@ class Socket;
  * reader would lose datagrams.
  *
  * The kernel's work per segment (driver, IP, TCP, the ACK it sends) is the receive path's
- * (HostRxPath DriverCost and StackCost, the vocabulary's packet_cost); this is the
+ * (HostRxKernel DriverCost and StackCost, the vocabulary's packet_cost); this is the
  * application's: the system call and the copy to user space.
  */
 class HostTcpReader : public Application

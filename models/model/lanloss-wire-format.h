@@ -3,8 +3,8 @@
  * What the simulator, the testbed's C tools and the Python harness share on the wire:
  * the port, the multicast group and the payload header. One definition, plain C so that
  * the C tools (testbed/tools/wire.h) include it as well as the ns-3 module;
- * lanloss/constants.py reads it. Nothing else may spell these values
- * (tests/test_constants.py).
+ * lanloss/header_constants.py reads it. Nothing else may spell these values
+ * (tests/test_header_constants.py).
  *
  * The payload header, little-endian, at the start of every datagram that is long enough:
  *   offset 0  u64 sequence number (a payload of at least LANLOSS_HDR_SEQ bytes)

@@ -40,7 +40,8 @@ UdpFlowSource::GetTypeId()
                           MakeAddressAccessor(&UdpFlowSource::m_remote),
                           MakeAddressChecker())
             .AddAttribute("PayloadSize",
-                          "UDP payload of every datagram, in bytes (1..65507).",
+                          "UDP payload of every datagram, in bytes (1.." +
+                              std::to_string(MAX_PAYLOAD) + ").",
                           UintegerValue(1472),
                           MakeUintegerAccessor(&UdpFlowSource::m_payloadSize),
                           MakeUintegerChecker<uint32_t>(1, MAX_PAYLOAD))

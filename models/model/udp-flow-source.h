@@ -7,6 +7,7 @@
 
 #include "ethernet-wire.h"
 #include "lanloss-schedule.h"
+#include "lanloss-linux-rx.h"
 #include "lanloss-wire-format.h"
 
 #include "ns3/address.h"
@@ -78,7 +79,7 @@ class UdpFlowSource : public Application
     static constexpr uint32_t HEADER_BYTES = LANLOSS_HDR_FULL; //!< seq 8, tx_ns 8, flow 4, magic 4
     static constexpr uint32_t SEQ_BYTES = LANLOSS_HDR_SEQ; //!< the truncated header: seq only
     static constexpr uint32_t HEADER_MAGIC = LANLOSS_MAGIC; //!< "LLSS" read little-endian
-    static constexpr uint32_t MAX_PAYLOAD = 65507;       //!< 65535 - IPv4 20 - UDP 8
+    static constexpr uint32_t MAX_PAYLOAD = LANLOSS_UDP_MAX_PAYLOAD; //!< 65535 - IPv4 - UDP
 
     /** The testbed tools' datagram header. */
     struct WireHeader

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The test bed of the receiving-host suites (lanloss-host, lanloss-host-nic,
- * lanloss-host-kernel): two hosts on one EthernetChannel (1 us), ARP filled in
- * (NeighborCacheHelper): host 0 sends with a UdpFlowSource, host 1 has the host model
- * (HostReceiverHelper) on its NIC and a UdpFlowSink on the same port, which sees a
- * datagram when the modelled application has read it. Every case ends with the host
+ * lanloss-host-kernel), on the two-host fixture (two-hosts.h): host 0 sends with a
+ * UdpFlowSource, host 1 has the host model (HostReceiverHelper) on its NIC and a
+ * UdpFlowSink on the same port, which sees a datagram when the modelled application has
+ * read it. Every case ends with the host
  * drained and checks conservation: sent == received + drops attributed by
  * LossAccountant, nothing unexplained.
  *
@@ -13,6 +13,8 @@
  */
 #ifndef LANLOSS_HOST_TEST_BED_H
 #define LANLOSS_HOST_TEST_BED_H
+
+#include "two-hosts.h"
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -102,12 +104,9 @@ struct Outcome
 };
 
 /** Two hosts on one cable; host 1 gets the host model. */
-class Bed
+class Bed : public lanlosstest::TwoHosts
 {
   public:
-    NodeContainer nodes;
-    Ptr<EthernetNetDevice> dev[2];
-    Ipv4Address addr[2];
     HostReceiverHelper host; //!< configure before Install
     HostReceiverHelper::Host rx;
     Ptr<LossAccountant> accountant;
@@ -115,26 +114,8 @@ class Bed
     Ptr<UdpFlowSink> sink;
 
     explicit Bed(DataRate rate)
+        : TwoHosts(rate)
     {
-        nodes.Create(2);
-        Ptr<EthernetChannel> channel = CreateObject<EthernetChannel>();
-        NetDeviceContainer devices;
-        for (int i = 0; i < 2; ++i)
-        {
-            dev[i] = CreateObject<EthernetNetDevice>();
-            dev[i]->SetAttribute("DataRate", DataRateValue(rate));
-            dev[i]->SetAttribute("Address", Mac48AddressValue(Mac48Address::Allocate()));
-            nodes.Get(i)->AddDevice(dev[i]);
-            dev[i]->Attach(channel);
-            devices.Add(dev[i]);
-        }
-        InternetStackHelper stack;
-        stack.Install(nodes);
-        Ipv4AddressHelper ip("10.1.1.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifs = ip.Assign(devices);
-        addr[0] = ifs.GetAddress(0);
-        addr[1] = ifs.GetAddress(1);
-        NeighborCacheHelper().PopulateNeighborCache(channel);
         accountant = Create<LossAccountant>();
         accountant->WatchHostDevice(dev[0]);
         accountant->WatchIpv4(nodes.Get(1));

@@ -84,7 +84,7 @@ class InterruptThrottleTestCase : public TestCase
     void DoRun() override
     {
         {
-            Ptr<HostRxPath> p = CreateObject<HostRxPath>();
+            Ptr<HostRxNic> p = CreateObject<HostRxNic>();
             p->SetAttribute("InterruptThrottleRate", UintegerValue(2500));
             NS_TEST_ASSERT_MSG_EQ(p->GetInterruptInterval(), NanoSeconds(399872), "2500/s");
             p->SetAttribute("InterruptThrottleRate", UintegerValue(100000));
@@ -99,7 +99,7 @@ class InterruptThrottleTestCase : public TestCase
             bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
             bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(itr));
             bed.Install(1);
-            bed.rx.path->TraceConnectWithoutContext(
+            bed.rx.path->GetNic()->TraceConnectWithoutContext(
                 "Interrupt",
                 MakeCallback(&InterruptThrottleTestCase::Irq, this));
             bed.Traffic(64, 40000, MilliSeconds(1), MilliSeconds(51));
@@ -251,18 +251,18 @@ class HostPauseTestCase : public TestCase
     }
 
   private:
-    void PauseTx(Ptr<HostRxPath> path, uint16_t quanta)
+    void PauseTx(Ptr<HostRxNic> nic, uint16_t quanta)
     {
         m_pauses.push_back({Simulator::Now(), quanta});
         if (quanta > 0)
         {
             m_badQuanta += quanta != 0x0680;
             m_badXoff +=
-                path->GetFreeDescriptors() != 0 || path->GetFifoBytes() < path->GetLowWater();
+                nic->GetFreeDescriptors() != 0 || nic->GetFifoBytes() < nic->GetLowWater();
         }
         else
         {
-            m_badXon += path->GetFifoBytes() >= path->GetLowWater();
+            m_badXon += nic->GetFifoBytes() >= nic->GetLowWater();
         }
     }
 
@@ -277,13 +277,13 @@ class HostPauseTestCase : public TestCase
         bed.host.SetRxPathAttribute("SendXon", BooleanValue(sendXon));
         bed.dev[0]->SetFlowControl(true); // the sender honours PAUSE
         bed.Install(1);
-        bed.rx.path->TraceConnectWithoutContext("RxFifoDrop", MakeCallback(&Nop));
+        bed.rx.path->GetNic()->TraceConnectWithoutContext("RxFifoDrop", MakeCallback(&Nop));
         bed.dev[1]->TraceConnectWithoutContext(
             "PauseTx",
-            MakeCallback(&HostPauseTestCase::PauseTx, this).Bind(bed.rx.path));
+            MakeCallback(&HostPauseTestCase::PauseTx, this).Bind(bed.rx.path->GetNic()));
         bed.Traffic(64, 80000, MilliSeconds(1), MilliSeconds(101));
         bed.source->SetAttribute("Blocking", BooleanValue(true));
-        hwm = bed.rx.path->GetHighWater();
+        hwm = bed.rx.path->GetNic()->GetHighWater();
         return bed.Finish(MilliSeconds(400), 64);
     }
 

@@ -167,21 +167,21 @@ class TruesizeRuleTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ptr<HostRxPath> path = CreateObject<HostRxPath>();
+        Ptr<HostRxNic> nic = CreateObject<HostRxNic>();
         // align64(len + NET_SKB_PAD 64) + 256 (sk_buff) + 320 (skb_shared_info)
-        NS_TEST_ASSERT_MSG_EQ(path->TruesizeOf(60), 704, "minimum frame");
-        NS_TEST_ASSERT_MSG_EQ(path->TruesizeOf(106), 768, "64-byte payload");
-        NS_TEST_ASSERT_MSG_EQ(path->TruesizeOf(256), 896, "copybreak itself is copied");
-        NS_TEST_ASSERT_MSG_EQ(path->TruesizeOf(257), 2304, "above copybreak: the 2 KiB buffer");
-        NS_TEST_ASSERT_MSG_EQ(path->TruesizeOf(1514), 2304, "full frame");
-        path->SetAttribute("CopyBreak", UintegerValue(0));
-        NS_TEST_ASSERT_MSG_EQ(path->TruesizeOf(60),
+        NS_TEST_ASSERT_MSG_EQ(nic->TruesizeOf(60), 704, "minimum frame");
+        NS_TEST_ASSERT_MSG_EQ(nic->TruesizeOf(106), 768, "64-byte payload");
+        NS_TEST_ASSERT_MSG_EQ(nic->TruesizeOf(256), 896, "copybreak itself is copied");
+        NS_TEST_ASSERT_MSG_EQ(nic->TruesizeOf(257), 2304, "above copybreak: the 2 KiB buffer");
+        NS_TEST_ASSERT_MSG_EQ(nic->TruesizeOf(1514), 2304, "full frame");
+        nic->SetAttribute("CopyBreak", UintegerValue(0));
+        NS_TEST_ASSERT_MSG_EQ(nic->TruesizeOf(60),
                               2304,
                               "copybreak off: every frame keeps its buffer");
-        path->SetAttribute("RxBufferTruesize", UintegerValue(4352));
-        NS_TEST_ASSERT_MSG_EQ(path->TruesizeOf(1514), 4352, "4 KiB buffers");
-        path->SetAttribute("Truesize", UintegerValue(1000));
-        NS_TEST_ASSERT_MSG_EQ(path->TruesizeOf(60), 1000, "fixed truesize");
+        nic->SetAttribute("RxBufferTruesize", UintegerValue(4352));
+        NS_TEST_ASSERT_MSG_EQ(nic->TruesizeOf(1514), 4352, "4 KiB buffers");
+        nic->SetAttribute("Truesize", UintegerValue(1000));
+        NS_TEST_ASSERT_MSG_EQ(nic->TruesizeOf(60), 1000, "fixed truesize");
 
         Ptr<HostSocket> s = CreateObject<HostSocket>();
         NS_TEST_ASSERT_MSG_EQ(s->GetRcvbuf(), 212992, "no setsockopt: rmem_default, not doubled");

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The host presets have one table (lanloss/hosts.py, TABLE): the scenario program's NIC
+"""The host presets have one table (lanloss/host_presets.py, TABLE): the scenario program's NIC
 families are generated from it at build time (scenario-presets.h), it knows exactly the
 table's presets, and no scenario source spells a preset's values itself."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from lanloss import hosts, paths
+from lanloss import host_values, paths
 from lanloss.sim import SCENARIO
 
 GENERATED = paths.BUILD / "ns3-scratch" / "generated" / "scenario-presets.h"
@@ -16,7 +16,7 @@ GENERATED = paths.BUILD / "ns3-scratch" / "generated" / "scenario-presets.h"
 
 def test_the_built_header_is_the_tables(built):
     """A stale build (the table edited, the program not rebuilt) or a hand edit fails here."""
-    assert GENERATED.read_text() == hosts.cxx_header()
+    assert GENERATED.read_text() == host_values.cxx_header()
 
 
 def test_the_program_knows_the_tables_presets(built):
@@ -24,14 +24,14 @@ def test_the_program_knows_the_tables_presets(built):
         [str(paths.program(SCENARIO)), "--host=no-such-preset"], capture_output=True, text=True
     )
     assert proc.returncode == 2
-    known = re.search(r"is not a known preset \(([^)]*)\)", proc.stderr)
+    known = re.search(r"host: 'no-such-preset' is not one of \(([^)]*)\)", proc.stderr)
     assert known, proc.stderr
-    assert known.group(1).split(", ") == [hosts.IDEAL, *hosts.TABLE]
+    assert known.group(1).split(", ") == [host_values.IDEAL, *host_values.TABLE]
 
 
 def test_the_header_carries_every_nic_value():
-    text = hosts.cxx_header()
-    for name, p in hosts.TABLE.items():
+    text = host_values.cxx_header()
+    for name, p in host_values.TABLE.items():
         n = p.nic
         row = (
             f'{{"{name}", {n.dma_bps}ULL, {n.driver_share!r}, 0x{n.pause_time:04X}, '
@@ -40,8 +40,9 @@ def test_the_header_carries_every_nic_value():
         assert row in text
         # the double the program computes with is the table's, digit for digit
         assert float(repr(n.driver_share)) == n.driver_share
-    assert hosts.DRIVER_SHARE == {name: p.nic.driver_share for name, p in hosts.TABLE.items()}
-    assert hosts.PRESETS == {name: p.values for name, p in hosts.TABLE.items()}
+    table = host_values.TABLE
+    assert host_values.DRIVER_SHARE == {name: p.nic.driver_share for name, p in table.items()}
+    assert host_values.PRESETS == {name: p.values for name, p in host_values.TABLE.items()}
 
 
 def test_no_scenario_source_spells_a_preset():
@@ -52,7 +53,7 @@ def test_no_scenario_source_spells_a_preset():
         cwd=paths.REPO,
         check=True,
     ).stdout.split()
-    spelled = [f'"{name}"' for name in hosts.TABLE]
+    spelled = [f'"{name}"' for name in host_values.TABLE]
     hits = [
         f"{f}: {s}"
         for f in tracked

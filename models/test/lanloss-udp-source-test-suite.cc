@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Tests of the lanloss traffic applications: FlowSeqTag, UdpFlowSource, UdpFlowSink.
- *
- * Every case runs on two hosts joined by one EthernetChannel. ARP caches are
- * pre-populated (NeighborCacheHelper), as LanBuilder does, so the first
- * datagrams are not held (ns-3's ARP pending queue keeps only 3) and the
- * timing checks are exact from t = 0; one case runs a live ARP exchange.
+ * Tests of UdpFlowSource: cbr, burst and poisson departures, max rate, overload and
+ * blocking, fragmentation, multicast. Every case runs on the two-host fixture
+ * (two-hosts.h); one case runs a live ARP exchange.
  */
+#include "udp-flow-fixture.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
@@ -44,94 +43,7 @@
 #include <vector>
 
 using namespace ns3;
-
-namespace
-{
-
-const uint16_t PORT = 5201;
-
-/** Two hosts, one cable, IPv4 10.1.1.1 and 10.1.1.2, ARP filled in. */
-struct TwoHosts
-{
-    NodeContainer nodes;
-    Ptr<EthernetNetDevice> dev[2];
-    Ipv4Address addr[2];
-
-    TwoHosts(DataRate rate, uint16_t mtu, uint32_t txQueueBytes = 0, bool populateArp = true)
-    {
-        nodes.Create(2);
-        Ptr<EthernetChannel> channel = CreateObject<EthernetChannel>();
-        NetDeviceContainer devices;
-        for (int i = 0; i < 2; ++i)
-        {
-            dev[i] = CreateObject<EthernetNetDevice>();
-            dev[i]->SetAttribute("DataRate", DataRateValue(rate));
-            dev[i]->SetAttribute("Mtu", UintegerValue(mtu));
-            dev[i]->SetAttribute("Address", Mac48AddressValue(Mac48Address::Allocate()));
-            if (txQueueBytes > 0)
-            {
-                Ptr<DropTailQueue<Packet>> q = CreateObject<DropTailQueue<Packet>>();
-                q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, txQueueBytes));
-                dev[i]->SetQueue(q);
-            }
-            nodes.Get(i)->AddDevice(dev[i]);
-            dev[i]->Attach(channel);
-            devices.Add(dev[i]);
-        }
-        InternetStackHelper stack;
-        stack.Install(nodes);
-        Ipv4AddressHelper ip("10.1.1.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifs = ip.Assign(devices);
-        addr[0] = ifs.GetAddress(0);
-        addr[1] = ifs.GetAddress(1);
-        if (populateArp)
-        {
-            NeighborCacheHelper().PopulateNeighborCache(channel);
-        }
-    }
-};
-
-Ptr<UdpFlowSource>
-MakeSource(const TwoHosts& net,
-           Address remote,
-           uint32_t payload,
-           std::string rate,
-           Time start,
-           Time stop)
-{
-    Ptr<UdpFlowSource> src = CreateObject<UdpFlowSource>();
-    src->SetAttribute("Remote", AddressValue(remote));
-    src->SetAttribute("PayloadSize", UintegerValue(payload));
-    src->SetAttribute("DataRate", DataRateValue(DataRate(rate)));
-    src->SetAttribute("FlowId", UintegerValue(7));
-    src->SetAttribute("Device", PointerValue(net.dev[0]));
-    net.nodes.Get(0)->AddApplication(src);
-    src->SetStartTime(start);
-    src->SetStopTime(stop);
-    return src;
-}
-
-Ptr<UdpFlowSink>
-MakeSink(const TwoHosts& net, Time windowStart, Time windowEnd)
-{
-    Ptr<UdpFlowSink> sink = CreateObject<UdpFlowSink>();
-    sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), PORT)));
-    sink->SetAttribute("WindowStart", TimeValue(windowStart));
-    sink->SetAttribute("WindowEnd", TimeValue(windowEnd));
-    net.nodes.Get(1)->AddApplication(sink);
-    sink->SetStartTime(Seconds(0));
-    return sink;
-}
-
-/** Time of datagram k of a paced source: k * payload bits / rate, floored to ns. */
-Time
-Paced(uint64_t k, uint32_t payload, uint64_t bps)
-{
-    return NanoSeconds(static_cast<int64_t>(static_cast<unsigned __int128>(k) * payload * 8 *
-                                            1000000000ULL / bps));
-}
-
-} // namespace
+using namespace lanlosstest;
 
 /**
  * CBR departures: count, exact send times, header bytes and tag round trip,
@@ -735,194 +647,13 @@ class MulticastTestCase : public TestCase
     uint64_t m_ttlOk{0};
 };
 
-/**
- * Sink bookkeeping with a hand-made arrival order: duplicates, reordering,
- * loss runs, missing seqs, nearest-rank latency percentiles.
- */
-class SinkStatsTestCase : public TestCase
+/** The lanloss-udp-source suite. */
+class LanlossUdpSourceTestSuite : public TestSuite
 {
   public:
-    SinkStatsTestCase()
-        : TestCase("sink: duplicates, reordering, loss runs, percentiles")
+    LanlossUdpSourceTestSuite()
+        : TestSuite("lanloss-udp-source", Type::UNIT)
     {
-    }
-
-  private:
-    void SendSeq(Ptr<Socket> socket, uint32_t flow, uint64_t seq, Time sentAt)
-    {
-        Ptr<Packet> p = Create<Packet>(100);
-        p->AddPacketTag(FlowSeqTag(flow, seq, sentAt));
-        socket->Send(p);
-    }
-
-    void DoRun() override
-    {
-        TwoHosts net(DataRate("100Mbps"), 1500);
-        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), Seconds(1));
-        Ptr<Socket> socket = Socket::CreateSocket(net.nodes.Get(0), UdpSocketFactory::GetTypeId());
-        socket->Connect(InetSocketAddress(net.addr[1], PORT));
-        // Flow 3: arrivals 0 1 3 2 2 6 7 9 of 12 sent -> missing 4 5 | 8 | 10 11.
-        // The claimed send times make latencies 1..8 ms apart from the wire time.
-        const std::vector<uint64_t> order{0, 1, 3, 2, 2, 6, 7, 9};
-        for (std::size_t i = 0; i < order.size(); ++i)
-        {
-            Time at = MilliSeconds(10 * (i + 1));
-            Simulator::Schedule(at,
-                                &SinkStatsTestCase::SendSeq,
-                                this,
-                                socket,
-                                3,
-                                order[i],
-                                at - MilliSeconds(i + 1));
-        }
-        // An untagged datagram without the header is counted apart.
-        Simulator::Schedule(MilliSeconds(200), [socket]() { socket->Send(Create<Packet>(10)); });
-        Simulator::Stop(MilliSeconds(300));
-        Simulator::Run();
-        const UdpFlowSink::FlowStats s = sink->GetFlowStats(3, 12);
-        const std::vector<uint64_t> missing = sink->MissingSeqs(3, 12);
-        const UdpFlowSink::FlowStats none = sink->GetFlowStats(99, 5);
-        const uint64_t unidentified = sink->GetUnidentified();
-        const uint64_t total = sink->GetTotalReceived();
-        Simulator::Destroy();
-
-        NS_TEST_ASSERT_MSG_EQ(total, 9, "every datagram read");
-        NS_TEST_ASSERT_MSG_EQ(unidentified, 1, "untagged, headerless datagram");
-        NS_TEST_ASSERT_MSG_EQ(s.received, 7, "distinct seqs 0 1 2 3 6 7 9");
-        NS_TEST_ASSERT_MSG_EQ(s.duplicated, 1, "seq 2 twice");
-        NS_TEST_ASSERT_MSG_EQ(s.reordered, 1, "seq 2 after 3");
-        NS_TEST_ASSERT_MSG_EQ(s.lost, 5, "12 - 7");
-        NS_TEST_ASSERT_MSG_EQ(s.bytes, 700, "first arrivals only");
-        NS_TEST_ASSERT_MSG_EQ(bool(missing == std::vector<uint64_t>{4, 5, 8, 10, 11}),
-                              true,
-                              "missing seqs");
-        NS_TEST_ASSERT_MSG_EQ(s.lossRunCount, 3, "runs 4-5, 8, 10-11");
-        NS_TEST_ASSERT_MSG_EQ(s.lossRunMax, 2, "longest run");
-        NS_TEST_ASSERT_MSG_EQ_TOL(s.lossRunMean, 5.0 / 3.0, 1e-12, "mean run");
-        NS_TEST_ASSERT_MSG_EQ_TOL(s.goodputBps, 700 * 8.0, 1e-9, "700 B in a 1 s window");
-        // First arrivals have claimed latencies 1 2 3 (seq 3) 4 (seq 2) 6 7 8 ms,
-        // plus the idle-link wire time of a 100-byte datagram (142-byte frame).
-        const double wireUs = (142 + 4 + 8) * 8 / 100.0 + 1.0;
-        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyP50Us, 4000 + wireUs, 1e-6, "nearest-rank p50");
-        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyP99Us, 8000 + wireUs, 1e-6, "nearest-rank p99");
-        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyMaxUs, 8000 + wireUs, 1e-6, "max");
-        NS_TEST_ASSERT_MSG_EQ(none.lost, 5, "an unseen flow lost everything");
-        NS_TEST_ASSERT_MSG_EQ(none.lossRunCount, 1, "one run");
-        NS_TEST_ASSERT_MSG_EQ(std::isnan(none.latencyP50Us), true, "no latency samples");
-    }
-};
-
-/** The tag's serialisation round trips. */
-class FlowSeqTagTestCase : public TestCase
-{
-  public:
-    FlowSeqTagTestCase()
-        : TestCase("FlowSeqTag round trip through a packet and a fragment")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        Ptr<Packet> p = Create<Packet>(3000);
-        p->AddPacketTag(FlowSeqTag(0xDEADBEEF, (uint64_t(1) << 39) + 5, NanoSeconds(-7)));
-        Ptr<Packet> frag = p->CreateFragment(1480, 1480);
-        FlowSeqTag t;
-        NS_TEST_ASSERT_MSG_EQ(frag->PeekPacketTag(t), true, "fragments carry packet tags");
-        NS_TEST_ASSERT_MSG_EQ(t.GetFlowId(), 0xDEADBEEF, "flow");
-        NS_TEST_ASSERT_MSG_EQ(t.GetSeq(), (uint64_t(1) << 39) + 5, "seq");
-        NS_TEST_ASSERT_MSG_EQ(t.GetSendTime(), NanoSeconds(-7), "send time");
-        NS_TEST_ASSERT_MSG_EQ(t.GetSerializedSize(), 20, "size");
-    }
-};
-
-/**
- * TcpFlowSource: a bulk transfer fills a 100 Mbit/s link with full-size segments
- * (MSS 1448 with timestamps: the closed form 100e6 * 1448 / 1538), and a paced one
- * writes exactly one message per period; every accepted byte is delivered.
- */
-class TcpFlowSourceTestCase : public TestCase
-{
-  public:
-    explicit TcpFlowSourceTestCase(bool bulk)
-        : TestCase(bulk ? "tcp bulk transfer: closed-form goodput, every byte delivered"
-                        : "tcp paced messages: one per period, every byte delivered"),
-          m_bulk(bulk)
-    {
-    }
-
-  private:
-    void Rx(Ptr<const Packet> p, const Address& from)
-    {
-        const Time now = Simulator::Now();
-        if (now >= MilliSeconds(110) && now < MilliSeconds(410))
-        {
-            m_windowBytes += p->GetSize();
-        }
-    }
-
-    void DoRun() override
-    {
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1500 - 52));
-        TwoHosts net(DataRate("100Mbps"), 1500);
-        Ptr<PacketSink> sink = CreateObject<PacketSink>();
-        sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), PORT)));
-        sink->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
-        net.nodes.Get(1)->AddApplication(sink);
-        sink->TraceConnectWithoutContext("Rx", MakeCallback(&TcpFlowSourceTestCase::Rx, this));
-        Ptr<TcpFlowSource> src = CreateObject<TcpFlowSource>();
-        src->SetAttribute("Remote", AddressValue(InetSocketAddress(net.addr[1], PORT)));
-        src->SetAttribute("MessageSize", UintegerValue(1472));
-        src->SetAttribute("MaxRate", BooleanValue(m_bulk));
-        src->SetAttribute("NoDelay", BooleanValue(!m_bulk));
-        // 1472 B at 11.776 Mbit/s: one message per millisecond
-        src->SetAttribute("DataRate", DataRateValue(DataRate("11.776Mbps")));
-        net.nodes.Get(0)->AddApplication(src);
-        src->SetStartTime(MilliSeconds(10));
-        src->SetStopTime(MilliSeconds(410));
-        Simulator::Stop(Seconds(2));
-        Simulator::Run();
-        const uint64_t sent = src->GetSent();
-        const uint64_t bytes = src->GetBytes();
-        const uint64_t rx = sink->GetTotalRx();
-        const bool connected = src->IsConnected();
-        Simulator::Destroy();
-        Config::Reset();
-
-        NS_TEST_ASSERT_MSG_EQ(connected, true, "connected");
-        // whole messages, and the start of one left unfinished at the stop
-        const bool wholePlusPart = bytes >= sent * 1472 && bytes < (sent + 1) * 1472;
-        NS_TEST_ASSERT_MSG_EQ(wholePlusPart,
-                              true,
-                              "bytes = whole messages + part of one");
-        NS_TEST_ASSERT_MSG_EQ(rx, bytes, "every accepted byte delivered after the stop");
-        if (m_bulk)
-        {
-            const double closedForm = 100e6 * 1448 / 1538;
-            NS_TEST_ASSERT_MSG_EQ_TOL(8.0 * m_windowBytes / 0.3,
-                                      closedForm,
-                                      closedForm * 0.005,
-                                      "goodput within 0.5% of the closed form");
-        }
-        else
-        {
-            // the first message is due when the connection is up (one RTT after 10 ms)
-            NS_TEST_ASSERT_MSG_EQ(sent, 400, "one message per ms in [connect, 410 ms)");
-        }
-    }
-
-    bool m_bulk;
-    uint64_t m_windowBytes{0};
-};
-
-/** The lanloss-apps suite. */
-class LanlossAppsTestSuite : public TestSuite
-{
-  public:
-    LanlossAppsTestSuite()
-        : TestSuite("lanloss-apps", Type::UNIT)
-    {
-        AddTestCase(new FlowSeqTagTestCase, Duration::QUICK);
         // 1 ms period, 100 ms: k * T < D for k = 0..99 (a datagram at StopTime is not sent)
         AddTestCase(new CbrTestCase(1472, "11.776Mbps", MilliSeconds(100), 100), Duration::QUICK);
         // 1.1776 ms period: floor(84.92) + 1 = 85
@@ -942,10 +673,7 @@ class LanlossAppsTestSuite : public TestSuite
         AddTestCase(new BlockingSlipTestCase, Duration::QUICK);
         AddTestCase(new FragmentationTestCase, Duration::QUICK);
         AddTestCase(new MulticastTestCase, Duration::QUICK);
-        AddTestCase(new SinkStatsTestCase, Duration::QUICK);
-        AddTestCase(new TcpFlowSourceTestCase(true), Duration::QUICK);
-        AddTestCase(new TcpFlowSourceTestCase(false), Duration::QUICK);
     }
 };
 
-static LanlossAppsTestSuite g_lanlossAppsTestSuite; //!< Static variable for test initialization
+static LanlossUdpSourceTestSuite g_lanlossUdpSourceTestSuite; //!< Static variable for test initialization

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The receiving host's NIC: receive FIFO, DMA, RX descriptor ring, interrupts and their
+ * moderation, 802.3x PAUSE from the FIFO.
+ */
+#ifndef LANLOSS_HOST_RX_NIC_H
+#define LANLOSS_HOST_RX_NIC_H
+
+#include "host-datagram.h"
+
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+
+namespace ns3
+{
+
+class EthernetNetDevice;
+class HostCpu;
+
+/**
+ * @ingroup lanloss
+ * The NIC half of a HostRxPath, after an Intel e1000/e1000e (8254x/8257x behaviour;
+ * the frame sizes are MAC header to FCS), with the driver's side of the ring
+ * (descriptor refill, the truesize its skb allocation charges):
+ *
+ *   MAC -> RX FIFO (RxFifoBytes) -> DMA (DmaRate) -> RX ring (RxRingSize)
+ *       -> interrupt (InterruptThrottleRate) -> hard IRQ (IrqCost, core IRQ_CORE)
+ *       -> the kernel's NAPI poll (HostRxKernel), which takes the ring's frames
+ *
+ * - A frame that does not fit in the FIFO is dropped: rx_missed_errors (the
+ *   MPC register), trace RxFifoDrop, drop point `rx_fifo`.
+ * - The frame at the head of the FIFO is DMA'd (it keeps its FIFO space until the
+ *   DMA ends) only into a free descriptor. With no free descriptor it waits, so the
+ *   FIFO fills: an exhausted ring shows up as `rx_fifo` drops, as on e1000/e1000e.
+ *   Every frame that arrives while no descriptor is free counts in
+ *   rx_no_buffer_count (RNBC), which is not a drop. With DropWhenNoDescriptor
+ *   (igb/ixgbe SRRCTL.DROP_EN, set by igb when flow control is off and there are
+ *   several queues) the frame at the head is dropped instead: trace RxRingDrop, drop
+ *   point `rx_ring`. (igb counts these in RQDPC and reports them as rx_fifo_errors,
+ *   the "fifo" column of /proc/net/dev, which testbed/attribution.py files under
+ *   `rx_fifo`; rx_no_buffer_count counts them too.)
+ * - A ring of N descriptors holds N - 1 frames (head == tail means empty). The
+ *   driver gives cleaned descriptors back every RxBufferWrite frames
+ *   (E1000_RX_BUFFER_WRITE = 16) and at the end of each poll.
+ * - Interrupt: raised when frames are in the ring and the interrupt is enabled, no
+ *   sooner than the ITR interval after the previous one. The interval is e1000's
+ *   register value: floor(1e9 / (256 * ITR)) units of 256 ns (399.872 us for 2500);
+ *   ITR 0 = no moderation. The interrupt is masked from the moment it is raised
+ *   until the NAPI poll completes (napi_complete_done, then e1000_irq_enable:
+ *   EnableInterrupt).
+ * - 802.3x (FlowControl): XOFF with PauseTime quanta when the FIFO reaches the
+ *   high-water mark, hwm = min(0.9 * FIFO, FIFO - max_frame) rounded down to 8
+ *   bytes, max_frame = MTU + 18 (e1000_reset, e1000e_reset); refreshed every
+ *   PauseRefreshQuanta while the FIFO stays at or above the low-water mark hwm - 8;
+ *   XON (pause_time 0) when it falls below it (SendXon, e1000 fc.send_xon). Only the
+ *   FIFO pauses: the FIFO fills only when DMA stalls on an exhausted ring (or a slow
+ *   bus); a full socket buffer drops.
+ * - Frame truesize (the driver's skb): Truesize if set, else the e1000 copybreak
+ *   rule of lanloss-linux-rx.h: a frame of at most CopyBreak bytes (without FCS) is
+ *   copied into a fitting skb, SKB_TRUESIZE(SKB_DATA_ALIGN(len + NET_SKB_PAD)) =
+ *   align64(len + 64) + 576 on x86-64 (768 for a 106-byte frame); a larger one keeps
+ *   its receive buffer, RxBufferTruesize (e1000's 2 KiB buffers at MTU 1500:
+ *   LANLOSS_RX_BUFFER_TRUESIZE).
+ *
+ * Attributes are read as frames flow, except RxRingSize, read by Attach.
+ */
+class HostRxNic : public Object
+{
+  public:
+    /** The NIC's counters (all since the start). */
+    struct Stats
+    {
+        uint64_t framesReceived = 0; //!< data frames the MAC handed over
+        uint64_t rxFifoDrops = 0;    //!< rx_missed_errors: no room in the FIFO
+        uint64_t rxRingDrops = 0;    //!< no free descriptor with DropWhenNoDescriptor
+        uint64_t rxNoBuffer = 0;     //!< rx_no_buffer_count: arrivals with no free descriptor
+        uint64_t interrupts = 0;     //!< NIC interrupts raised
+        uint64_t xoffSent = 0;       //!< PAUSE frames with PauseTime (refreshes included)
+        uint64_t xonSent = 0;        //!< PAUSE frames with 0
+        uint32_t peakFifoBytes = 0;
+        uint32_t peakRingFrames = 0; //!< most frames waiting in the ring for the driver
+    };
+
+    /** Interrupt raised; @p ringFrames = frames waiting in the ring. */
+    typedef void (*InterruptTracedCallback)(uint32_t ringFrames);
+
+    static constexpr uint32_t IRQ_CORE = 0; //!< the core the NIC interrupt is affine to
+
+    static TypeId GetTypeId();
+
+    HostRxNic();
+    ~HostRxNic() override;
+
+    /**
+     * Start receiving on @p device: the ring's descriptors are given to the NIC, hard
+     * interrupts run on @p cpu, and each interrupt ends in @p napiSchedule (the
+     * kernel's napi_schedule for this NIC).
+     */
+    void Attach(Ptr<EthernetNetDevice> device, Ptr<HostCpu> cpu, Callback<void> napiSchedule);
+
+    /** A data frame from the MAC (MAC header removed, padding kept). */
+    void Receive(Ptr<Packet> packet,
+                 uint16_t protocol,
+                 Mac48Address source,
+                 Mac48Address destination,
+                 NetDevice::PacketType type);
+
+    // The driver's side of the ring, called by the kernel's NAPI poll.
+    /** @return whether a frame waits in the ring for the driver */
+    bool HasRingFrame() const;
+    /** The ring's next frame, its descriptor now cleaned by the driver (not yet given
+     *  back: CleanedDescriptor). */
+    HostRxFrame TakeRingFrame();
+    /** One descriptor cleaned; every RxBufferWrite of them are given back. */
+    void CleanedDescriptor();
+    /** Give the cleaned descriptors back to the NIC (e1000_alloc_rx_buffers). */
+    void ReturnDescriptors();
+    /** Unmask the interrupt (e1000_irq_enable): frames already in the ring raise one. */
+    void EnableInterrupt();
+
+    /** skb truesize of a received frame of @p frameBytes (MAC header on, no FCS). */
+    uint32_t TruesizeOf(uint32_t frameBytes) const;
+    /** High-water mark of the FIFO in bytes (XOFF at or above it). */
+    uint32_t GetHighWater() const;
+    /** Low-water mark in bytes (XON below it). */
+    uint32_t GetLowWater() const;
+    /** ITR interval between interrupts (zero without moderation). */
+    Time GetInterruptInterval() const;
+
+    Stats GetStats() const;
+    uint32_t GetFifoBytes() const;
+    /** Descriptors the NIC may DMA into now. */
+    uint32_t GetFreeDescriptors() const;
+    /** Frames in the ring waiting for the driver. */
+    uint32_t GetRingFrames() const;
+    /** Frames in the FIFO and the ring. */
+    uint32_t GetFramesHeld() const;
+    bool IsInterruptEnabled() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void TryDma();
+    void DmaDone();
+    void FinishDma();
+    void CheckPause();
+    void PauseRefresh();
+    void MaybeInterrupt();
+    void RaiseInterrupt();
+    void IrqDone();
+
+    // Attributes
+    uint32_t m_fifoSize;
+    uint32_t m_ringSize;
+    DataRate m_dmaRate;
+    uint32_t m_rxBufferWrite;
+    bool m_dropNoDescriptor;
+    uint32_t m_itr;
+    Time m_irqCost;
+    bool m_flowControl;
+    uint16_t m_pauseTime;
+    uint16_t m_pauseRefreshQuanta;
+    bool m_sendXon;
+    uint32_t m_truesize;
+    uint32_t m_copyBreak;
+    uint32_t m_rxBufferTruesize;
+
+    Ptr<EthernetNetDevice> m_device;
+    Ptr<HostCpu> m_cpu;
+    Callback<void> m_napiSchedule;
+
+    std::deque<HostRxFrame> m_fifo;
+    uint32_t m_fifoBytes;
+    bool m_dmaBusy;
+    EventId m_dmaEvent;
+    uint32_t m_hwFree;  //!< descriptors owned by the NIC
+    uint32_t m_cleaned; //!< descriptors cleaned, not yet given back
+    std::deque<HostRxFrame> m_ring;
+    bool m_irqEnabled;
+    bool m_anyIrq;
+    Time m_lastIrq;
+    EventId m_irqEvent;
+    bool m_xoff;
+    EventId m_refreshEvent;
+
+    Stats m_stats;
+
+    TracedCallback<Ptr<const Packet>> m_rxFifoDropTrace;
+    TracedCallback<Ptr<const Packet>> m_rxRingDropTrace;
+    TracedCallback<uint32_t> m_interruptTrace;
+};
+
+} // namespace ns3
+
+#endif /* LANLOSS_HOST_RX_NIC_H */
