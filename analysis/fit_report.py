@@ -16,7 +16,7 @@ from lanloss.analysis import loss_model as lm
 
 SCHEMA = "lanloss.fit/1"
 # A testbed host's priors, and the base of its calibrated preset: the model of the netns
-# testbed's veth host (lanloss/hosts.py).
+# testbed's veth host (lanloss/host_presets.py).
 TESTBED_BASE = "netns"
 
 

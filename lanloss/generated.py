@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """C++ headers the build generates from the Python tables (one definition each): the
-presets' NIC families (lanloss.hosts) and the scenario program's flag defaults
-(lanloss.options). Written whole or not at all, as the build may be interrupted."""
+presets' NIC families (lanloss.host_values) and the scenario program's flags: help,
+default, choices and range of each, and the named topologies (lanloss.scenario_flags,
+from lanloss.options). Written whole or not at all, as the build may be interrupted."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The receiving-host presets: one table, read by the vocabulary (``host``'s choices), the
-simulator's resolution of host values (lanloss/hosts.py) and, generated at build time, the
+simulator's resolution of host values (lanloss/host_values.py) and, generated at build time, the
 scenario program (its NIC families; ns3-scratch/CMakeLists.txt).
 
 Two kinds of value. A NIC's and kernel's constants come from datasheets and driver sources
@@ -131,7 +131,7 @@ _E1000_NIC = Nic(1_064_000_000, 0.5, 0x0680, 0x0340, False)
 
 # The one table of presets (see the module docstring and models/doc/host-model.rst for
 # sources). The scenario program's copy is generated from it at build time
-# (``python -m lanloss.hosts --cxx-header``: build/.../scenario-presets.h), so adding a
+# (``python -m lanloss.host_values --cxx-header``: build/.../scenario-presets.h), so adding a
 # preset or changing a value is an edit here only.
 TABLE: dict[str, Preset] = {
     "e1000-2008": Preset(

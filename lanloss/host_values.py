@@ -162,8 +162,8 @@ def cxx_header() -> str:
     return "\n".join(
         [
             "// SPDX-License-Identifier: GPL-2.0-only",
-            "// Generated from lanloss/hosts.py (TABLE) by `python -m lanloss.hosts "
-            "--cxx-header`; do not edit.",
+            "// Generated from lanloss/host_presets.py (TABLE) by `python -m "
+            "lanloss.host_values --cxx-header`; do not edit.",
             "#ifndef LANLOSS_SCENARIO_PRESETS_H",
             "#define LANLOSS_SCENARIO_PRESETS_H",
             "",
@@ -172,7 +172,7 @@ def cxx_header() -> str:
             "namespace lanloss",
             "{",
             "",
-            "/** What a host preset's NIC and driver family fix (lanloss/hosts.py, Nic). */",
+            "/** What a host preset's NIC and driver family fix (lanloss/host_presets.py, Nic). */",
             "struct NicFamily",
             "{",
             "    const char* preset;",
@@ -196,10 +196,10 @@ def cxx_header() -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m lanloss.hosts --cxx-header PATH``: write the header (the build runs it)."""
+    """``python -m lanloss.host_values --cxx-header PATH``: write the header (the build runs it)."""
     from lanloss.generated import header_main
 
-    return header_main(argv, "--cxx-header", "lanloss.hosts", cxx_header)
+    return header_main(argv, "--cxx-header", "lanloss.host_values", cxx_header)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The run record: one JSON per run, the same for the simulator and the testbed.
 
-Schema ``lanloss.run/1`` (see shared design): params, env, flows (one per
+Schema ``lanloss.run/1`` (docs/architecture.md, *The run record*): params, env, flows (one per
 sender->receiver flow), totals, drops (by drop point), pause (per port),
 timing. Readers reject records whose schema they do not know.
 

@@ -49,9 +49,9 @@ def point_id(params: dict[str, Any]) -> str:
     """Readable prefix + stable hash of the canonical parameters."""
     canonical = json.dumps(params, sort_keys=True, separators=(",", ":"), default=str)
     digest = hashlib.sha256(canonical.encode()).hexdigest()[:10]
-    from lanloss import hosts
+    from lanloss import host_values
 
-    implied = dict(hosts.PRESETS.get(params.get("host"), {}))  # what the preset fills in
+    implied = dict(host_values.PRESETS.get(params.get("host"), {}))  # what the preset fills in
     implied["sender_rate"] = params.get("edge_rate")
     parts = []
     for key in _PREFIX_KEYS:

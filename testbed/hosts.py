@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Machine handles: a host as the harness uses it: what it is (spec), how to reach it
+"""Testbed hosts: a machine as the harness uses it: what it is (spec), how to reach it
 (transport), and where its kernel-wide settings live (``machine``). (The simulator's
-receiving-host presets are another thing: lanloss/hosts.py.)
+receiving-host presets are another thing: lanloss/host_presets.py.)
 
 In the netns backend the emulated hosts share one kernel: net.core.rmem_max,
 netdev_max_backlog and udp_mem exist only in the initial namespace (read-only

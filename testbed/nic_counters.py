@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Which receiving-NIC counters are drops, and at which drop point: a table per driver.
 
-The driver comes from ``ethtool -i`` (lanloss.testbed.machines.gather_facts). Each driver's
+The driver comes from ``ethtool -i`` (lanloss.testbed.hosts.gather_facts). Each driver's
 ``ethtool -S`` names are matched against its rules (a regular expression matching the whole
 name; per-queue counters such as ``rx_queue_3_drops``, ``rx-3.drops`` or ``[3]: rx_discards``
 match one rule and are summed) and each rule says what the counter is:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Host presets and host files (lanloss.hosts): precedence, validation, the API the fit uses."""
+"""Host values (lanloss.host_values): presets, host files, precedence, validation, the API the
+fit uses."""
 
 from __future__ import annotations
 
@@ -8,20 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from lanloss import hosts, options
+from lanloss import host_values, options
 from lanloss.options import OptionError
 
 
 def test_presets_set_every_host_value_canonically():
-    for name, preset in hosts.PRESETS.items():
-        assert set(preset) == set(hosts.HOST_OPTIONS), name
+    for name, preset in host_values.PRESETS.items():
+        assert set(preset) == set(host_values.HOST_OPTIONS), name
         for key, value in preset.items():
             assert options.parse_value(options.BY_NAME[key], value) == value, (name, key)
-    assert hosts.PRESETS["e1000-2008"]["rx_ring"] == 256
-    assert hosts.PRESETS["modern"]["rx_ring"] == 4096
+    assert host_values.PRESETS["e1000-2008"]["rx_ring"] == 256
+    assert host_values.PRESETS["modern"]["rx_ring"] == 4096
     # a preset's rcvbuf is rmem_default / 2: sk_rcvbuf = rmem_default, as without setsockopt
-    assert 2 * hosts.PRESETS["modern"]["rcvbuf"] == 212992
-    assert 2 * hosts.PRESETS["e1000-2008"]["rcvbuf"] == 109568
+    assert 2 * host_values.PRESETS["modern"]["rcvbuf"] == 212992
+    assert 2 * host_values.PRESETS["e1000-2008"]["rcvbuf"] == 109568
 
 
 def test_preset_fills_and_options_override():
@@ -29,7 +30,7 @@ def test_preset_fills_and_options_override():
     assert p["itr"] == 2500 and p["rcvbuf"] == 1 << 20
     assert p["irq_cost"] == 8e-6 and p["rx_ring"] == 256 and p["cores"] == 1
     ideal = options.resolve({}, "sim")
-    assert all(ideal[k] is None for k in hosts.HOST_OPTIONS)
+    assert all(ideal[k] is None for k in host_values.HOST_OPTIONS)
 
 
 def write(path: Path, data: dict) -> str:
@@ -48,11 +49,11 @@ def test_host_file_over_its_base(tmp_path: Path, suffix: str):
         tmp_path / f"lab{suffix}",
         {"name": "lab-pc", "base": "modern", "irq_cost": "2us", "packet_cost": 8e-7, "cores": 2},
     )
-    loaded = hosts.load_host_file(f)
+    loaded = host_values.load_host_file(f)
     assert loaded["name"] == "lab-pc" and loaded["base"] == "modern"
     assert loaded["irq_cost"] == 2e-6 and loaded["packet_cost"] == 8e-7 and loaded["cores"] == 2
     assert loaded["rx_ring"] == 4096  # from the base
-    assert set(loaded) == {"name", "base", *hosts.HOST_OPTIONS}
+    assert set(loaded) == {"name", "base", *host_values.HOST_OPTIONS}
 
 
 def test_explicit_option_over_host_file(tmp_path: Path):
@@ -84,7 +85,7 @@ def test_host_file_base_from_host_option(tmp_path: Path):
 def test_bad_host_file_is_named(tmp_path: Path, data: dict, named: str):
     f = write(tmp_path / "bad.yaml", data)
     with pytest.raises(OptionError, match=named):
-        hosts.load_host_file(f)
+        host_values.load_host_file(f)
 
 
 def test_host_file_base_must_agree_with_host(tmp_path: Path):
@@ -103,7 +104,7 @@ def test_host_file_not_yaml(tmp_path: Path):
     f = tmp_path / "h.yaml"
     f.write_text("base: [modern\n")
     with pytest.raises(OptionError, match="h.yaml"):
-        hosts.load_host_file(str(f))
+        host_values.load_host_file(str(f))
 
 
 def test_host_file_as_a_fit_writes_it(tmp_path: Path):
@@ -120,7 +121,7 @@ def test_host_file_as_a_fit_writes_it(tmp_path: Path):
             "rcvbuf": 212992.0,
         },
     )
-    loaded = hosts.load_host_file(f)
+    loaded = host_values.load_host_file(f)
     assert loaded["irq_cost"] == 6.5e-6 and loaded["read_cost"] == 5e-6
     assert loaded["cores"] == 2 and isinstance(loaded["cores"], int)
     assert loaded["truesize"] == 0  # the base's

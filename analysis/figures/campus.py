@@ -116,6 +116,152 @@ def spread(g: pd.DataFrame, value: str) -> pd.DataFrame:
     return out.rename(columns={"median": "mean", "min": "lo", "max": "hi"})
 
 
+def _curves(ax_a, ax_c, g: pd.DataFrame, pause: str) -> None:
+    """(a) loss and (c) goodput per member against the offered rate, a curve per group."""
+    kw = {"color": PAUSE_COLOR[pause]}
+    for group, (_, marker, ls) in GROUPS.items():
+        gg = g[g["group"] == group]
+        for ax, value in ((ax_a, "loss"), (ax_c, "goodput_mbps")):
+            common.plot_source(
+                ax, spread(gg, value), "offered_mbps", "sim", marker=marker, ls=ls, **kw
+            )
+
+
+def _checks(host: str, pause: str, g: pd.DataFrame, slow_cap: float) -> list[dict]:
+    """At the highest offered rate: the members' goodput against the closed forms."""
+    rows = []
+    top = g["offered_mbps"].max()
+    at_top = g[g["offered_mbps"] == top]
+    point = f"{host}, PAUSE {pause}, {top:g} Mbit/s offered"
+    if pause == "off" and not g[g["slow"]].empty:
+        rows.append(
+            common.error_row(
+                point,
+                "slow member's goodput",
+                "Mbit/s",
+                slow_cap,
+                sim=at_top[at_top["slow"]]["goodput_mbps"].mean(),
+                relation="approx",
+                reference="closed-form payload capacity of its 10 Mbit/s port (analysis/wire.py)",
+                evidence="closed form",
+            )
+        )
+    others = at_top[at_top["group"] == "other"]
+    if not others.empty:
+        rows.append(
+            common.error_row(
+                point,
+                "members on other edge switches: goodput, lowest",
+                "Mbit/s",
+                top,
+                sim=others["goodput_mbps"].min(),
+                relation="approx",
+                reference="the offered rate: the slow member's edge switch is the "
+                "only branch it slows",
+                evidence="closed form",
+            )
+        )
+    near = at_top[at_top["group"] == "neighbour"]
+    if pause == "on" and not near.empty:
+        rows.append(
+            common.error_row(
+                point,
+                "the slow member's neighbours: goodput, highest",
+                "Mbit/s",
+                slow_cap * 1.01,
+                sim=near["goodput_mbps"].max(),
+                relation="max",
+                reference="the slow port's closed-form capacity (+1 %): the paused "
+                "trunk carries no more than the slow port drains",
+                evidence="closed form",
+            )
+        )
+    return rows
+
+
+def _where_lost(ax_b, h: pd.DataFrame) -> set[str]:
+    """(b) drops summed over members, per offered rate and PAUSE setting (bars side by
+    side, PAUSE on hatched); the drop points that lost anything."""
+    used: set[str] = set()
+    by = h.groupby(["pause", "offered_mbps"])[[f"drop_{p}" for p in DROP_POINTS]].sum()
+    sent = h.groupby(["pause", "offered_mbps"])["sent"].sum()
+    offered = sorted(h["offered_mbps"].unique())
+    width = 0.38
+    for k, pause in enumerate(("off", "on")):
+        bottom = np.zeros(len(offered))
+        for j, point in enumerate(DROP_POINTS):
+            col = f"drop_{point}"
+            vals = np.array(
+                [by[col].get((pause, x), 0) / max(sent.get((pause, x), 0), 1) for x in offered]
+            )
+            if not vals.any():
+                continue
+            used.add(point)
+            ax_b.bar(
+                np.arange(len(offered)) + (k - 0.5) * width,
+                vals,
+                width,
+                bottom=bottom,
+                color=DROP_COLORS[j % len(DROP_COLORS)],
+                edgecolor="white",
+                hatch="" if pause == "off" else "//",
+                label=point,
+            )
+            bottom += vals
+    ax_b.set_xticks(np.arange(len(offered)), [f"{x:g}" for x in offered])
+    return used
+
+
+def _label(ax_a, ax_b, ax_c, host: str, slow_cap: float) -> None:
+    """A host's row: the slow port's capacity marked, scales, labels and titles."""
+    ax_a.axvline(slow_cap, color=common.COLOR["closed_form"], ls=":", lw=1.5)
+    ax_c.axhline(slow_cap, color=common.COLOR["closed_form"], ls=":", lw=1.5)
+    ax_a.set_xscale("log")
+    ax_a.set_yscale("symlog", linthresh=1e-4)
+    ax_a.set_ylim(0, 1.2)
+    ax_a.set_xlabel("group's offered payload rate (Mbit/s, both servers)")
+    ax_a.set_ylabel("loss per member")
+    ax_a.set_title(f"(a) {host}: loss per member", fontsize=11)
+    ax_b.set_xlabel("group's offered payload rate (Mbit/s); left PAUSE off, right (hatched) on")
+    ax_b.set_ylabel("lost / sent, summed over members")
+    ax_b.set_title(f"(b) {host}: where it is lost", fontsize=11)
+    ax_c.set_xscale("log")
+    ax_c.set_yscale("log")
+    ax_c.set_xlabel("group's offered payload rate (Mbit/s, both servers)")
+    ax_c.set_ylabel("goodput per member (Mbit/s)")
+    ax_c.set_title(f"(c) {host}: goodput per member", fontsize=11)
+
+
+def _offered_ticks(axes, m: pd.DataFrame) -> None:
+    """Panels (a) and (c): a tick at each offered rate."""
+    offered = sorted(m["offered_mbps"].unique()) if not m.empty else []
+    if not offered:
+        return
+    for row in axes:
+        for ax in (row[0], row[2]):
+            ax.xaxis.set_major_locator(FixedLocator(offered))
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.set_xticklabels([f"{x:g}" for x in offered])
+
+
+def _handles(slow_cap: float, used_drops: set[str]) -> list:
+    handles = [
+        common.handle("sim", "PAUSE off", color=PAUSE_COLOR["off"]),
+        common.handle("sim", "PAUSE on", color=PAUSE_COLOR["on"]),
+        *(
+            common.handle(
+                "sim", f"{label} (median, bar over them)", color="0.3", marker=mk, linestyle=ls
+            )
+            for label, mk, ls in GROUPS.values()
+        ),
+        common.handle("closed_form", f"slow port's capacity ({slow_cap:.2f} Mbit/s)"),
+    ]
+    for j, point in enumerate(DROP_POINTS):
+        if point in used_drops:
+            handles.append(Patch(color=DROP_COLORS[j % len(DROP_COLORS)], label=f"lost at {point}"))
+    return handles
+
+
 def draw(table: pd.DataFrame, fit: dict | None = None):
     common.require_columns(table, REQUIRED, STUDY)
     m = members(table)
@@ -133,137 +279,14 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             g = h[h["pause"] == pause] if not h.empty else h
             if g.empty:
                 continue
-            kw = {"color": PAUSE_COLOR[pause]}
-            for group, (_, marker, ls) in GROUPS.items():
-                gg = g[g["group"] == group]
-                common.plot_source(
-                    ax_a, spread(gg, "loss"), "offered_mbps", "sim", marker=marker, ls=ls, **kw
-                )
-                common.plot_source(
-                    ax_c,
-                    spread(gg, "goodput_mbps"),
-                    "offered_mbps",
-                    "sim",
-                    marker=marker,
-                    ls=ls,
-                    **kw,
-                )
-            slow = g[g["slow"]]
-            top = g["offered_mbps"].max()
-            at_top = g[g["offered_mbps"] == top]
-            if pause == "off" and not slow.empty:
-                rows.append(
-                    common.error_row(
-                        f"{host}, PAUSE off, {top:g} Mbit/s offered",
-                        "slow member's goodput",
-                        "Mbit/s",
-                        slow_cap,
-                        sim=at_top[at_top["slow"]]["goodput_mbps"].mean(),
-                        relation="approx",
-                        reference="closed-form payload capacity of its 10 Mbit/s port "
-                        "(analysis/wire.py)",
-                        evidence="closed form",
-                    )
-                )
-            others = at_top[at_top["group"] == "other"]
-            if not others.empty:
-                rows.append(
-                    common.error_row(
-                        f"{host}, PAUSE {pause}, {top:g} Mbit/s offered",
-                        "members on other edge switches: goodput, lowest",
-                        "Mbit/s",
-                        top,
-                        sim=others["goodput_mbps"].min(),
-                        relation="approx",
-                        reference="the offered rate: the slow member's edge switch is the "
-                        "only branch it slows",
-                        evidence="closed form",
-                    )
-                )
-            near = at_top[at_top["group"] == "neighbour"]
-            if pause == "on" and not near.empty:
-                rows.append(
-                    common.error_row(
-                        f"{host}, PAUSE on, {top:g} Mbit/s offered",
-                        "the slow member's neighbours: goodput, highest",
-                        "Mbit/s",
-                        slow_cap * 1.01,
-                        sim=near["goodput_mbps"].max(),
-                        relation="max",
-                        reference="the slow port's closed-form capacity (+1 %): the paused "
-                        "trunk carries no more than the slow port drains",
-                        evidence="closed form",
-                    )
-                )
-        # (b) where lost: drops summed over members, per offered rate and PAUSE setting
+            _curves(ax_a, ax_c, g, pause)
+            rows += _checks(host, pause, g, slow_cap)
         if not h.empty:
-            by = h.groupby(["pause", "offered_mbps"])[[f"drop_{p}" for p in DROP_POINTS]].sum()
-            sent = h.groupby(["pause", "offered_mbps"])["sent"].sum()
-            offered = sorted(h["offered_mbps"].unique())
-            width = 0.38
-            for k, pause in enumerate(("off", "on")):
-                bottom = np.zeros(len(offered))
-                for j, point in enumerate(DROP_POINTS):
-                    col = f"drop_{point}"
-                    vals = np.array(
-                        [
-                            by[col].get((pause, x), 0) / max(sent.get((pause, x), 0), 1)
-                            for x in offered
-                        ]
-                    )
-                    if not vals.any():
-                        continue
-                    used_drops.add(point)
-                    ax_b.bar(
-                        np.arange(len(offered)) + (k - 0.5) * width,
-                        vals,
-                        width,
-                        bottom=bottom,
-                        color=DROP_COLORS[j % len(DROP_COLORS)],
-                        edgecolor="white",
-                        hatch="" if pause == "off" else "//",
-                        label=point,
-                    )
-                    bottom += vals
-            ax_b.set_xticks(np.arange(len(offered)), [f"{x:g}" for x in offered])
-        ax_a.axvline(slow_cap, color=common.COLOR["closed_form"], ls=":", lw=1.5)
-        ax_c.axhline(slow_cap, color=common.COLOR["closed_form"], ls=":", lw=1.5)
-        ax_a.set_xscale("log")
-        ax_a.set_yscale("symlog", linthresh=1e-4)
-        ax_a.set_ylim(0, 1.2)
-        ax_a.set_xlabel("group's offered payload rate (Mbit/s, both servers)")
-        ax_a.set_ylabel("loss per member")
-        ax_a.set_title(f"(a) {host}: loss per member", fontsize=11)
-        ax_b.set_xlabel("group's offered payload rate (Mbit/s); left PAUSE off, right (hatched) on")
-        ax_b.set_ylabel("lost / sent, summed over members")
-        ax_b.set_title(f"(b) {host}: where it is lost", fontsize=11)
-        ax_c.set_xscale("log")
-        ax_c.set_yscale("log")
-        ax_c.set_xlabel("group's offered payload rate (Mbit/s, both servers)")
-        ax_c.set_ylabel("goodput per member (Mbit/s)")
-        ax_c.set_title(f"(c) {host}: goodput per member", fontsize=11)
-    offered = sorted(m["offered_mbps"].unique()) if not m.empty else []
-    for row in axes:
-        for ax in (row[0], row[2]):
-            if offered:
-                ax.xaxis.set_major_locator(FixedLocator(offered))
-                ax.xaxis.set_minor_locator(NullLocator())
-                ax.set_xticklabels([f"{x:g}" for x in offered])
+            used_drops |= _where_lost(ax_b, h)
+        _label(ax_a, ax_b, ax_c, host, slow_cap)
+    _offered_ticks(axes, m)
     if m.empty:
         notes.append("no simulated runs: only the axes are drawn")
-    handles = [
-        common.handle("sim", "PAUSE off", color=PAUSE_COLOR["off"]),
-        common.handle("sim", "PAUSE on", color=PAUSE_COLOR["on"]),
-        *(
-            common.handle(
-                "sim", f"{label} (median, bar over them)", color="0.3", marker=mk, linestyle=ls
-            )
-            for label, mk, ls in GROUPS.values()
-        ),
-        common.handle("closed_form", f"slow port's capacity ({slow_cap:.2f} Mbit/s)"),
-    ]
-    for j, point in enumerate(DROP_POINTS):
-        if point in used_drops:
-            handles.append(Patch(color=DROP_COLORS[j % len(DROP_COLORS)], label=f"lost at {point}"))
+    handles = _handles(slow_cap, used_drops)
     common.finish(fig, "Campus: 300 multicast members, one slow", handles, notes, "below")
     return fig, common.with_notes(common.error_table(STUDY, rows), notes)

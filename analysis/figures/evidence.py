@@ -10,7 +10,8 @@ the bound it states (max, min, below, above), or is within `lanloss validate`'s 
 testbed measurement (bar).
 
 The caption written next to a figure (NAME-caption.md) is generated here from the error
-table, so the numbers it states are the figure's own and cannot go stale.
+table, so the numbers it states are the figure's own and cannot go stale; a seed figure's
+caption opens with the paper it reproduces (the figure module's CITATION).
 """
 
 from __future__ import annotations
@@ -76,9 +77,21 @@ def summary_line(figure: str, errors: pd.DataFrame, source: str = "sim") -> str:
     )
 
 
+def cited(figure: str) -> str | None:
+    """The paper a seed figure reproduces, as its module's CITATION gives it (else None)."""
+    from lanloss.analysis import figures
+
+    if figure not in figures.FIGURES:
+        return None
+    return getattr(figures.module(figure), "CITATION", None)
+
+
 def caption(figure: str, errors: pd.DataFrame, source: str = "sim") -> str:
-    """The figure's own numbers against the paper's, grouped by what they are evidence of."""
-    lines = [summary_line(figure, errors, source) + ".", ""]
+    """The paper the figure reproduces, then the figure's own numbers against the paper's,
+    grouped by what they are evidence of."""
+    paper = cited(figure)
+    lines = [f"Reproduces {paper}.", ""] if paper else []
+    lines += [summary_line(figure, errors, source) + ".", ""]
     titles = {
         "predicted": "Predicted (no parameter was set from these numbers)",
         "calibrated": "Calibrated (a parameter was set from these: agreement by construction)",

@@ -26,9 +26,17 @@ from lanloss.analysis import wire
 from lanloss.analysis.figures import common
 
 STUDY = "seed000"
+CITATION = (
+    'S. Tambach and C. Hennig, "Wie zuverlässig ist der Empfang von Netzwerkpaketen bei der '
+    'Verwendung des Transportprotokolls UDP?" (short title "How reliable is UDP?"): an article '
+    "on a master's thesis at FH Stralsund with the Max-Planck-Institut für Plasmaphysik, "
+    "Greifswald, on the Wendelstein 7-X multicast monitoring system (no year given; after 2006)"
+)
+CITATION_SHORT = 'S. Tambach, C. Hennig: "How reliable is UDP?" (FH Stralsund / IPP Greifswald)'
 SHOWS = (
-    "seed 000 figure 6: send and receive throughput vs payload, default vs ITR-optimised "
-    "receiver (e1000-era host), and delivered vs offered (receive livelock)"
+    "seed 000, the W7-X multicast monitoring client (its figure 6): send and receive "
+    "throughput vs payload, default vs ITR-optimised receiver (e1000-era host), and "
+    "delivered vs offered (receive livelock)"
 )
 REFERENCE = "seed000_fig6_facts.csv"
 REQUIRED = (
@@ -112,30 +120,10 @@ def onset_mbps(runs: pd.DataFrame, limit: float) -> float:
     return float(lossy.index.min()) if len(lossy) else math.nan
 
 
-def draw(table: pd.DataFrame, fit: dict | None = None):
-    common.require_columns(table, REQUIRED, STUDY)
-    facts, _ = common.load_reference(REFERENCE)
-    fact = {row.fact: row for row in facts.itertuples()}
-    onset_ref = float(fact["loss_onset_rate"].value)
-    loss_ref = float(fact[LOSS_LIMIT_NAME].value)
-    best_itr = float(fact["best_itr"].value)
-    link_bps = float(fact["edge_rate"].value) * 1e6
-
-    r, notes = prepared(table)
-    notes = common.source_notes(table, ("sim",)) + notes
-    stalled = _stalled(r)
-    stage, r = r[stalled], r[~stalled]  # the socket-buffer stage has a panel of its own
-    # by host, then by ITR as a number (0, 500, 1000, 2500, ...), not as text
-    order = r.drop_duplicates("variant").sort_values(["host", "itr"]) if not r.empty else r
-    variants = list(order["variant"]) if not r.empty else []
-    color = {v: VARIANT_COLORS[i % len(VARIANT_COLORS)] for i, v in enumerate(variants)}
-    fig, axes = common.new_figure(1, 4, size=(21, 5.6))
-    ax_a, ax_b, ax_c, ax_d = axes[0]
-
-    # (a) throughput versus payload at the send rate the sender reaches
-    sat = saturation_runs(r)
+def _throughput_panel(ax, sat: pd.DataFrame, variants: list, color: dict, link_bps: float):
+    """(a) throughput versus payload at the send rate the sender reaches."""
     payloads = np.unique(np.r_[np.geomspace(1, 1472, 80).round(), sat["payload"].astype(float)])
-    ax_a.plot(
+    ax.plot(
         payloads,
         [wire.saturation_goodput_bps(int(p), link_bps) / 1e6 for p in payloads],
         color=common.COLOR["closed_form"],
@@ -144,21 +132,22 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
     )
     if not sat.empty:
         send = common.points(sat, ["payload"], "send_mbps")
-        common.plot_source(ax_a, send, "payload", "sim", color="0.2", ls="--", mfc="white")
+        common.plot_source(ax, send, "payload", "sim", color="0.2", ls="--", mfc="white")
     for v in variants:
         pts = common.points(sat[sat["variant"] == v], ["payload"], "recv_mbps")
-        common.plot_source(ax_a, pts, "payload", "sim", color=color[v])
+        common.plot_source(ax, pts, "payload", "sim", color=color[v])
     # the seed's ~20 Mbit/s is an offered rate: it is drawn on (b) and (c), not here
-    ax_a.set_xscale("log")
-    ax_a.set_xlabel("UDP payload (bytes)")
-    ax_a.set_ylabel("throughput (Mbit/s of payload)")
-    ax_a.set_title("(a) send and receive throughput vs payload", fontsize=11)
-    if sat.empty:
-        notes.append("no simulator runs: panel (a) shows the closed form only")
+    ax.set_xscale("log")
+    ax.set_xlabel("UDP payload (bytes)")
+    ax.set_ylabel("throughput (Mbit/s of payload)")
+    ax.set_title("(a) send and receive throughput vs payload", fontsize=11)
 
-    # (b), (c) the swept payload: delivered and loss versus offered
-    p_sweep = sweep_payload(r)
-    sweep = r[r["payload"] == p_sweep] if not math.isnan(p_sweep) else r.iloc[0:0]
+
+def _sweep_panels(
+    ax_b, ax_c, sweep: pd.DataFrame, p_sweep: float, variants: list, color: dict, refs: tuple
+) -> None:
+    """(b) delivered and (c) loss versus offered, at the swept payload."""
+    onset_ref, loss_ref, link_bps = refs
     top = sweep["offered_mbps"].max() if not sweep.empty else 2 * onset_ref
     ax_b.plot([0, top], [0, top], color="0.75", lw=1)
     if not math.isnan(p_sweep):
@@ -202,12 +191,10 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
     ax_c.set_ylim(0, 1.5)
     ax_c.set_ylabel("datagram loss (lost / sent)")
     ax_c.set_title(f"(c) loss vs offered, {what}", fontsize=11)
-    if math.isnan(p_sweep):
-        notes.append("no payload swept over 3 or more offered rates: panels (b) and (c) are empty")
 
-    rows = _errors(r, sat, sweep, p_sweep, onset_ref, loss_ref, best_itr)
-    rows += _socket_stage(ax_d, stage, loss_ref, notes)
-    handles = [
+
+def _handles(variants: list, color: dict) -> list:
+    return [
         common.handle("closed_form", "closed-form 100 Mbit/s wire limit"),
         common.handle(
             "sim", "sim: send throughput (offered)", color="0.2", linestyle="--", mfc="white"
@@ -220,9 +207,42 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             "reference", "seed 000 statements (sec. 5, 6.4.2)", linestyle="-.", marker=""
         ),
     ]
-    common.finish(
-        fig, "Seed 000, figure 6: UDP receive loss of an e1000-era host", handles, notes, "below"
-    )
+
+
+def draw(table: pd.DataFrame, fit: dict | None = None):
+    common.require_columns(table, REQUIRED, STUDY)
+    facts, _ = common.load_reference(REFERENCE)
+    fact = {row.fact: row for row in facts.itertuples()}
+    onset_ref = float(fact["loss_onset_rate"].value)
+    loss_ref = float(fact[LOSS_LIMIT_NAME].value)
+    best_itr = float(fact["best_itr"].value)
+    link_bps = float(fact["edge_rate"].value) * 1e6
+
+    r, notes = prepared(table)
+    notes = common.source_notes(table, ("sim",)) + notes
+    stalled = _stalled(r)
+    stage, r = r[stalled], r[~stalled]  # the socket-buffer stage has a panel of its own
+    # by host, then by ITR as a number (0, 500, 1000, 2500, ...), not as text
+    order = r.drop_duplicates("variant").sort_values(["host", "itr"]) if not r.empty else r
+    variants = list(order["variant"]) if not r.empty else []
+    color = {v: VARIANT_COLORS[i % len(VARIANT_COLORS)] for i, v in enumerate(variants)}
+    fig, axes = common.new_figure(1, 4, size=(21, 5.6))
+    ax_a, ax_b, ax_c, ax_d = axes[0]
+
+    sat = saturation_runs(r)
+    _throughput_panel(ax_a, sat, variants, color, link_bps)
+    if sat.empty:
+        notes.append("no simulator runs: panel (a) shows the closed form only")
+    p_sweep = sweep_payload(r)
+    sweep = r[r["payload"] == p_sweep] if not math.isnan(p_sweep) else r.iloc[0:0]
+    _sweep_panels(ax_b, ax_c, sweep, p_sweep, variants, color, (onset_ref, loss_ref, link_bps))
+    if math.isnan(p_sweep):
+        notes.append("no payload swept over 3 or more offered rates: panels (b) and (c) are empty")
+
+    rows = _errors(r, sat, sweep, p_sweep, onset_ref, loss_ref, best_itr)
+    rows += _socket_stage(ax_d, stage, loss_ref, notes)
+    title = "Seed 000, figure 6: UDP receive loss of the W7-X multicast monitoring client"
+    common.finish(fig, f"{title}\n{CITATION_SHORT}", _handles(variants, color), notes, "below")
     return fig, common.with_notes(common.error_table(STUDY, rows), notes)
 
 

@@ -19,9 +19,15 @@ from lanloss.analysis import wire
 from lanloss.analysis.figures import common
 
 STUDY = "seed001"
+CITATION = (
+    'A. Hofmeier, "RDUe Laborversuch NIC Performancemessung": a lab report measuring two NICs '
+    "joined by a CAT-5 crossover cable with netperf, TCP and UDP, by socket buffer and operating "
+    "system (no year given; its Linux 2.4.21 kernel is dated 2004)"
+)
+CITATION_SHORT = 'A. Hofmeier: "RDUe Laborversuch NIC Performancemessung" (lab report, c. 2004)'
 SHOWS = (
-    "seed 001: UDP and TCP throughput on 100 Mbit/s by message size and socket buffer, "
-    "simulator and netns testbed against the Linux-Linux netperf table"
+    "seed 001, the netperf 100 Mbit/s table: UDP and TCP throughput by message size and "
+    "socket buffer, simulator and netns testbed against its Linux-Linux table"
 )
 REFERENCE = "seed001_netperf_100m.csv"
 REQUIRED = (
@@ -150,7 +156,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
         common.handle("bed", linestyle="-", mfc="white"),
         common.handle("closed_form", "closed-form wire limit"),
     ]
-    common.finish(fig, "Seed 001: netperf throughput on 100 Mbit/s", handles, notes)
+    title = "Seed 001: the netperf 100 Mbit/s table, UDP and TCP throughput by buffer"
+    common.finish(fig, f"{title}\n{CITATION_SHORT}", handles, notes)
     return fig, common.with_notes(common.error_table(STUDY, rows), notes)
 
 

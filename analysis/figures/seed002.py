@@ -20,9 +20,15 @@ from lanloss.analysis import wire
 from lanloss.analysis.figures import common
 
 STUDY = "seed002"
+CITATION = (
+    "a German article on Gigabit Ethernet between two computing centres over a WDM channel of "
+    "several hundred km, for tele-immersive visualisation (DFN, 2002), known here from its "
+    "summary (seed file 002_summary.md, which names no authors and withholds the measurements)"
+)
+CITATION_SHORT = "DFN, 2002: Gigabit Ethernet between two computing centres (from its summary)"
 SHOWS = (
-    "seed 002: TCP throughput vs window over a long 1 Gbit/s link (two-site), standard vs "
-    "jumbo frames, against window/RTT and the wire limit"
+    "seed 002, the long-distance 1 Gbit/s TCP link: TCP throughput vs window over two sites, "
+    "standard vs jumbo frames, against window/RTT and the wire limit"
 )
 REFERENCE = "seed002_facts.csv"
 REQUIRED = (
@@ -151,70 +157,62 @@ def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return r, notes
 
 
-def draw(table: pd.DataFrame, fit: dict | None = None):
-    common.require_columns(table, REQUIRED, STUDY)
-    facts, _ = common.load_reference(REFERENCE)
-    fact = {row.fact: float(row.value) for row in facts.itertuples()}
-    r, notes = prepared(table)
-    notes = common.source_notes(table, ("sim",)) + notes
-    fig, axes = common.new_figure(1, 2, size=(14, 5.8))
-    ax_a, ax_b = axes[0]
-    rows = []
-    handles = []
+def _lan(r: pd.DataFrame, notes: list[str]) -> tuple[float, float, float, float, float]:
+    """(the link rate, edge and backbone rates, wan and link delays) of the runs, or the
+    seed's 1 Gbit/s link when there are none."""
     if r.empty:
         notes.append("no simulated TCP runs with a window: only the seed's numbers are drawn")
-        rate, edge, backbone, wan, link = 1e9, 1e9, 1e9, 2e-3, 1e-6
-    else:
-        rate = link_bps(r)
-        edge, backbone = float(r["edge_rate"].iloc[0]), float(r["backbone_rate"].iloc[0])
-        wan, link = float(r["wan_delay"].iloc[0]), float(r["link_delay"].iloc[0])
-        if r["wan_delay"].nunique() > 1:
-            notes.append("several wan_delay values: window/RTT drawn for the first")
-    windows = np.geomspace(8, 8192, 200)
-    rtt = rtt_s(wan, link, edge, backbone, 1500)
-    ax_a.plot(windows, windows * 1024 * 8 / rtt / 1e6, color="black", ls="-.", lw=1.4)
-    handles.append(
-        common.handle(
-            "reference",
-            f"window / RTT (RTT {rtt * 1e3:.3f} ms at MTU 1500)",
-            linestyle="-.",
-            marker="",
-        )
+        return 1e9, 1e9, 1e9, 2e-3, 1e-6
+    if r["wan_delay"].nunique() > 1:
+        notes.append("several wan_delay values: window/RTT drawn for the first")
+    return (
+        link_bps(r),
+        float(r["edge_rate"].iloc[0]),
+        float(r["backbone_rate"].iloc[0]),
+        float(r["wan_delay"].iloc[0]),
+        float(r["link_delay"].iloc[0]),
     )
-    mtus = sorted(set(r["mtu"]) | {1500, 9000}) if not r.empty else [1500, 9000]
-    for mtu in mtus:
-        c = MTU_COLORS.get(mtu, "#9467bd")
-        cap = wire.tcp_goodput_bps(rate, mtu) / 1e6
-        ax_a.axhline(cap, color=c, ls=":", lw=1.8)
-        g = r[r["mtu"] == mtu] if not r.empty else r
-        name = "jumbo" if mtu > 1500 else "standard"
-        common.plot_source(
-            ax_a, common.points(g, ["window_kib"], "mbps"), "window_kib", "sim", color=c
-        )
-        common.plot_source(
-            ax_b, common.points(g, ["window_kib"], "frames_per_s"), "window_kib", "sim", color=c
-        )
-        handles += [
-            common.handle("sim", f"sim, MTU {mtu} ({name} frames)", color=c, linestyle="-"),
-            common.handle("closed_form", f"wire limit, MTU {mtu}: {cap:.1f} Mbit/s", color=c),
-        ]
-        for w, pt in common.points(g, ["window_kib"], "mbps").set_index("window_kib").iterrows():
-            rtt = rtt_s(wan, link, edge, backbone, mtu)
-            limit = min(w * 1024 * 8 / rtt / 1e6, cap)
-            rows.append(
-                common.error_row(
-                    f"MTU {mtu}, window {w:g} KiB",
-                    "TCP throughput, at most min(window/RTT, wire limit)",
-                    "Mbit/s",
-                    limit,
-                    sim=pt["mean"],
-                    model=min(whole_segments_mbps(w * 1024, mtu, rtt), cap),
-                    relation="max",
-                    reference="window/RTT and the closed-form wire limit",
-                    evidence="closed form",
-                )
+
+
+def _mtu_curves(ax_a, ax_b, r: pd.DataFrame, mtu: int, lan: tuple) -> tuple[list, list[dict]]:
+    """One MTU's runs: throughput and frames/s against the window, its wire limit, and each
+    window's check against min(window/RTT, wire limit). -> (legend handles, error rows)"""
+    rate, edge, backbone, wan, link = lan
+    c = MTU_COLORS.get(mtu, "#9467bd")
+    cap = wire.tcp_goodput_bps(rate, mtu) / 1e6
+    ax_a.axhline(cap, color=c, ls=":", lw=1.8)
+    g = r[r["mtu"] == mtu] if not r.empty else r
+    name = "jumbo" if mtu > 1500 else "standard"
+    common.plot_source(ax_a, common.points(g, ["window_kib"], "mbps"), "window_kib", "sim", color=c)
+    common.plot_source(
+        ax_b, common.points(g, ["window_kib"], "frames_per_s"), "window_kib", "sim", color=c
+    )
+    handles = [
+        common.handle("sim", f"sim, MTU {mtu} ({name} frames)", color=c, linestyle="-"),
+        common.handle("closed_form", f"wire limit, MTU {mtu}: {cap:.1f} Mbit/s", color=c),
+    ]
+    rows = []
+    for w, pt in common.points(g, ["window_kib"], "mbps").set_index("window_kib").iterrows():
+        rtt = rtt_s(wan, link, edge, backbone, mtu)
+        limit = min(w * 1024 * 8 / rtt / 1e6, cap)
+        rows.append(
+            common.error_row(
+                f"MTU {mtu}, window {w:g} KiB",
+                "TCP throughput, at most min(window/RTT, wire limit)",
+                "Mbit/s",
+                limit,
+                sim=pt["mean"],
+                model=min(whole_segments_mbps(w * 1024, mtu, rtt), cap),
+                relation="max",
+                reference="window/RTT and the closed-form wire limit",
+                evidence="closed form",
             )
-    # the seed's stated numbers
+        )
+    return handles, rows
+
+
+def _seed_marks(ax_a, ax_b, fact: dict[str, float]) -> None:
+    """The seed's stated numbers: its default window and its frames per second."""
     default_kib = fact["default_window"] / 1024
     for ax in (ax_a, ax_b):
         ax.axvline(default_kib, color="black", ls="--", lw=1)
@@ -237,6 +235,10 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
         textcoords="offset points",
         fontsize=9,
     )
+
+
+def _frames_row(r: pd.DataFrame, rate: float, fact: dict[str, float]) -> dict:
+    """Standard frames per second at the largest window against the seed's figure."""
     big = r[r["mtu"] == 1500] if not r.empty else r
     sim_frames = (
         common.points(big, ["window_kib"], "frames_per_s")
@@ -245,19 +247,47 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
         if not big.empty
         else np.nan
     )
-    rows.append(
-        common.error_row(
-            "MTU 1500 at 1 Gbit/s, largest window",
-            "frames per second at the receiver",
-            "frames/s",
-            frames_ref,
-            sim=sim_frames,
-            model=rate / 8 / wire.frame_wire_bytes(1500),
-            relation="approx",
-            reference=f"seed 002 summary ({REFERENCE})",
-            evidence="closed form",  # the summary's figure is 1 Gbit/s over a frame's bits
-        )
+    return common.error_row(
+        "MTU 1500 at 1 Gbit/s, largest window",
+        "frames per second at the receiver",
+        "frames/s",
+        fact["frames_per_s_1g"],
+        sim=sim_frames,
+        model=rate / 8 / wire.frame_wire_bytes(1500),
+        relation="approx",
+        reference=f"seed 002 summary ({REFERENCE})",
+        evidence="closed form",  # the summary's figure is 1 Gbit/s over a frame's bits
     )
+
+
+def draw(table: pd.DataFrame, fit: dict | None = None):
+    common.require_columns(table, REQUIRED, STUDY)
+    facts, _ = common.load_reference(REFERENCE)
+    fact = {row.fact: float(row.value) for row in facts.itertuples()}
+    r, notes = prepared(table)
+    notes = common.source_notes(table, ("sim",)) + notes
+    fig, axes = common.new_figure(1, 2, size=(14, 5.8))
+    ax_a, ax_b = axes[0]
+    rows = []
+    lan = _lan(r, notes)
+    rate, edge, backbone, wan, link = lan
+    windows = np.geomspace(8, 8192, 200)
+    rtt = rtt_s(wan, link, edge, backbone, 1500)
+    ax_a.plot(windows, windows * 1024 * 8 / rtt / 1e6, color="black", ls="-.", lw=1.4)
+    handles = [
+        common.handle(
+            "reference",
+            f"window / RTT (RTT {rtt * 1e3:.3f} ms at MTU 1500)",
+            linestyle="-.",
+            marker="",
+        )
+    ]
+    for mtu in sorted(set(r["mtu"]) | {1500, 9000}) if not r.empty else [1500, 9000]:
+        more_handles, more_rows = _mtu_curves(ax_a, ax_b, r, mtu, lan)
+        handles += more_handles
+        rows += more_rows
+    _seed_marks(ax_a, ax_b, fact)
+    rows.append(_frames_row(r, rate, fact))
     rows += _host_rows(r, rate)
     ax_a.set_ylim(bottom=0, top=rate / 1e6 * 1.08)
     ax_a.set_ylabel("TCP throughput (Mbit/s of payload)")
@@ -268,7 +298,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
     km = wan * 1e3 * fact["fibre_speed"]  # seed 002: about 200 km of fibre per ms
     common.finish(
         fig,
-        f"Seed 002: TCP over {km:,.0f} km of 1 Gbit/s fibre, standard vs jumbo frames",
+        f"Seed 002: TCP over {km:,.0f} km of 1 Gbit/s fibre, standard vs jumbo frames\n"
+        f"{CITATION_SHORT}",
         handles,
         notes,
     )

@@ -21,10 +21,17 @@ from lanloss.analysis import wire
 from lanloss.analysis.figures import common
 
 STUDY = "seed003"
+CITATION = (
+    "a Swedish master's thesis comparing TCP and UDP for radar signal processing in a 10GbE "
+    "HPC cluster, with Java sender and receiver programs (Lund University / Saab, 2015), known "
+    "here from its summary (seed file 003_summary.md, which names no author and withholds the "
+    "measurements)"
+)
+CITATION_SHORT = "master's thesis, Lund University / Saab, 2015: TCP vs UDP (from its summary)"
 SHOWS = (
-    "seed 003: received and loss vs offered at 1 Gbit/s for 1400-, 40000- and 65000-byte "
-    "messages, TCP and UDP, and the mean send time per message vs offered, against the wire "
-    "capacity"
+    "seed 003, the Java TCP/UDP comparison: received and loss vs offered at 1 Gbit/s for "
+    "1400-, 40000- and 65000-byte messages, and the mean send time per message vs offered, "
+    "against the wire capacity"
 )
 REQUIRED = (
     "source",
@@ -216,5 +223,6 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
     for ax in axes[0]:
         ax.set_xlim(left=0)
     handles.append(common.handle("closed_form", "closed-form capacity (the reference)"))
-    common.finish(fig, "Seed 003: TCP and UDP at 1 Gbit/s by message size", handles, notes, "below")
+    title = "Seed 003: the Java TCP/UDP comparison at 1 Gbit/s, by message size"
+    common.finish(fig, f"{title}\n{CITATION_SHORT}", handles, notes, "below")
     return fig, common.with_notes(common.error_table(STUDY, rows), notes)

@@ -30,9 +30,20 @@ from lanloss.analysis import wire
 from lanloss.analysis.figures import common
 
 STUDY = "seed004"
+CITATION = (
+    '"UDP (packet length, packet collection capability, packet loss and process structure '
+    'selection)": an article, in English translation, on UDP payload sizes and on how many '
+    "datagrams per second a Xeon X3440 receives by process structure (seed file "
+    "004_5d7119de010d2da5.txt; no author, venue or year given)"
+)
+CITATION_SHORT = (
+    '"UDP (packet length, packet collection capability, packet loss and process structure '
+    'selection)"'
+)
 SHOWS = (
-    "seed 004: UDP payload limits (1472 / 548) from the wire model, and receive capacity vs "
-    "receiving processes at 1 Gbit/s (1- and 100-byte payloads) against its Model 1/2 tables"
+    "seed 004, UDP receive capacity: payload limits (1472 / 548) from the wire model, and "
+    "datagrams/s vs receiving processes at 1 Gbit/s (1- and 100-byte payloads) against its "
+    "Model 1/2 tables"
 )
 MODELS = {1: "seed004_model1.csv", 100: "seed004_model2.csv"}
 LIMITS = "seed004_payload_limits.csv"
@@ -206,7 +217,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
     ax_b.set_title("(b) receive capacity (solid: 1 B, dashed: 100 B)", fontsize=11)
     ax_c.set_ylabel("NIC traffic (Mbit/s, frames without FCS)")
     ax_c.set_title("(c) traffic at the receiving NIC", fontsize=11)
-    common.finish(fig, "Seed 004: UDP payload limits and receive capacity", handles, notes)
+    title = "Seed 004: UDP payload limits and receive capacity by receiving processes"
+    common.finish(fig, f"{title}\n{CITATION_SHORT}", handles, notes)
     return fig, common.with_notes(common.error_table(STUDY, rows), notes)
 
 

@@ -88,7 +88,7 @@ def _unset(value) -> bool:
 
 def _from_preset(row: pd.Series, key: str) -> bool:
     """A simulator host value its preset filled in (the testbed leaves it unset)."""
-    from lanloss.hosts import HOST_OPTIONS, PRESETS
+    from lanloss.host_values import HOST_OPTIONS, PRESETS
 
     preset = PRESETS.get(str(row.get("host")))
     if key not in HOST_OPTIONS or preset is None or str(row.get("source")) != "sim":

@@ -322,5 +322,11 @@ def test_seed004_real_readers(x3440, tmp_path):
 @pytest.mark.parametrize("fig_module", FIGS, ids=lambda m: m.STUDY)
 def test_every_figure_draws_an_empty_table_and_says_so(gig, fig_module, tmp_path):
     fig, errors = fig_module.draw(gig.iloc[0:0])
+    title = fig.get_suptitle()
     saved(fig, errors, tmp_path, fig_module.STUDY)
     assert common.notes_of(errors), fig_module.STUDY
+    if fig_module.STUDY.startswith("seed"):  # a paper's figure names the paper it reproduces
+        assert title.startswith(f"Seed {fig_module.STUDY[4:]}")
+        assert title.endswith(f"\n{fig_module.CITATION_SHORT}")
+        caption = (tmp_path / f"{fig_module.STUDY}-caption.md").read_text()
+        assert caption.startswith(f"Reproduces {fig_module.CITATION}.\n")

@@ -235,10 +235,10 @@ def test_fit_cli_writes_a_valid_document_and_a_host_file(fitted):
 def test_host_preset_loads_as_a_simulator_host_file(fitted):
     _, _, out, host = fitted
     try:
-        from lanloss import hosts  # type: ignore[attr-defined]
+        from lanloss import host_values  # type: ignore[attr-defined]
     except ImportError:
-        pytest.skip("lanloss/hosts.py (the simulator's host presets) is not in this checkout")
-    loaded = hosts.load_host_file(str(host))
+        pytest.skip("lanloss/host_values.py (host files) is not in this checkout")
+    loaded = host_values.load_host_file(str(host))
     doc = json.loads(out.read_text())
     for k in ("cores", "irq_cost", "packet_cost", "read_cost", "truesize"):
         assert loaded[k] == pytest.approx(doc["host_preset"][k])

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`lanloss validate`: points, knees, the bar and the holdout split (the simulator part runs
-in tests/analysis/test_validate_sim.py)."""
+in tests/analysis/test_figures_simbed.py, test_validate_end_to_end_and_the_figure_draws_it)."""
 
 from __future__ import annotations
 

@@ -324,8 +324,8 @@ def test_the_record_lists_unmapped_counters_and_stays_valid():
 
 
 def _host(name: str, iface: str):
+    from lanloss.testbed.hosts import Host
     from lanloss.testbed.inventory import HostSpec
-    from lanloss.testbed.machines import Host
 
     return Host(HostSpec(name, "receiver", "", "10.0.0.2", iface), transport=None)
 
