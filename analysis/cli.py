@@ -154,9 +154,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _what_if(args: argparse.Namespace) -> dict[str, Any]:
     from lanloss.analysis import what_if
 
-    names = [o.name for o in vocab.OPTIONS] + list(what_if.extra_options())
     given = {
-        n: getattr(args, f"wi_{n}") for n in names if getattr(args, f"wi_{n}", None) is not None
+        o.name: getattr(args, f"wi_{o.name}")
+        for o in vocab.OPTIONS
+        if getattr(args, f"wi_{o.name}", None) is not None
     }
     return what_if.parse_what_if(given)
 
@@ -232,8 +233,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     progress.add_args(p)
     p.set_defaults(func=_cmd_fit)
 
-    from lanloss.analysis import what_if
-
     p = sub.add_parser(
         "validate",
         help="the calibrated simulator and the fitted curve at every testbed point of a table",
@@ -268,8 +267,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             else o.help
         )
         g.add_argument(o.flag, dest=f"wi_{o.name}", metavar=o.kind.upper(), help=text)
-    for name, (kind, text) in what_if.extra_options().items():
-        g.add_argument(
-            "--" + name.replace("_", "-"), dest=f"wi_{name}", metavar=kind.upper(), help=text
-        )
     p.set_defaults(func=_cmd_plan)

@@ -49,7 +49,7 @@ Output (``lanloss fit``, schema ``lanloss.fit/1``; ``fit_report.validate`` check
     bootstrap   {replicates, failed, seed, level, method, draws [{free parameter: value,
                  d0, d1} per replicate]}
 
-``host_preset`` is a host file for ``lanloss sim run --host-file`` (lanloss/hosts.py): times
+``host_preset`` is a host file for ``lanloss sim run --host-file`` (lanloss/host_values.py): times
 as plain numbers in seconds, sizes in bytes, ``truesize`` 0 = the driver's rule.
 AIC here is deviance + 2 x (free parameters): it differs from -2 log L + 2k by a constant
 that is the same with and without the discrepancy, so the difference is the AIC difference.
@@ -648,6 +648,175 @@ def _host_base(df: pd.DataFrame) -> str:
     return "modern" if "modern" in known else next(iter(known))
 
 
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    """How the fit is bootstrapped and its intervals reported."""
+
+    bootstrap_n: int  # replicates asked for
+    seed: int
+    level: float  # of the confidence intervals
+
+
+@dataclasses.dataclass
+class _Fitted:
+    """What the fit found: its parameters' estimates, their bootstrap replicates and the
+    discrepancy (``fit`` empty and ``spec`` None when nothing was fitted)."""
+
+    params: tuple[lm.Param, ...]
+    prior: dict[str, float]
+    fit: dict[str, Any] = dataclasses.field(default_factory=dict)  # fit_once's result
+    dropped: dict[str, str] = dataclasses.field(default_factory=dict)  # not fitted: why
+    spec: Spec | None = None
+    # bootstrap replicates: a row each, the free parameters' logs (then d0, d1)
+    draws: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 0)))
+    failed: int = 0  # replicates that did not converge
+    se: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))  # of x
+    aic: dict[str, float] = dataclasses.field(default_factory=dict)  # with / without delta
+    quality: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def _priors(data: pd.DataFrame) -> tuple[tuple[lm.Param, ...], dict[str, float]]:
+    """The model's parameters and priors; the truesize prior is the rule's value for the
+    testbed's commonest frames."""
+    params = lm.parameters(lm.presets()[TESTBED_BASE])
+    prior = lm.default_theta(params)
+    bed_rows = (data["source"].astype(str) == "bed").to_numpy() if len(data) else np.zeros(0, bool)
+    if bed_rows.any():
+        sizes = data.loc[bed_rows, ["payload", "mtu"]].astype(int).value_counts().idxmax()
+        P, mtu = int(sizes[0]), int(sizes[1])
+        prior["truesize"] = lm.datagram_truesize(P, mtu) / wire(P, mtu).fragments
+        params = tuple(
+            dataclasses.replace(p, prior=prior["truesize"]) if p.name == "truesize" else p
+            for p in params
+        )
+    return params, prior
+
+
+def _document(
+    data: pd.DataFrame, excluded: dict[str, int], notes: list[str], study: str | None
+) -> dict[str, Any]:
+    """The fit document's head: schema, model, study and the data it was fitted to."""
+    source = data["source"].astype(str)
+    return {
+        "schema": SCHEMA,
+        "model": {"name": lm.MODEL, "version": lm.MODEL_VERSION},
+        "study": study,
+        "data": {
+            "runs": {s: int(data.loc[source == s, "run_file"].nunique()) for s in ("sim", "bed")},
+            "rows": {s: int((source == s).sum()) for s in ("sim", "bed")},
+            "excluded": excluded,
+            "notes": list(notes),
+        },
+    }
+
+
+def _relevant(prep: lm.Prepared, params: tuple[lm.Param, ...]) -> tuple[list[str], dict]:
+    """(the parameters the rows can inform, {the others: why not})."""
+    host_sim = prep.host_on & ~prep.bed
+    has = {"bed": bool(prep.bed.any()), "sim": bool(host_sim.any())}
+    relevant = [p.name for p in params if has.get(p.source, False)]
+    irrelevant = {
+        p.name: "no runs of its source with a host model" for p in params if p.name not in relevant
+    }
+    return relevant, irrelevant
+
+
+def _calibrate(
+    prep: lm.Prepared,
+    params: tuple[lm.Param, ...],
+    prior: dict[str, float],
+    how: _Settings,
+    rng: np.random.Generator,
+    say: Callable[[str], None],
+) -> _Fitted:
+    """Theta alone: identified and bootstrapped without the discrepancy, so that the
+    calibrated host reproduces the testbed as far as the physics can (a discrepancy fitted
+    jointly trades off against the host's costs and leaves them unidentified)."""
+    relevant, irrelevant = _relevant(prep, params)
+    start = _moment_start(prep, prior)
+    say(f"fit: identifying parameters ({prep.n} rows)")
+    spec, fit, dropped = identify(prep, Spec(params, relevant, dict(prior), False), start)
+    dropped = {**irrelevant, **dropped}
+    while True:
+        # The optimum's curvature can miss a long flat ridge (two mechanisms trading off):
+        # replicates that run to a bound, or spread over more than x100, mean the data do
+        # not identify the parameter after all. A short pilot bootstrap looks for that; the
+        # worst such parameter is fixed at its prior and the fit redone.
+        pilot = min(how.bootstrap_n, PILOT)
+        weak = None
+        Xb, failed = np.zeros((0, spec.width)), 0
+        if pilot >= 10:
+            say(f"fit: pilot bootstrap, {pilot} replicates ({len(spec.free)} free parameters)")
+            Xg, okg = bootstrap(prep, spec, fit["x"], pilot, rng, iterations=25, parametric=True)
+            weak = _weak_in_bootstrap(spec, Xg[0][okg[0]])
+        if not weak:
+            say(f"fit: bootstrap, {how.bootstrap_n} replicates")
+            Xg, okg = bootstrap(prep, spec, fit["x"], how.bootstrap_n, rng, parametric=True)
+            Xb, failed = Xg[0][okg[0]], int((~okg[0]).sum())
+            weak = _weak_in_bootstrap(spec, Xb)
+        if not weak:
+            break
+        name, why = weak
+        dropped[name] = why
+        keep = [j for j, n in enumerate(spec.free) if n != name]
+        spec = Spec(params, [spec.free[j] for j in keep], dict(prior), False)
+        fit = fit_once(prep, spec, [fit["x"][keep], *_starts(spec, start)])
+    J = fit["jac"]
+    se = np.sqrt(np.maximum(np.diag(np.linalg.pinv(J.T @ J)), 0.0)) if J.size else np.zeros(0)
+    return _Fitted(params, prior, fit, dropped, spec, Xb, failed, se)
+
+
+def _add_discrepancy(
+    prep: lm.Prepared,
+    f: _Fitted,
+    how: _Settings,
+    rng: np.random.Generator,
+    say: Callable[[str], None],
+) -> None:
+    """The discrepancy d0, d1, fitted with the calibrated theta fixed: it holds only what
+    the physics cannot explain, and cannot move theta (Kennedy & O'Hagan)."""
+    assert f.spec is not None
+    theta0 = {k: float(np.asarray(v)) for k, v in f.fit["theta"].items()}
+    spec_d = Spec(f.params, [], {**f.prior, **theta0}, True)
+    fit_d = fit_once(prep, spec_d, [np.zeros(2), np.ones(2), -np.ones(2)])
+    width = f.spec.width
+    f.aic = {
+        "with": fit_d["cost"] - (fit_d["x"] ** 2).sum() / TAU**2 + 2 * (width + 2),
+        "without": f.fit["cost"] + 2 * width,
+    }
+    Xd = np.zeros((0, 2))
+    if how.bootstrap_n > 0:
+        say(f"fit: the discrepancy, {how.bootstrap_n} replicates")
+        Xgd, okd = bootstrap(prep, spec_d, fit_d["x"], how.bootstrap_n, rng, parametric=True)
+        Xd = Xgd[0][okd[0]]
+    n = min(len(f.draws), len(Xd))
+    f.draws = np.hstack([f.draws[:n], Xd[:n]]) if n else np.zeros((0, width + 2))
+    f.spec = Spec(f.params, list(f.spec.free), dict(f.prior), True)
+    f.fit = {
+        **f.fit,
+        "x": np.concatenate([f.fit["x"], fit_d["x"]]),
+        "d0": float(fit_d["x"][0]),
+        "d1": float(fit_d["x"][1]),
+    }
+    Jd = fit_d["jac"]
+    f.se = np.concatenate([f.se, np.sqrt(np.maximum(np.diag(np.linalg.pinv(Jd.T @ Jd)), 0.0))])
+
+
+def _fit_quality(prep: lm.Prepared, f: _Fitted) -> dict[str, Any]:
+    """Per source: how well the fitted curve describes its rows (_quality)."""
+    assert f.spec is not None
+    p_hat = probabilities(prep, f.fit["theta"], f.fit["d0"], f.fit["d1"])
+    pred = lm.predict(prep, f.fit["theta"])
+    # the model's goodput, with the testbed's discrepancy applied to its loss
+    g_hat = pred.goodput_bps * (1 - p_hat) / np.maximum(1 - pred.loss, 1e-12)
+    k_sim = sum(1 for n in f.spec.free if n.startswith("sim"))
+    quality = {
+        "sim": _quality(prep, p_hat, g_hat, ~prep.bed, k_sim),
+        "bed": _quality(prep, p_hat, g_hat, prep.bed, f.spec.width - k_sim),
+    }
+    return {k: v for k, v in quality.items() if v}
+
+
 def fit_table(
     df: pd.DataFrame,
     bootstrap_n: int = 200,
@@ -658,145 +827,26 @@ def fit_table(
     say: Callable[[str], None] = lambda text: None,
 ) -> dict[str, Any]:
     """The whole fit of a table -> the ``lanloss.fit/1`` document; ``say`` hears each
-    phase (the CLI's progress line)."""
+    phase (the CLI's progress line).
+
+    Physics first (Kennedy & O'Hagan): theta is identified and calibrated without the
+    discrepancy, then the discrepancy is added with theta fixed, so that it holds only what
+    the physics cannot explain."""
     data, excluded, notes = usable(df, include_unmet)
     base = _host_base(data)  # what the testbed is compared with
-    params = lm.parameters(lm.presets()[TESTBED_BASE])
-    prior = lm.default_theta(params)
-    bed_rows = (data["source"].astype(str) == "bed").to_numpy() if len(data) else np.zeros(0, bool)
-    if bed_rows.any():  # the truesize prior: the rule's value for the testbed's frames
-        sizes = data.loc[bed_rows, ["payload", "mtu"]].astype(int).value_counts().idxmax()
-        P, mtu = int(sizes[0]), int(sizes[1])
-        n_f = wire(P, mtu).fragments
-        prior["truesize"] = lm.datagram_truesize(P, mtu) / n_f
-        params = tuple(
-            dataclasses.replace(p, prior=prior["truesize"]) if p.name == "truesize" else p
-            for p in params
-        )
-    doc: dict[str, Any] = {
-        "schema": SCHEMA,
-        "model": {"name": lm.MODEL, "version": lm.MODEL_VERSION},
-        "study": study,
-        "data": {
-            "runs": {
-                s: int(data.loc[data["source"].astype(str) == s, "run_file"].nunique())
-                for s in ("sim", "bed")
-            },
-            "rows": {s: int((data["source"].astype(str) == s).sum()) for s in ("sim", "bed")},
-            "excluded": excluded,
-            "notes": list(notes),
-        },
-    }
+    params, prior = _priors(data)
+    doc = _document(data, excluded, notes, study)
+    how = _Settings(bootstrap_n, seed, level)
     if len(data) == 0:
         doc["data"]["notes"].append("no usable rows: nothing was fitted")
-        return _finish(doc, params, prior, {}, {}, None, None, base, data, level, seed, 0)
-
+        return _finish(doc, _Fitted(params, prior), data, base, _Settings(0, seed, level))
     prep = lm.prepare(data)
-    host_sim = prep.host_on & ~prep.bed
-    relevant = []
-    for p in params:
-        if p.source == "bed" and bed_rows.any():
-            relevant.append(p.name)
-        elif p.source == "sim" and host_sim.any():
-            relevant.append(p.name)
-    irrelevant = {
-        p.name: "no runs of its source with a host model" for p in params if p.name not in relevant
-    }
-    delta = bool(bed_rows.any())
-    # Physics first (Kennedy & O'Hagan): identify and calibrate theta without the
-    # discrepancy, then add delta, starting from the calibrated theta, so that delta holds
-    # only what the physics cannot explain.
-    start = _moment_start(prep, prior)
-    say(f"fit: identifying parameters ({len(data)} rows)")
-    spec0, fit0, dropped = identify(prep, Spec(params, relevant, dict(prior), False), start)
-    dropped = {**irrelevant, **dropped}
     rng = np.random.default_rng(seed)
-    # The calibration is theta alone: identified and bootstrapped without the discrepancy,
-    # so that the calibrated host reproduces the testbed as far as the physics can (a
-    # discrepancy fitted jointly trades off against the host's costs and leaves them
-    # unidentified). The discrepancy is then fitted with theta fixed: it holds only what the
-    # physics cannot explain, and cannot move theta.
-    while True:
-        spec, fit = spec0, fit0
-        # The optimum's curvature can miss a long flat ridge (two mechanisms trading off):
-        # replicates that run to a bound, or spread over more than x100, mean the data do
-        # not identify the parameter after all. A short pilot bootstrap looks for that; the
-        # worst such parameter is fixed at its prior and the fit redone.
-        pilot = min(bootstrap_n, PILOT)
-        weak = None
-        Xb, failed = np.zeros((0, spec.width)), 0
-        if pilot >= 10:
-            say(f"fit: pilot bootstrap, {pilot} replicates ({len(spec.free)} free parameters)")
-            Xg, okg = bootstrap(prep, spec, fit["x"], pilot, rng, iterations=25, parametric=True)
-            weak = _weak_in_bootstrap(spec, Xg[0][okg[0]])
-        if not weak:
-            say(f"fit: bootstrap, {bootstrap_n} replicates")
-            Xg, okg = bootstrap(prep, spec, fit["x"], bootstrap_n, rng, parametric=True)
-            Xb, failed = Xg[0][okg[0]], int((~okg[0]).sum())
-            weak = _weak_in_bootstrap(spec, Xb)
-        if not weak:
-            break
-        name, why = weak
-        dropped[name] = why
-        keep = [j for j, n in enumerate(spec0.free) if n != name]
-        spec0 = Spec(params, [spec0.free[j] for j in keep], dict(prior), False)
-        fit0 = fit_once(prep, spec0, [fit0["x"][keep], *_starts(spec0, start)])
-    aic = {}
-    J = fit0["jac"]
-    se_d = np.zeros(0)
-    if delta:
-        theta0 = {k: float(np.asarray(v)) for k, v in fit0["theta"].items()}
-        spec_d = Spec(params, [], {**prior, **theta0}, True)
-        fit_d = fit_once(prep, spec_d, [np.zeros(2), np.ones(2), -np.ones(2)])
-        aic = {
-            "with": fit_d["cost"] - (fit_d["x"] ** 2).sum() / TAU**2 + 2 * (spec0.width + 2),
-            "without": fit0["cost"] + 2 * spec0.width,
-        }
-        Xd = np.zeros((0, 2))
-        if bootstrap_n > 0:
-            say(f"fit: the discrepancy, {bootstrap_n} replicates")
-            Xgd, okd = bootstrap(prep, spec_d, fit_d["x"], bootstrap_n, rng, parametric=True)
-            Xd = Xgd[0][okd[0]]
-        n = min(len(Xb), len(Xd))
-        Xb = np.hstack([Xb[:n], Xd[:n]]) if n else np.zeros((0, spec0.width + 2))
-        spec = Spec(params, list(spec0.free), dict(prior), True)
-        fit = {
-            **fit0,
-            "x": np.concatenate([fit0["x"], fit_d["x"]]),
-            "d0": float(fit_d["x"][0]),
-            "d1": float(fit_d["x"][1]),
-        }
-        Jd = fit_d["jac"]
-        se_d = np.sqrt(np.maximum(np.diag(np.linalg.pinv(Jd.T @ Jd)), 0.0))
-    se = np.sqrt(np.maximum(np.diag(np.linalg.pinv(J.T @ J)), 0.0)) if J.size else np.zeros(0)
-    se = np.concatenate([se, se_d])
-    p_hat = probabilities(prep, fit["theta"], fit["d0"], fit["d1"])
-    pred = lm.predict(prep, fit["theta"])
-    # the model's goodput, with the testbed's discrepancy applied to its loss
-    g_hat = pred.goodput_bps * (1 - p_hat) / np.maximum(1 - pred.loss, 1e-12)
-    k_sim = sum(1 for n in spec.free if n.startswith("sim"))
-    quality = {
-        "sim": _quality(prep, p_hat, g_hat, ~prep.bed, k_sim),
-        "bed": _quality(prep, p_hat, g_hat, prep.bed, spec.width - k_sim),
-    }
-    quality = {k: v for k, v in quality.items() if v}
-    return _finish(
-        doc,
-        params,
-        prior,
-        fit,
-        dropped,
-        spec,
-        (Xb, failed, se),
-        base,
-        data,
-        level,
-        seed,
-        bootstrap_n,
-        aic,
-        quality,
-        prep,
-    )
+    fitted = _calibrate(prep, params, prior, how, rng, say)
+    if prep.bed.any():
+        _add_discrepancy(prep, fitted, how, rng, say)
+    fitted.quality = _fit_quality(prep, fitted)
+    return _finish(doc, fitted, data, base, how)
 
 
 def _ci(values: np.ndarray, level: float) -> list[float] | None:
@@ -807,55 +857,42 @@ def _ci(values: np.ndarray, level: float) -> list[float] | None:
     return [float(np.quantile(values, a)), float(np.quantile(values, 1 - a))]
 
 
-def _finish(
-    doc,
-    params,
-    prior,
-    fit,
-    dropped,
-    spec,
-    boot,
-    base,
-    data,
-    level,
-    seed,
-    B,
-    aic=None,
-    quality=None,
-    prep=None,
-):
-    Xb, failed, se = boot if boot else (np.zeros((0, 0)), 0, np.zeros(0))
-    estimates = dict(prior)
-    if fit:
-        estimates.update({k: float(np.asarray(v)) for k, v in fit["theta"].items()})
+def _parameters_section(f: _Fitted, data: pd.DataFrame, level: float) -> dict[str, Any]:
+    """Per parameter: estimate, interval over the replicates, whether it was identified."""
+    estimates = dict(f.prior)
+    if f.fit:
+        estimates.update({k: float(np.asarray(v)) for k, v in f.fit["theta"].items()})
     lossy_runs = {"sim": 0, "bed": 0}
     if len(data):
         g = data[data["lost"] > 0].groupby(data["source"].astype(str))["run_file"].nunique()
         lossy_runs.update({str(k): int(v) for k, v in g.items()})
-    out_params = {}
-    for p in params:
-        free = spec is not None and p.name in spec.free
-        j = spec.free.index(p.name) if free else None
-        ci = _ci(np.exp(Xb[:, j]), level) if free and len(Xb) else None
-        out_params[p.name] = {
+    out = {}
+    for p in f.params:
+        free = f.spec is not None and p.name in f.spec.free
+        j = f.spec.free.index(p.name) if free else None  # type: ignore[union-attr]
+        ci = _ci(np.exp(f.draws[:, j]), level) if free and len(f.draws) else None
+        out[p.name] = {
             "source": p.source,
             "estimate": float(estimates[p.name]),
             "ci": ci,
-            "se_log": float(se[j]) if free and j < len(se) else None,
+            "se_log": float(f.se[j]) if free and j < len(f.se) else None,
             "identified": bool(free),
-            "prior": float(prior[p.name]),
+            "prior": float(f.prior[p.name]),
             "unit": p.unit,
             "meaning": p.help,
-            "note": "" if free else dropped.get(p.name, "not fitted") + "; fixed at its prior",
+            "note": "" if free else f.dropped.get(p.name, "not fitted") + "; fixed at its prior",
         }
         k_lossy = lossy_runs["bed" if p.source == "bed" else "sim"]
         if free and k_lossy < 5:
-            out_params[p.name]["note"] = (
+            out[p.name]["note"] = (
                 f"only {k_lossy} run(s) of its source lost anything: the interval over runs"
                 " is not reliable"
             )
-    doc["parameters"] = out_params
-    doc["fit_quality"] = quality or {}
+    return out
+
+
+def _discrepancy_section(f: _Fitted, level: float) -> dict[str, Any]:
+    """The discrepancy's form and, when fitted, d0 and d1 with the AIC comparison."""
     disc: dict[str, Any] = {
         "form": "logit L_bed = logit eta(x; theta_host) + d0 w_net + d1 w_host (the shares "
         "of the predicted loss at network and host stages)",
@@ -869,40 +906,55 @@ def _finish(
         "summary": [],
         "matched_points": [],
     }
-    if spec is not None and spec.delta and fit:
-        k = len(spec.free)
+    if f.spec is not None and f.spec.delta and f.fit:
+        k = len(f.spec.free)
         for i, name in enumerate(("d0", "d1")):
             disc[name] = {
-                "estimate": float(fit["x"][k + i]),
-                "ci": _ci(Xb[:, k + i], level) if len(Xb) else None,
+                "estimate": float(f.fit["x"][k + i]),
+                "ci": _ci(f.draws[:, k + i], level) if len(f.draws) else None,
             }
-        disc["aic_with"], disc["aic_without"] = float(aic["with"]), float(aic["without"])
-        disc["preferred"] = "with" if aic["with"] < aic["without"] else "without"
+        disc["aic_with"], disc["aic_without"] = float(f.aic["with"]), float(f.aic["without"])
+        disc["preferred"] = "with" if f.aic["with"] < f.aic["without"] else "without"
+    return disc
+
+
+def _bootstrap_section(f: _Fitted, how: _Settings) -> dict[str, Any]:
+    """The replicates themselves, so a curve's band keeps the parameters' correlations."""
+    draws = []
+    if f.spec is not None and len(f.draws):
+        k = len(f.spec.free)
+        for row in f.draws:
+            d = {name: float(np.exp(row[j])) for j, name in enumerate(f.spec.free)}
+            if f.spec.delta:
+                d["d0"], d["d1"] = float(row[k]), float(row[k + 1])
+            draws.append(d)
+    return {
+        "draws": draws,
+        "replicates": int(len(f.draws)) if len(f.draws) else 0,
+        "requested": int(how.bootstrap_n),
+        "failed": int(f.failed),
+        "seed": int(how.seed),
+        "level": float(how.level),
+        "method": "parametric percentile bootstrap: counts redrawn from the fit on the same "
+        "design, beta-binomial at each source's dispersion",
+    }
+
+
+def _finish(
+    doc: dict[str, Any], f: _Fitted, data: pd.DataFrame, base: str, how: _Settings
+) -> dict[str, Any]:
+    """The document's results: parameters, quality, discrepancy, host preset, replicates."""
+    out_params = _parameters_section(f, data, how.level)
+    doc["parameters"] = out_params
+    doc["fit_quality"] = f.quality
+    disc = _discrepancy_section(f, how.level)
     disc["matched_points"] = matched_points(data) if len(data) else []
     disc["summary"] = summary(doc, disc, out_params, base, data)
     doc["discrepancy"] = disc
     preset, calibrated = host_preset(out_params, base, data, doc.get("study"))
     doc["host_preset"] = preset
     doc["host_preset_calibrated"] = calibrated
-    # The replicates themselves, so a curve's band keeps the parameters' correlations.
-    draws = []
-    if spec is not None and len(Xb):
-        k = len(spec.free)
-        for row in Xb:
-            d = {name: float(np.exp(row[j])) for j, name in enumerate(spec.free)}
-            if spec.delta:
-                d["d0"], d["d1"] = float(row[k]), float(row[k + 1])
-            draws.append(d)
-    doc["bootstrap"] = {
-        "draws": draws,
-        "replicates": int(len(Xb)) if len(Xb) else 0,
-        "requested": int(B),
-        "failed": int(failed),
-        "seed": int(seed),
-        "level": float(level),
-        "method": "parametric percentile bootstrap: counts redrawn from the fit on the same "
-        "design, beta-binomial at each source's dispersion",
-    }
+    doc["bootstrap"] = _bootstrap_section(f, how)
     doc["describes_data"] = describes_data(doc, data)
     return doc
 

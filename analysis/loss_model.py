@@ -53,32 +53,34 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lanloss import header_constants
 from lanloss.analysis import mdk, network
 from lanloss.analysis.wire import fragment_sizes, wire
 
 MODEL = "lanloss.loss"
 MODEL_VERSION = 1
-RMEM_DEFAULT = 212992  # 256 x SKB_TRUESIZE(256): sk_rcvbuf without setsockopt
-SOCK_MIN_RCVBUF = 4608
+# Linux's receive-side constants: the host model's (models/model/lanloss-linux-rx.h)
+RMEM_DEFAULT = header_constants.RMEM_DEFAULT  # sk_rcvbuf without setsockopt
+SOCK_MIN_RCVBUF = header_constants.SOCK_MIN_RCVBUF
 BED_CORES = 2  # netns: reader(s) on their own CPU, kernel work on the sender's
 STAGES = ("wire", "switch", "interrupts", "cpu", "socket_buffer")
 
 
 def presets() -> dict[str, dict[str, Any]]:
-    """The simulator's host presets (lanloss/hosts.py), copied: the model's priors."""
-    from lanloss.hosts import PRESETS
+    """The simulator's host presets (lanloss/host_presets.py), copied: the model's priors."""
+    from lanloss.host_values import PRESETS
 
     return {k: dict(v) for k, v in PRESETS.items()}
 
 
-COPYBREAK = 256  # e1000 copybreak: frames up to this many bytes (no FCS) are copied
-RX_BUFFER_TRUESIZE = 2304  # a 2 KiB receive buffer's skb (host-model.rst)
+COPYBREAK = header_constants.COPYBREAK  # e1000: frames up to this many bytes (no FCS) are copied
+RX_BUFFER_TRUESIZE = header_constants.RX_BUFFER_TRUESIZE  # a 2 KiB receive buffer's skb
 
 
 def frame_truesize(frame_len: int) -> int:
     """skb truesize of one received frame by the e1000 copybreak rule (host-model.rst)."""
     if frame_len <= COPYBREAK:
-        return 64 * math.ceil((frame_len + 64) / 64) + 576  # SKB_TRUESIZE(align64(len+64))
+        return header_constants.copybreak_truesize(frame_len)
     return RX_BUFFER_TRUESIZE
 
 
@@ -99,7 +101,7 @@ def sk_rcvbuf(rcvbuf: float | None) -> float:
     """setsockopt(SO_RCVBUF, v) -> sk_rcvbuf = max(2 v, SOCK_MIN_RCVBUF); unset: rmem_default.
 
     No rmem_max clamp: the testbed raises rmem_max (or uses SO_RCVBUFFORCE), and the
-    simulator's presets follow the same rule (lanloss/hosts.py).
+    simulator's presets follow the same rule (lanloss/host_presets.py).
     """
     if rcvbuf is None or (isinstance(rcvbuf, float) and math.isnan(rcvbuf)):
         return float(RMEM_DEFAULT)
@@ -210,10 +212,6 @@ def _hashable(v: Any) -> Any:
         return str(v)
 
 
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
-
-
 def row_params(row: Any) -> dict[str, Any]:
     """A table row (mapping or Series) -> canonical vocabulary parameters."""
     from lanloss import options as vocab
@@ -222,7 +220,7 @@ def row_params(row: Any) -> dict[str, Any]:
     p: dict[str, Any] = {}
     for opt in vocab.OPTIONS:
         v = get(opt.name)
-        p[opt.name] = None if _missing(v) else v
+        p[opt.name] = None if network.is_missing(v) else v
     for k in ("senders", "receivers", "payload", "mtu", "edge_switches"):
         if p.get(k) is not None:
             p[k] = int(p[k])
@@ -265,7 +263,7 @@ def _configuration(
     net_cache: dict[tuple, dict],
 ) -> tuple[dict, dict[str, float]]:
     """One configuration's network solution and host values (shared by its flows' rows)."""
-    p = row_params(row)
+    p = network.with_defaults(row_params(row))
     if duration is not None:
         p["duration"] = duration
     key = tuple(str(p.get(k)) for k in _NET_KEYS) + (
@@ -274,11 +272,11 @@ def _configuration(
     if key not in net_cache:
         net_cache[key] = network.solve(p, lam_of)
     source = str(row.get("source") or "sim")
-    host = str(p.get("host") or "ideal")
+    host = str(p["host"])
     bed = source == "bed"
-    P, mtu = int(p["payload"]), int(p.get("mtu") or 1500)
+    P, mtu = int(p["payload"]), int(p["mtu"])
     w = wire(P, mtu)
-    pat = str(p.get("pattern") or "cbr")
+    pat = str(p["pattern"])
     preset = host_presets.get(host, {})
 
     def hv(k: str, default: float = math.nan) -> float:
@@ -312,8 +310,8 @@ def _configuration(
     rcv = _f(row.get("rcvbuf"))
     if math.isnan(rcv) and not bed and "rcvbuf" in preset:
         rcv = _f(preset.get("rcvbuf"))
-    readers = max(1.0, _f(row.get("readers"), 1.0))
-    shared = readers > 1 and str(row.get("reuseport") or "off") != "on"
+    readers = max(1.0, float(p["readers"]))
+    shared = readers > 1 and str(p["reuseport"]) != "on"
     values = {
         "host_on": float(bed or host != "ideal"),
         # threads on one socket copy one at a time, a handoff (a wake-up) between copies
@@ -331,61 +329,65 @@ def _configuration(
         "c_i0": c[0],
         "c_d0": c[1],
         "c_a0": c[2],
-        "p_frame": _f(row.get("frame_loss"), 0.0),
+        "p_frame": float(p["frame_loss"]),
         "n_f": float(w.fragments),
         "burst": float(int(pat.split(":")[1]) if pat.startswith("burst:") else 1),
     }
     return net_cache[key], values
 
 
-def prepare(df: pd.DataFrame | list[dict[str, Any]], duration: float | None = None) -> Prepared:
-    """Table rows (UDP flows; a DataFrame or a list of row mappings) -> the parameter-free
-    part of the model.
+# The values _configuration gives each row of a configuration (Prepared's fields by these names)
+_CONFIG_VALUES = (
+    "host_on",
+    "cores",
+    "readers",
+    "handoff",
+    "itr",
+    "ring_cap",
+    "sk_rcvbuf",
+    "ts_rule",
+    "stall_period",
+    "stall_length",
+    "share",
+    "work",
+    "c_i0",
+    "c_d0",
+    "c_a0",
+    "p_frame",
+    "n_f",
+    "burst",
+)
+# Columns that differ between the rows of one configuration (its flows and runs)
+_PER_RUN = {"sender", "receiver", "flow", "run_file", "sent", "lost", "received", "point"}
 
-    duration: override every run's T (math.inf: long-run predictions, the planner's).
-    Rows whose configuration the model cannot describe raise network.ModelError.
-    """
-    records = df.to_dict("records") if isinstance(df, pd.DataFrame) else list(df)
-    n = len(records)
-    cache: dict[tuple, dict] = {}
-    net = []
-    host_presets = presets()
-    cols: dict[str, list] = {
-        k: []
-        for k in (
-            "host_on",
-            "cores",
-            "readers",
-            "handoff",
-            "itr",
-            "ring_cap",
-            "sk_rcvbuf",
-            "ts_rule",
-            "stall_period",
-            "stall_length",
-            "share",
-            "work",
-            "c_i0",
-            "c_d0",
-            "c_a0",
-            "p_frame",
-            "n_f",
-            "burst",
-        )
-    }
-    lam_measured: dict[str, dict[tuple[str, str], float]] = {}
+
+def _measured_rates(records: list[dict[str, Any]]) -> dict[str, dict[tuple[str, str], float]]:
+    """Rate max runs: per run file, each flow's datagram rate as sent (sent / duration)."""
+    out: dict[str, dict[tuple[str, str], float]] = {}
     for r in records:
         if r.get("rate_max"):
-            runs = lam_measured.setdefault(str(r.get("run_file")), {})
+            runs = out.setdefault(str(r.get("run_file")), {})
             runs[(str(r.get("sender")), str(r.get("receiver")))] = float(r["sent"]) / float(
                 r["duration"]
             )
-    per_run = {"sender", "receiver", "flow", "run_file", "sent", "lost", "received", "point"}
-    keycols = sorted({k for r in records[:1] for k in r} - per_run)
+    return out
+
+
+def _per_row(
+    records: list[dict[str, Any]], duration: float | None
+) -> tuple[list[network.FlowResult], dict[str, np.ndarray]]:
+    """Each row's network flow and its configuration's values, each configuration solved
+    once (rows_for's rows name theirs; other rows are alike in every column but _PER_RUN)."""
+    cache: dict[tuple, dict] = {}
+    host_presets = presets()
+    lam_measured = _measured_rates(records)
+    keycols = sorted({k for r in records[:1] for k in r} - _PER_RUN)
     config_cache: dict[tuple, tuple] = {}
+    net = []
+    cols: dict[str, list] = {k: [] for k in _CONFIG_VALUES}
     for row in records:
         lam_of = lam_measured.get(str(row.get("run_file"))) if row.get("rate_max") else None
-        if "_config" in row:  # rows_for's rows say which configuration they share
+        if "_config" in row:
             ckey = ("config", row["_config"])
         else:
             ckey = tuple(_hashable(row.get(k)) for k in keycols) + (
@@ -400,17 +402,26 @@ def prepare(df: pd.DataFrame | list[dict[str, Any]], duration: float | None = No
         net.append(fr)
         for k, v in values.items():
             cols[k].append(v)
+    return net, {k: np.asarray(v, dtype=float) for k, v in cols.items()}
 
-    arr = {k: np.asarray(v, dtype=float) for k, v in cols.items()}
+
+def prepare(df: pd.DataFrame | list[dict[str, Any]], duration: float | None = None) -> Prepared:
+    """Table rows (UDP flows; a DataFrame or a list of row mappings) -> the parameter-free
+    part of the model.
+
+    duration: override every run's T (math.inf: long-run predictions, the planner's).
+    Rows whose configuration the model cannot describe raise network.ModelError.
+    """
+    records = df.to_dict("records") if isinstance(df, pd.DataFrame) else list(df)
+    n = len(records)
+    net, arr = _per_row(records, duration)
     lam = np.array([fr.lam for fr in net])
     delivered = np.array([fr.delivered for fr in net])
 
     def col(name: str, default: Any = math.nan) -> np.ndarray:
         return np.array([_f(r.get(name), default) for r in records], dtype=float)
 
-    T = col("duration") if duration is None else np.full(n, float(duration))
     payload = col("payload")
-    rate_bps = lam * 8 * payload
     runs = [str(r.get("run_file", i)) for i, r in enumerate(records)]
     return Prepared(
         n=n,
@@ -419,37 +430,21 @@ def prepare(df: pd.DataFrame | list[dict[str, Any]], duration: float | None = No
         sent=col("sent", 0.0),
         lost=col("lost", 0.0),
         lam=lam,
-        T=T,
+        T=col("duration") if duration is None else np.full(n, float(duration)),
         payload=payload,
-        n_f=arr["n_f"],
         net_keep=np.where(lam > 0, delivered / np.where(lam > 0, lam, 1), 1.0),
         net_thru=np.array([fr.throughput for fr in net]) / np.where(lam > 0, lam, 1),
         loss_wire=np.array([fr.loss_wire for fr in net]),
         loss_switch=np.array([fr.loss_switch for fr in net]),
         capacity=np.array([fr.capacity for fr in net]),
         host_mult=np.array([fr.host_load for fr in net]),
-        p_frame=arr["p_frame"],
-        cores=arr["cores"],
-        readers=arr["readers"],
-        handoff=arr["handoff"],
-        itr=arr["itr"],
-        ring_cap=arr["ring_cap"],
-        sk_rcvbuf=arr["sk_rcvbuf"],
-        ts_rule=arr["ts_rule"],
-        stall_period=arr["stall_period"],
-        stall_length=arr["stall_length"],
-        share=arr["share"],
-        work=arr["work"],
-        c_i0=arr["c_i0"],
-        c_d0=arr["c_d0"],
-        c_a0=arr["c_a0"],
+        **{k: arr[k] for k in _CONFIG_VALUES if k != "host_on"},
         poisson=np.array([str(r.get("pattern")) == "poisson" for r in records], dtype=bool),
-        burst=arr["burst"],
         drop_point=[fr.drop_point for fr in net],
         bottleneck_link=[fr.bottleneck for fr in net],
         run=pd.factorize(np.array(runs, dtype=object))[0] if n else np.zeros(0, int),
         goodput=col("goodput_bps"),
-        rate_bps=rate_bps,
+        rate_bps=lam * 8 * payload,
     )
 
 
@@ -467,22 +462,35 @@ class Prediction:
     goodput_bps: np.ndarray
 
 
-def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
-    """Loss per row for parameters theta (names of ``parameters()``), vectorised."""
-    bed, on = prep.bed, prep.host_on
+def _costs(prep: Prepared, theta: dict[str, float]) -> tuple[np.ndarray, ...]:
+    """Per row: CPU per interrupt, per frame, per read (c_i, c_d, c_a), the datagram's
+    truesize and the arrivals' squared coefficient of variation."""
+    bed = prep.bed
     c_i = np.where(bed, theta["irq_cost"], prep.c_i0 * theta["sim_irq_scale"])
     c_d = np.where(bed, theta["packet_cost"], prep.c_d0 * theta["sim_packet_scale"])
     c_a = np.where(bed, theta["read_cost"], prep.c_a0 * theta["sim_read_scale"]) + prep.work
     ts = np.where(bed, theta["truesize"] * prep.n_f, prep.ts_rule)
     # CBR into the simulator is exactly periodic: no queueing below the knee
     scv = np.where(prep.poisson, 1.0, np.where(bed, theta["arrival_scv"], 0.0))
+    return c_i, c_d, c_a, ts, scv
 
-    L_frame = 1.0 - (1.0 - prep.p_frame) ** prep.n_f
-    lam_h = prep.lam * prep.net_keep * (1.0 - L_frame)
-    Lam = np.maximum(lam_h * prep.host_mult, 1e-12)  # datagrams/s into the host
+
+@dataclass
+class _Kernel:
+    """The receiving kernel's share of the work (docs/physics.md §2)."""
+
+    n_int: np.ndarray  # interrupts/s
+    polling: np.ndarray  # U_k >= 1: NAPI polls, softirq work in ksoftirqd
+    avail: np.ndarray  # CPU left after hard interrupts
+    share: np.ndarray  # the kernel's CPU share on the reader's core
+    cap_frames: np.ndarray  # frames/s it takes when polling (inf otherwise)
+    U_k: np.ndarray
+    L_kernel: np.ndarray  # loss of frames the kernel cannot take
+    L_ring: np.ndarray  # loss of frames of one ITR interval beyond ring and FIFO
+
+
+def _kernel(prep: Prepared, Lam: np.ndarray, c_i, c_d, c_a) -> _Kernel:
     phi = Lam * prep.n_f  # frames/s
-    offered = Lam * prep.T  # datagrams over the run
-
     R = prep.itr
     n_int = np.where(R > 0, np.minimum(phi, np.where(R > 0, R, 1.0)), phi)
     U_k = n_int * c_i + phi * c_d
@@ -491,17 +499,13 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     avail = np.clip(1.0 - u_irq, 1e-9, 1.0)
     u_k = phi * c_d
     u_a = Lam * c_a
-    one_core = prep.cores <= 1
     # one core, softirq in ksoftirqd: max-min fair split with the reader
     k_share = np.where(u_k <= avail / 2, u_k, np.where(u_a <= avail / 2, avail - u_a, avail / 2))
-    k_share = np.where(one_core, k_share, avail)
-    kernel_cap_frames = np.where(polling, k_share / np.maximum(c_d, 1e-15), np.inf)
-    rho_k = phi / kernel_cap_frames
+    k_share = np.where(prep.cores <= 1, k_share, avail)
+    cap_frames = np.where(polling, k_share / np.maximum(c_d, 1e-15), np.inf)
     ring = np.where(np.isfinite(prep.ring_cap), prep.ring_cap, 0.0)
-    reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
-    L_kernel, _ = mdk.run_loss(rho_k, ring, offered * prep.n_f)
+    L_kernel, _ = mdk.run_loss(phi / cap_frames, ring, Lam * prep.T * prep.n_f)
     L_kernel = np.where(polling, np.maximum(L_kernel, 0.0), 0.0)
-
     # ring overflow: frames of one ITR interval beyond what ring and FIFO hold
     batch_frames = np.where(R > 0, phi / np.where(R > 0, R, 1.0), 1.0)
     L_ring = np.where(
@@ -509,7 +513,12 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
         (batch_frames - prep.ring_cap) / np.maximum(batch_frames, 1e-12),
         0.0,
     )
+    return _Kernel(n_int, polling, avail, k_share, cap_frames, U_k, L_kernel, L_ring)
 
+
+def _readers_rate(prep: Prepared, k: _Kernel, c_a: np.ndarray) -> np.ndarray:
+    """mu_a: datagrams/s the readers take (on the kernel's core, or their own)."""
+    reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
     mu_own = np.minimum(reader_cores, prep.share) / c_a
     # several readers on one socket copy one at a time, handing the lock over: at most one
     # datagram per copy + handoff (the work after the copy runs in parallel)
@@ -517,12 +526,27 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     with np.errstate(invalid="ignore"):
         serial = 1.0 / (copy + np.nan_to_num(prep.handoff))
         mu_own = np.where(np.isnan(prep.handoff), mu_own, np.minimum(mu_own, serial))
-    a_share = np.where(polling, avail - k_share, 1.0 - U_k)
+    a_share = np.where(k.polling, k.avail - k.share, 1.0 - k.U_k)
     mu_shared = np.maximum(a_share, 0.0) / c_a
-    mu_a = np.where(one_core, mu_shared, mu_own)
-    mu_a = np.where(on, np.maximum(mu_a, 1e-12), np.inf)
+    mu_a = np.where(prep.cores <= 1, mu_shared, mu_own)
+    return np.where(prep.host_on, np.maximum(mu_a, 1e-12), np.inf)
 
-    Lam_s = Lam * (1.0 - L_kernel) * (1.0 - L_ring)
+
+@dataclass
+class _Socket:
+    """The socket buffer's losses (docs/physics.md §2)."""
+
+    K: np.ndarray  # datagrams it holds
+    mu_eff: np.ndarray  # the readers' rate, less their stalls
+    q_fluid: np.ndarray  # loss above the knee
+    L_queue_extra: np.ndarray  # queueing loss below it
+    L_batch: np.ndarray  # batches larger than the socket
+    L_stall: np.ndarray  # stalls the socket cannot bridge
+
+
+def _socket(prep: Prepared, Lam_s: np.ndarray, mu_a, ts, scv) -> _Socket:
+    on, bed, R = prep.host_on, prep.bed, prep.itr
+    reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
     # a fitted truesize needs a K that moves with it: floor(x) + 1 is x + 1/2 on average
     K = np.where(bed, prep.sk_rcvbuf / ts + 0.5, socket_capacity(prep.sk_rcvbuf, ts))
     b = np.maximum(np.where(R > 0, Lam_s / np.where(R > 0, R, 1.0), 1.0), prep.burst)
@@ -532,7 +556,7 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     # (what arrival_scv stands for) average out: the readers run at a core's speed until
     # the period's quota is used, so only the arrival counts per period vary, as Poisson's
     # (scv 1) or, for CBR, not at all.
-    quota = ~one_core & (prep.share < reader_cores)
+    quota = ~(prep.cores <= 1) & (prep.share < reader_cores)
     scv = np.where(quota, np.where(prep.poisson, 1.0, 0.0), scv)
     with np.errstate(divide="ignore"):
         Kq = np.where(scv > 0, np.maximum(K - b, 1.0) / np.maximum(scv, 1e-12), np.inf)
@@ -553,44 +577,65 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
         stalls & (rho < 1), np.minimum(duty, over / np.maximum(Lam_s * period, 1e-12)), 0.0
     )
     L_queue_extra = np.where(q_fluid < 1, (q_total - q_fluid) / np.maximum(1 - q_fluid, 1e-300), 0)
+    return _Socket(K, mu_eff, q_fluid, L_queue_extra, L_batch, L_stall)
+
+
+def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
+    """Loss per row for parameters theta (names of ``parameters()``), vectorised."""
+    on = prep.host_on
+    c_i, c_d, c_a, ts, scv = _costs(prep, theta)
+    L_frame = 1.0 - (1.0 - prep.p_frame) ** prep.n_f
+    lam_h = prep.lam * prep.net_keep * (1.0 - L_frame)
+    Lam = np.maximum(lam_h * prep.host_mult, 1e-12)  # datagrams/s into the host
+    k = _kernel(prep, Lam, c_i, c_d, c_a)
+    mu_a = _readers_rate(prep, k, c_a)
+    sock = _socket(prep, Lam * (1.0 - k.L_kernel) * (1.0 - k.L_ring), mu_a, ts, scv)
 
     # which CPU work dominates: interrupts (seed 000's first cause) or the rest
-    irq_dominant = n_int * c_i >= np.maximum(phi * c_d, Lam * c_a)
-    cpu_keep = (1.0 - L_kernel) * (1.0 - q_fluid)
+    phi = Lam * prep.n_f
+    irq_dominant = k.n_int * c_i >= np.maximum(phi * c_d, Lam * c_a)
+    cpu_keep = (1.0 - k.L_kernel) * (1.0 - sock.q_fluid)
+    socket_keep = (1 - sock.L_queue_extra) * (1 - sock.L_batch) * (1 - sock.L_stall)
     host = {
-        "interrupts": np.where(on, 1 - np.where(irq_dominant, cpu_keep, 1.0) * (1 - L_ring), 0),
+        "interrupts": np.where(on, 1 - np.where(irq_dominant, cpu_keep, 1.0) * (1 - k.L_ring), 0),
         "cpu": np.where(on & ~irq_dominant, 1 - cpu_keep, 0.0),
-        "socket_buffer": np.where(on, 1 - (1 - L_queue_extra) * (1 - L_batch) * (1 - L_stall), 0.0),
+        "socket_buffer": np.where(on, 1 - socket_keep, 0.0),
     }
     stages = {
         "wire": 1 - (1 - prep.loss_wire) * (1 - L_frame),
         "switch": prep.loss_switch,
         **host,
     }
-    keep = np.ones(prep.n)
-    for s in STAGES:
-        keep = keep * (1 - np.clip(stages[s], 0.0, 1.0))
-    loss = np.clip(1 - keep, 0.0, 1.0)
+    loss = np.clip(1 - _kept(stages, STAGES, prep.n), 0.0, 1.0)
     # goodput during the run: what arrives (a full link passes its capacity, the rest of its
     # buffer drains after the run) and what the readers take (their share of mu)
-    host_keep = np.ones(prep.n)
-    for s in ("interrupts", "cpu", "socket_buffer"):
-        host_keep = host_keep * (1 - np.clip(stages[s], 0.0, 1.0))
+    host_keep = _kept(stages, ("interrupts", "cpu", "socket_buffer"), prep.n)
     goodput_dgrams = np.minimum(prep.lam * (1 - loss), prep.lam * prep.net_thru * host_keep)
     goodput_dgrams = np.where(
-        on, np.minimum(goodput_dgrams, mu_eff / np.maximum(prep.host_mult, 1e-12)), goodput_dgrams
+        on,
+        np.minimum(goodput_dgrams, sock.mu_eff / np.maximum(prep.host_mult, 1e-12)),
+        goodput_dgrams,
     )
     # frames/s the kernel takes before U_k reaches 1 (or, polling, its share of the core)
+    R = prep.itr
     busy_limit = np.where(R > 0, (1 - R * c_i) / np.maximum(c_d, 1e-15), 1 / (c_i + c_d))
-    kernel_cap = np.where(on, np.where(polling, kernel_cap_frames, busy_limit), np.inf)
+    kernel_cap = np.where(on, np.where(k.polling, k.cap_frames, busy_limit), np.inf)
     return Prediction(
         loss=loss,
         stages=stages,
         mu_app=mu_a,
         kernel_cap=kernel_cap / prep.n_f,
-        K=np.where(on, K, np.inf),
+        K=np.where(on, sock.K, np.inf),
         goodput_bps=8 * prep.payload * goodput_dgrams,
     )
+
+
+def _kept(stages: dict[str, np.ndarray], names: tuple[str, ...], n: int) -> np.ndarray:
+    """The fraction that passes every one of these stages (losses in series)."""
+    keep = np.ones(n)
+    for s in names:
+        keep = keep * (1 - np.clip(stages[s], 0.0, 1.0))
+    return keep
 
 
 def livelock_goodput(lam, c_i, c_d, c_a, itr=0.0, n_f=1):

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from lanloss import hosts, inputs, units
+from lanloss import host_values, inputs, units
 from lanloss import options as vocab
 from lanloss.analysis import fit_report
 from lanloss.analysis import loss_model as lm
@@ -217,8 +217,8 @@ def _changes(sc: Scenario) -> list[tuple[str, dict[str, Any]]]:
         out.append((f"rcvbuf x4 ({int(rcv * 4)} bytes)", {"rcvbuf": rcv * 4}))
         if p.get("itr") != 2500:
             out.append(("itr 2500", {"itr": 2500}))
-        readers = int(p.get("readers") or 1)
-        cores = int(p.get("cores") or 1)
+        readers = int(p["readers"])
+        cores = int(p["cores"])  # a host preset names its cores
         out.append(
             (
                 f"readers x2 ({2 * readers}, on {max(cores, 2 * readers + 1)} cores)",
@@ -231,10 +231,10 @@ def _changes(sc: Scenario) -> list[tuple[str, dict[str, Any]]]:
         out.append(
             (
                 "1G edge",
-                {"edge_rate": 1e9, "sender_rate": max(float(p.get("sender_rate") or 0), 1e9)},
+                {"edge_rate": 1e9, "sender_rate": max(float(p["sender_rate"]), 1e9)},
             )
         )
-    if int(p.get("mtu") or 1500) < 9000:
+    if int(p["mtu"]) < 9000:
         out.append(("jumbo frames (mtu 9000)", {"mtu": 9000}))
     out.append(("switch_buffer x4", {"switch_buffer": float(p["switch_buffer"]) * 4}))
     return out
@@ -314,10 +314,10 @@ def verify(
     given: dict[str, Any] = {k: v for k, v in what_if.items() if k in vocab.BY_NAME}
     if sc.params.get("host") not in (None, "ideal"):
         given["host"] = sc.params["host"]
-        for k in hosts.HOST_OPTIONS:
+        for k in host_values.HOST_OPTIONS:
             if k in vocab.BY_NAME and sc.params.get(k) is not None:
                 given[k] = sc.params[k]
-    warmup = min(float(given.get("warmup") or 0.1), duration / 10)
+    warmup = min(float(given.get("warmup", vocab.BY_NAME["warmup"].default)), duration / 10)
     rows = []
     for factor in (1.0, 1.1):
         rate = best * factor
@@ -348,14 +348,14 @@ def _text(v: Any) -> str:
 def _lan_text(c: dict[str, Any]) -> str:
     """The LAN in words: a topology file's own hosts and link speeds, not the (unused)
     receivers / sender_rate / edge_rate options."""
-    topo = str(c.get("topology") or "star")
-    if topo in ("star", "two-tier", "two-site"):
+    from lanloss import topology
+
+    topo = str(c["topology"])
+    if topo in topology.NAMED:
         return (
             f"{c['receivers']} receiver(s), sender {_fmt_rate(float(c['sender_rate']))}, "
             f"edge {_fmt_rate(float(c['edge_rate']))}"
         )
-    from lanloss import topology
-
     try:
         t = topology.load(topo)
     except Exception:  # the plan itself already loaded it; keep the header best-effort

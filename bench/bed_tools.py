@@ -46,12 +46,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from lanloss import constants
+from lanloss import header_constants
+from lanloss.testbed.nspair import B_ADDR, NamespacePair
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "testbed" / "tools"
-A_ADDR, B_ADDR = "10.201.0.1", "10.201.0.2"
-PORT, IPERF_PORT = constants.PORT, 5201
+PORT, IPERF_PORT = header_constants.PORT, 5201
 RCVBUF = 4 << 20  # asked; Linux doubles it (8 MiB), the same for both receivers
 PAYLOADS = (64, 1472)
 # lanloss-send variants for the max rate: name -> extra flags
@@ -72,56 +72,18 @@ SPREAD_SENDERS = {
 }
 
 
-class Bed:
+class Bed(NamespacePair):
     """Two namespaces joined by a veth pair, and every process started in them."""
 
     def __init__(self, work: Path, nice: int = 0) -> None:
-        pid = os.getpid()
+        super().__init__("lltools-bench", "lb")
         self.nice = nice
-        self.a, self.b = f"lltools-bench-{pid}-a", f"lltools-bench-{pid}-b"
-        self.va, self.vb = f"lb{pid}a", f"lb{pid}b"
         self.work = work
-        self.procs: list[subprocess.Popen] = []
-
-    def up(self) -> None:
-        def ip(*args: str) -> None:
-            subprocess.run(["ip", *args], check=True, capture_output=True, timeout=10)
-
-        ip("netns", "add", self.a)
-        ip("netns", "add", self.b)
-        ip(
-            "link",
-            "add",
-            self.va,
-            "netns",
-            self.a,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            self.vb,
-            "netns",
-            self.b,
-        )
-        for ns, dev, addr in ((self.a, self.va, A_ADDR), (self.b, self.vb, B_ADDR)):
-            ip("-n", ns, "addr", "add", f"{addr}/24", "dev", dev)
-            ip("-n", ns, "link", "set", dev, "up")
-            ip("-n", ns, "link", "set", "lo", "up")
-
-    def down(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(timeout=5)
-        for ns in (self.a, self.b):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
 
     def start(self, ns: str, cpu: int, argv: list, **kw) -> subprocess.Popen:
         cmd = ["taskset", "-c", str(cpu), "nice", "-n", str(self.nice), "ip", "netns", "exec", ns]
         cmd += map(str, argv)
-        p = subprocess.Popen(cmd, text=True, **kw)
-        self.procs.append(p)
-        return p
+        return self.started(subprocess.Popen(cmd, text=True, **kw))
 
     def finish(self, p: subprocess.Popen, timeout: float = 60) -> str:
         out, err = p.communicate(timeout=timeout)

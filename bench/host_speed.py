@@ -20,12 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import speed
 
 from lanloss import options, sim
 
@@ -60,48 +59,14 @@ CASES: dict[str, dict[str, str]] = {
 }
 
 
-def child_cpu_seconds() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run_once(program: Path, given: dict[str, str]) -> dict:
     params = options.resolve(given, "sim")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
-        cpu0 = child_cpu_seconds()
-        proc = subprocess.run(
-            [str(program), *sim.scenario_flags(params), f"--out={out}"],
-            capture_output=True,
-            text=True,
+        _, cpu = speed.run(
+            [str(program), *sim.scenario_flags(params), f"--out={out}"], "host_speed"
         )
-        cpu = child_cpu_seconds() - cpu0
-        if proc.returncode != 0:
-            sys.exit(f"host_speed: lanloss-sim failed ({proc.returncode}):\n{proc.stderr}")
-        rec = json.loads(out.read_text())
-    t = rec["timing"]
-    received = sum(fl["received"] for fl in rec["flows"])
-    return {
-        "sent": sum(fl["sent"] for fl in rec["flows"]),
-        "packets": received,
-        "events": t["events"],
-        "wall_s": t["sim_wall_s"],
-        "pps_wall": received / t["sim_wall_s"],
-        "pps_cpu": received / cpu,
-    }
-
-
-def summarize(runs: list[dict]) -> dict:
-    med = statistics.median
-    return {
-        "pps_wall": med(r["pps_wall"] for r in runs),
-        "pps_wall_max": max(r["pps_wall"] for r in runs),
-        "pps_cpu": med(r["pps_cpu"] for r in runs),
-        "packets": runs[0]["packets"],
-        "sent": runs[0]["sent"],
-        "events_per_packet": runs[0]["events"] / max(runs[0]["packets"], 1),
-        "wall_s": [round(r["wall_s"], 4) for r in runs],
-    }
+        return speed.record_speed(json.loads(out.read_text()), cpu)
 
 
 def main() -> int:
@@ -131,7 +96,7 @@ def main() -> int:
                     f"({r['packets']} pkts, run {r['wall_s']:.2f} s)",
                     file=sys.stderr,
                 )
-        ideal, host = summarize(runs["ideal"]), summarize(runs["host"])
+        ideal, host = speed.summarize(runs["ideal"]), speed.summarize(runs["host"])
         if ideal["packets"] != host["packets"]:
             print(
                 f"host_speed: warning: {name}: ideal received {ideal['packets']}, "

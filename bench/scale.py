@@ -3,7 +3,7 @@
 
 Three LANs, each at N = 8, 64, 256, 1024 (and 4096 with --big):
 
-    star       N senders -> N receivers on one switch (2N hosts; issue 9's table)
+    star       N senders -> N receivers on one switch (2N hosts; the README's table)
     two-tier   the same 2N hosts, 32 per edge switch (16 senders + 16 receivers),
                1 Gbit/s trunks to a core; sender i sends to a receiver on the next
                edge switch, so every datagram crosses edge, core and edge

@@ -24,34 +24,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import speed
+
 from lanloss.analysis.wire import saturation_goodput_bps
 
 ROOT = Path(__file__).resolve().parent.parent
 SENDER_LINK_BPS = 100e6
 GOAL = 1.5
-
-
-def child_cpu_seconds() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-def run(cmd: list[str], wrap: list[str] | None = None) -> tuple[str, float]:
-    """Run cmd (under `wrap`, e.g. valgrind); return its stdout and CPU seconds used."""
-    cpu0 = child_cpu_seconds()
-    proc = subprocess.run([*(wrap or []), *cmd], check=False, capture_output=True, text=True)
-    cpu = child_cpu_seconds() - cpu0
-    if proc.returncode != 0:
-        sys.exit(f"sim_speed: {cmd[0]} failed ({proc.returncode}):\n{proc.stderr}")
-    return proc.stdout, cpu
 
 
 def run_lanloss(
@@ -73,19 +58,8 @@ def run_lanloss(
             f"--warmup={min(0.1, a.duration / 10)}s",
             f"--out={out}",
         ]
-        _, cpu = run(cmd, wrap)
-        rec = json.loads(out.read_text())
-    t = rec["timing"]
-    packets = sum(fl["received"] for fl in rec["flows"])
-    return {
-        "sent": sum(fl["sent"] for fl in rec["flows"]),
-        "packets": packets,
-        "events": t["events"],
-        "sim_s": t["simulated_s"],
-        "wall_s": t["sim_wall_s"],
-        "pps_wall": packets / t["sim_wall_s"],
-        "cpu_s": cpu,
-    }
+        _, cpu = speed.run(cmd, "sim_speed", wrap)
+        return speed.record_speed(json.loads(out.read_text()), cpu)
 
 
 def run_csma(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int, wrap=None) -> dict:
@@ -96,11 +70,11 @@ def run_csma(bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int, 
         f"--rate={rate_bps}bps",
         f"--duration={a.duration}s",
     ]
-    stdout, cpu = run(cmd, wrap)
+    stdout, cpu = speed.run(cmd, "sim_speed", wrap)
     line = [s for s in stdout.splitlines() if s.startswith("{")][-1]
     rec = json.loads(line)
     keys = ("sent", "packets", "events", "sim_s", "wall_s", "pps_wall")
-    return {**{k: rec[k] for k in keys}, "cpu_s": cpu}
+    return {**{k: rec[k] for k in keys}, "cpu_s": cpu, "pps_cpu": rec["packets"] / cpu}
 
 
 def run_instructions(fn, bin_dir: Path, a: argparse.Namespace, payload: int, rate_bps: int):
@@ -126,23 +100,7 @@ def run_instructions(fn, bin_dir: Path, a: argparse.Namespace, payload: int, rat
     return int(line.split()[0].replace(",", "")) / max(r["packets"], 1)
 
 
-def summarize(runs: list[dict]) -> dict:
-    med = statistics.median
-    return {
-        "pps_wall": med(r["pps_wall"] for r in runs),
-        "pps_wall_min": min(r["pps_wall"] for r in runs),
-        "pps_wall_max": max(r["pps_wall"] for r in runs),
-        # whole-process CPU time, start-up included: a cross-check on a busy machine
-        "pps_cpu": med(r["packets"] / r["cpu_s"] for r in runs),
-        "packets": runs[0]["packets"],
-        "sent": runs[0]["sent"],
-        "events": runs[0]["events"],
-        "events_per_packet": runs[0]["events"] / max(runs[0]["packets"], 1),
-        "wall_s": [round(r["wall_s"], 4) for r in runs],
-    }
-
-
-def main() -> int:
+def _args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--duration", type=float, default=2.0, help="simulated traffic, seconds")
     p.add_argument("--reps", type=int, default=3, help="runs per program and payload (>= 3)")
@@ -164,55 +122,66 @@ def main() -> int:
     for prog in ("lanloss-sim", "csma-bridge-star"):
         if not os.access(a.bin / prog, os.X_OK):
             p.error(f"{a.bin / prog} not built (cmake -S . -B build && cmake --build build)")
+    return a
 
-    results = []
-    for payload in (int(x) for x in a.payloads.split(",")):
-        rate_bps = int(a.load * saturation_goodput_bps(payload, SENDER_LINK_BPS))
-        runs: dict[str, list[dict]] = {"lanloss": [], "csma-bridge": []}
-        for rep in range(a.reps):
-            for name, fn in (("lanloss", run_lanloss), ("csma-bridge", run_csma)):
-                t0 = time.monotonic()
-                r = fn(a.bin, a, payload, rate_bps)
-                runs[name].append(r)
-                print(
-                    f"  payload {payload:5d} rep {rep + 1} {name:11s} "
-                    f"{r['pps_wall']:10.0f} pps  ({r['packets']} pkts, "
-                    f"run {r['wall_s']:.2f} s, process {time.monotonic() - t0:.2f} s)",
-                    file=sys.stderr,
-                )
-        lan, csma = summarize(runs["lanloss"]), summarize(runs["csma-bridge"])
-        for name, s in (("lanloss", lan), ("csma-bridge", csma)):
-            if s["packets"] < 0.999 * s["sent"]:
-                print(
-                    f"sim_speed: warning: {name} payload {payload}: received "
-                    f"{s['packets']} of {s['sent']} datagrams",
-                    file=sys.stderr,
-                )
-        if lan["packets"] != csma["packets"]:
+
+PROGRAMS = (("lanloss", run_lanloss), ("csma-bridge", run_csma))
+
+
+def _warn_if_lossy(payload: int, lan: dict, csma: dict) -> None:
+    """Both programs must carry (nearly) every datagram, and the same ones."""
+    for name, s in (("lanloss", lan), ("csma-bridge", csma)):
+        if s["packets"] < 0.999 * s["sent"]:
             print(
-                f"sim_speed: warning: payload {payload}: lanloss carried {lan['packets']}, "
-                f"csma-bridge {csma['packets']} datagrams",
+                f"sim_speed: warning: {name} payload {payload}: received "
+                f"{s['packets']} of {s['sent']} datagrams",
                 file=sys.stderr,
             )
-        instr = {}
-        if a.instructions > 0:
-            for name, fn in (("lanloss", run_lanloss), ("csma-bridge", run_csma)):
-                instr[name] = run_instructions(fn, a.bin, a, payload, rate_bps)
-        results.append(
-            {
-                "payload": payload,
-                "instructions_per_packet": instr,
-                "ratio_instructions": (instr["csma-bridge"] / instr["lanloss"] if instr else None),
-                "rate_per_sender_bps": rate_bps,
-                "ratio": lan["pps_wall"] / csma["pps_wall"],
-                # the fastest run of each is the one least slowed by other processes
-                "ratio_best": lan["pps_wall_max"] / csma["pps_wall_max"],
-                "ratio_cpu": lan["pps_cpu"] / csma["pps_cpu"],
-                "lanloss": lan,
-                "csma_bridge": csma,
-            }
+    if lan["packets"] != csma["packets"]:
+        print(
+            f"sim_speed: warning: payload {payload}: lanloss carried {lan['packets']}, "
+            f"csma-bridge {csma['packets']} datagrams",
+            file=sys.stderr,
         )
 
+
+def measure(a: argparse.Namespace, payload: int) -> dict:
+    """One payload: both programs, interleaved, and their ratios."""
+    rate_bps = int(a.load * saturation_goodput_bps(payload, SENDER_LINK_BPS))
+    runs: dict[str, list[dict]] = {"lanloss": [], "csma-bridge": []}
+    for rep in range(a.reps):
+        for name, fn in PROGRAMS:
+            t0 = time.monotonic()
+            r = fn(a.bin, a, payload, rate_bps)
+            runs[name].append(r)
+            print(
+                f"  payload {payload:5d} rep {rep + 1} {name:11s} "
+                f"{r['pps_wall']:10.0f} pps  ({r['packets']} pkts, "
+                f"run {r['wall_s']:.2f} s, process {time.monotonic() - t0:.2f} s)",
+                file=sys.stderr,
+            )
+    lan, csma = speed.summarize(runs["lanloss"]), speed.summarize(runs["csma-bridge"])
+    _warn_if_lossy(payload, lan, csma)
+    instr = {}
+    if a.instructions > 0:
+        for name, fn in PROGRAMS:
+            instr[name] = run_instructions(fn, a.bin, a, payload, rate_bps)
+    return {
+        "payload": payload,
+        "instructions_per_packet": instr,
+        "ratio_instructions": (instr["csma-bridge"] / instr["lanloss"] if instr else None),
+        "rate_per_sender_bps": rate_bps,
+        "ratio": lan["pps_wall"] / csma["pps_wall"],
+        # the fastest run of each is the one least slowed by other processes
+        "ratio_best": lan["pps_wall_max"] / csma["pps_wall_max"],
+        "ratio_cpu": lan["pps_cpu"] / csma["pps_cpu"],
+        "lanloss": lan,
+        "csma_bridge": csma,
+    }
+
+
+def report(a: argparse.Namespace, results: list[dict]) -> None:
+    """The table, and callgrind's instruction counts if measured."""
     print(
         f"\n{a.senders} senders x 100M -> switch -> 1G receiver, {a.duration:g} s simulated, "
         f"{a.reps} interleaved runs each; pps_wall = datagrams received / wall s of Run()"
@@ -240,6 +209,12 @@ def main() -> int:
                 f"{i['lanloss']:.0f}, csma-bridge {i['csma-bridge']:.0f}, "
                 f"ratio {r['ratio_instructions']:.2f} (callgrind, {a.instructions:g} s)"
             )
+
+
+def main() -> int:
+    a = _args()
+    results = [measure(a, int(x)) for x in a.payloads.split(",")]
+    report(a, results)
     summary = {
         "benchmark": "sim_speed",
         "senders": a.senders,

@@ -34,10 +34,10 @@ from typing import Any
 
 from lanloss import inputs, paths, units
 from lanloss.inputs import shown
-from lanloss.options import OptionError
+from lanloss.options import BY_NAME, TOPOLOGIES, OptionError
 
 ROLES = ("sender", "receiver", "host")
-NAMED = ("star", "two-tier", "two-site")
+NAMED = TOPOLOGIES  # the vocabulary's named LANs (lanloss.options)
 
 
 def _numbered(prefix: str, count: int) -> list[str]:
@@ -52,9 +52,9 @@ def named(
     edge_rate: int,
     sender_rate: int,
     backbone_rate: int,
-    edge_switches: int = 2,
-    link_delay: float = 1e-6,
-    wan_delay: float = 1.6e-3,
+    edge_switches: int = BY_NAME["edge_switches"].default,
+    link_delay: float = BY_NAME["link_delay"].default,
+    wan_delay: float = BY_NAME["wan_delay"].default,
 ) -> dict[str, Any]:
     """A named topology as {switches, hosts, links, flows} (flows empty: default_flows).
 
@@ -102,27 +102,25 @@ def default_flows(hosts: dict[str, str], cast: str = "unicast") -> list[tuple[st
 
 
 def of_params(params: dict[str, Any], delays: bool = True) -> dict[str, Any]:
-    """The run's LAN: the named topology of ``params`` or its topology file, validated.
+    """The run's LAN: the named topology of resolved ``params`` (lanloss.options.resolve)
+    or its topology file, validated.
 
     ``delays=False``: named topologies get no link delays (a backend that does not
     emulate them, as the netns one, where link_delay is no option).
     """
     topo = params["topology"]
-    link_delay = params.get("link_delay")
-    link_delay = 1e-6 if link_delay is None else float(link_delay)
     if topo not in NAMED:
-        return load(topo, link_delay)
-    wan_delay = params.get("wan_delay")
+        return load(topo, float(params["link_delay"]))
     return named(
         topo,
         senders=int(params["senders"]),
         receivers=int(params["receivers"]),
         edge_rate=params["edge_rate"],
-        sender_rate=params.get("sender_rate") or params["edge_rate"],
+        sender_rate=params["sender_rate"],
         backbone_rate=params["backbone_rate"],
-        edge_switches=int(params.get("edge_switches") or 2),
-        link_delay=link_delay if delays else 0.0,
-        wan_delay=(1.6e-3 if wan_delay is None else float(wan_delay)) if delays else 0.0,
+        edge_switches=int(params["edge_switches"]),
+        link_delay=float(params["link_delay"]) if delays else 0.0,
+        wan_delay=float(params["wan_delay"]) if delays else 0.0,
     )
 
 
@@ -167,8 +165,6 @@ def _check_counts(path: str, switches: list[str], hosts: dict[str, str]) -> None
     """A topology file is held to the named topologies' caps: the `senders` and `receivers`
     options' maxima, and a two-tier's core and edge switches (each node is a namespace on
     the testbed)."""
-    from lanloss.options import BY_NAME
-
     max_switches = 1 + int(BY_NAME["edge_switches"].maximum or 0)
     for role, option in (("sender", "senders"), ("receiver", "receivers")):
         count, cap = list(hosts.values()).count(role), int(BY_NAME[option].maximum or 0)
@@ -203,23 +199,8 @@ def _link(path: str, i: int, raw: Any, default_delay: float) -> tuple[str, str, 
     return a, b, bps, seconds
 
 
-def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
-    """Read and validate a topology file; returns {switches, hosts, links, flows}."""
-    try:
-        doc = inputs.load_yaml(paths.data_file(path), "topology file")
-    except inputs.InputError as exc:
-        raise _fail(path, exc.why) from None
-    if not isinstance(doc, dict):
-        raise _fail(path, "expected a mapping with switches, hosts, links")
-    unknown = set(doc) - {"switches", "hosts", "links", "flows"}
-    if unknown:
-        raise _fail(path, f"unknown sections {shown(sorted(unknown))}")
-
-    raw_switches = _section(path, doc, "switches", list)
-    raw_hosts = _section(path, doc, "hosts", dict)
-    raw_links = _section(path, doc, "links", list)
-    raw_flows = _section(path, doc, "flows", list)
-    switches = [_name(path, "switch", s) for s in raw_switches]
+def _hosts(path: str, raw_hosts: dict[str, Any]) -> dict[str, str]:
+    """The hosts section: name -> role."""
     hosts: dict[str, str] = {}
     for name, spec in raw_hosts.items():
         name = _name(path, "host", name)
@@ -230,15 +211,12 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
         if role not in ROLES:
             raise _fail(path, f"host {name!r}: role {shown(role)} is not one of {', '.join(ROLES)}")
         hosts[name] = role
-    _check_counts(path, switches, hosts)
-    names = switches + list(hosts)
-    dupes = {n for n in names if names.count(n) > 1}
-    if dupes:
-        raise _fail(path, f"duplicate names {sorted(dupes)}")
-    if not switches:
-        raise _fail(path, "no switches")
+    return hosts
 
-    links = [_link(path, i, raw, default_delay) for i, raw in enumerate(raw_links)]
+
+def _check_tree(path: str, names: list[str], hosts: dict[str, str], links: list[tuple]) -> None:
+    """The links make one tree of the nodes (no loop, nothing apart), each host on exactly
+    one link."""
     parent = {n: n for n in names}
 
     def root(x: str) -> str:
@@ -273,6 +251,9 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
         if root(n) != first:
             raise _fail(path, f"{n!r} is not connected to {names[0]!r} (one network needed)")
 
+
+def _flows(path: str, raw_flows: list[Any], hosts: dict[str, str]) -> list[tuple]:
+    """The flows section: (from, to, rate bit/s or None) between two hosts."""
     flows = []
     for i, f in enumerate(raw_flows):
         if (
@@ -288,13 +269,42 @@ def load(path: str, default_delay: float = 1e-6) -> dict[str, Any]:
         for end in (src, dst):
             if end not in hosts:
                 raise _fail(path, f"flow {src} -> {dst} names unknown host {end!r}")
-        if root(src) != root(dst):
-            raise _fail(path, f"flow {src} -> {dst} has no path")
         try:
             rate = units.parse_rate(f["rate"]) if "rate" in f else None
         except ValueError as exc:
             raise _fail(path, f"flow {src} -> {dst}: {exc}") from None
         flows.append((src, dst, rate))
+    return flows
+
+
+def load(path: str, default_delay: float = BY_NAME["link_delay"].default) -> dict[str, Any]:
+    """Read and validate a topology file; returns {switches, hosts, links, flows}."""
+    try:
+        doc = inputs.load_yaml(paths.data_file(path), "topology file")
+    except inputs.InputError as exc:
+        raise _fail(path, exc.why) from None
+    if not isinstance(doc, dict):
+        raise _fail(path, "expected a mapping with switches, hosts, links")
+    unknown = set(doc) - {"switches", "hosts", "links", "flows"}
+    if unknown:
+        raise _fail(path, f"unknown sections {shown(sorted(unknown))}")
+
+    raw_switches = _section(path, doc, "switches", list)
+    raw_hosts = _section(path, doc, "hosts", dict)
+    raw_links = _section(path, doc, "links", list)
+    raw_flows = _section(path, doc, "flows", list)
+    switches = [_name(path, "switch", s) for s in raw_switches]
+    hosts = _hosts(path, raw_hosts)
+    _check_counts(path, switches, hosts)
+    names = switches + list(hosts)
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise _fail(path, f"duplicate names {sorted(dupes)}")
+    if not switches:
+        raise _fail(path, "no switches")
+    links = [_link(path, i, raw, default_delay) for i, raw in enumerate(raw_links)]
+    _check_tree(path, names, hosts, links)  # one tree: any two hosts have a path
+    flows = _flows(path, raw_flows, hosts)
     if not flows and not ({"sender"} <= set(hosts.values()) and "receiver" in hosts.values()):
         raise _fail(path, "no flows and no sender/receiver hosts to make them from")
     return {"switches": switches, "hosts": hosts, "links": links, "flows": flows}

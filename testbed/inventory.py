@@ -50,15 +50,21 @@ _TOP_KEYS = {"ssh", "hosts", "tools_dir", "workdir"}
 _HOST_KEYS = {"address", "data_address", "interface", "role", "ssh"}
 _SSH_KEYS = {"user", "key", "port", "connect_timeout", "known_hosts", "strict_host_key_checking"}
 
+# The ssh defaults of an inventory host (and of lanloss.testbed.ssh.SshTransport)
+SSH_USER = "root"
+SSH_PORT = 22
+SSH_CONNECT_TIMEOUT_S = 5.0
+SSH_HOST_KEY_CHECKING = "accept-new"
+
 
 @dataclass(frozen=True)
 class SshSpec:
     user: str
     key: str
-    port: int = 22
-    connect_timeout: float = 5.0
+    port: int = SSH_PORT
+    connect_timeout: float = SSH_CONNECT_TIMEOUT_S
     known_hosts: str | None = None
-    strict_host_key_checking: str = "accept-new"
+    strict_host_key_checking: str = SSH_HOST_KEY_CHECKING
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,7 @@ def _ssh_spec(path: str, host: str, raw: dict[str, Any], base_dir: str) -> SshSp
     unknown = set(raw) - _SSH_KEYS
     if unknown:
         raise _fail(path, f"host {host!r}: unknown ssh keys {shown(sorted(unknown))}")
-    user = str(raw.get("user", "root"))
+    user = str(raw.get("user", SSH_USER))
     if not _USER_RE.fullmatch(user):
         raise _fail(path, f"host {host!r}: bad ssh user {shown(user)}")
     key_raw = raw.get("key")
@@ -142,10 +148,10 @@ def _ssh_spec(path: str, host: str, raw: dict[str, Any], base_dir: str) -> SshSp
             f"host {host!r}: ssh key {shown(key_raw)} is readable by others "
             "(ssh refuses it; chmod 600)",
         )
-    port = raw.get("port", 22)
+    port = raw.get("port", SSH_PORT)
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
         raise _fail(path, f"host {host!r}: bad ssh port {shown(port)}")
-    timeout = raw.get("connect_timeout", 5)
+    timeout = raw.get("connect_timeout", SSH_CONNECT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 300:
         raise _fail(path, f"host {host!r}: bad connect_timeout {shown(timeout)} (seconds, 0..300)")
     known = raw.get("known_hosts")
@@ -153,7 +159,7 @@ def _ssh_spec(path: str, host: str, raw: dict[str, Any], base_dir: str) -> SshSp
         known = os.path.join(base_dir, os.path.expanduser(str(known)))
         if not os.path.isdir(os.path.dirname(known) or "."):
             raise _fail(path, f"host {host!r}: known_hosts folder of {shown(known)} does not exist")
-    checking = str(raw.get("strict_host_key_checking", "accept-new"))
+    checking = str(raw.get("strict_host_key_checking", SSH_HOST_KEY_CHECKING))
     if checking not in _CHECKING:
         raise _fail(
             path,

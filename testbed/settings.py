@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from lanloss.testbed.errors import BedError
-from lanloss.testbed.machines import Host
+from lanloss.testbed.hosts import Host
 
 SYSCTLS = (
     "net.core.rmem_default",
@@ -148,6 +148,9 @@ class Change:
     want: Any
     option: str  # the vocabulary option that asked for it
     explicit: bool  # given by the user (fatal if impossible) or a default
+    # point: the run's own, restored when the run ends; lan: one the LAN itself needs (a
+    # backend's machine_changes), kept while a LAN stands between runs (--keep-lan)
+    scope: str = "point"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -180,7 +183,129 @@ def param_change(machine: Host, captured: Captured, name: str, want: int, why: s
     if text is None:
         reason = captured.unreadable.get(f"param {name}", "not captured")
         raise BedError(f"{machine.name}: cannot read {MODULE_PARAMS[name]} ({why}): {reason}")
-    return Change(machine.name, "param", name, int(text.split()[0]), want, why, True)
+    return Change(machine.name, "param", name, int(text.split()[0]), want, why, True, "lan")
+
+
+def captured_name(change: Change) -> str | None:
+    """The name under which `capture` reads what `change` sets (sysctls and module
+    parameters), or None."""
+    return f"{change.kind} {change.target}" if change.kind in ("sysctl", "param") else None
+
+
+class _Plan:
+    """The changes and unsupported settings of a run, collected host by host from the
+    captured 'before' state: a setting is changed only where it differs, and planned once."""
+
+    def __init__(self, params: dict[str, Any], given: set[str], captured: dict[str, Captured]):
+        self.params, self.given, self.captured = params, given, captured
+        self.changes: list[Change] = []
+        self.unsupported: list[Unsupported] = []
+        self._seen: set[tuple[str, str, str]] = set()
+
+    def add(self, host: Host, kind: str, target: str, before: Any, want: Any, option: str):
+        key = (host.name, kind, target)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        if before != want:
+            self.changes.append(
+                Change(host.name, kind, target, before, want, option, option in self.given)
+            )
+
+    def cannot(self, host: Host, setting: str, reason: str, option: str) -> None:
+        if (host.name, setting) not in {(u.host, u.setting) for u in self.unsupported}:
+            self.unsupported.append(
+                Unsupported(host.name, setting, reason, option, option in self.given)
+            )
+
+    def _sysctl_now(self, target: Host, key: str, option: str) -> int | None:
+        """The captured value of a kernel-wide sysctl, or None (recorded as unsupported)."""
+        text = self.captured[target.name].values.get(f"sysctl {key}")
+        if text is None:
+            reason = self.captured[target.name].unreadable.get(f"sysctl {key}", "not readable")
+            self.cannot(target, f"sysctl {key}", reason, option)
+            return None
+        return int(text.split()[0])
+
+    def sysctl_floor(self, host: Host, key: str, need: int, option: str) -> None:
+        target = host.sysctl_host
+        current = self._sysctl_now(target, key, option)
+        if current is not None:
+            self.add(target, "sysctl", key, current, max(current, need), option)
+
+    def sysctl_set(self, host: Host, key: str, value: int, option: str) -> None:
+        target = host.sysctl_host
+        current = self._sysctl_now(target, key, option)
+        if current is not None:
+            self.add(target, "sysctl", key, current, value, option)
+
+    def socket_limits(self, senders: list[Host], receivers: list[Host]) -> None:
+        """rmem_max, wmem_max and the backlog: room for the buffers the options ask for."""
+        p = self.params
+        for h in receivers:
+            if p.get("rcvbuf") is not None:
+                self.sysctl_floor(h, "net.core.rmem_max", int(p["rcvbuf"]), "rcvbuf")
+            if p.get("backlog") is not None:
+                self.sysctl_set(h, "net.core.netdev_max_backlog", int(p["backlog"]), "backlog")
+        for h in senders:
+            if p.get("sndbuf") is not None:
+                self.sysctl_floor(h, "net.core.wmem_max", int(p["sndbuf"]), "sndbuf")
+
+    def link(self, h: Host) -> None:
+        """The interface's MTU and PAUSE (sender or receiver)."""
+        cap, i = self.captured[h.name], h.iface
+        mtu = parse_mtu(cap.values.get(f"link {i}", ""))
+        if mtu is None:
+            self.cannot(h, f"mtu {i}", cap.unreadable.get(f"link {i}", "unreadable"), "mtu")
+        else:
+            self.add(h, "mtu", i, mtu, int(self.params["mtu"]), "mtu")
+        want_pause = self.params.get("pause")
+        if want_pause is None:
+            return
+        text = cap.values.get(f"ethtool -a {i}")
+        state = parse_pause(text) if text is not None else {}
+        if not state:
+            why = cap.unreadable.get(f"ethtool -a {i}", "no pause parameters")
+            self.cannot(h, f"pause {i}", f"ethtool -a: {why}", "pause")
+            return
+        want = {"autoneg": "off", "rx": want_pause, "tx": want_pause}
+        if state.get("rx") == want_pause and state.get("tx") == want_pause:
+            want = state
+        self.add(h, "pause", i, state, want, "pause")
+
+    def interrupts(self, h: Host) -> None:
+        """A receiver's interrupt throttle (itr as ethtool -C rx-usecs)."""
+        if self.params.get("itr") is None:
+            return
+        cap, i = self.captured[h.name], h.iface
+        text = cap.values.get(f"ethtool -c {i}")
+        state = parse_coalesce(text) if text is not None else {}
+        if not state or state.get("rx-usecs") is None:
+            why = cap.unreadable.get(f"ethtool -c {i}", "no rx-usecs parameter")
+            self.cannot(h, f"itr {i}", f"ethtool -c: {why}", "itr")
+            return
+        want = {
+            "adaptive-rx": "off" if state["adaptive-rx"] else None,
+            "rx-usecs": itr_to_usecs(int(self.params["itr"])),
+        }
+        self.add(h, "coalesce", i, state, want, "itr")
+
+    def ring(self, h: Host) -> None:
+        """A receiver's RX ring size (ethtool -G rx), within the NIC's maximum."""
+        want = self.params.get("rx_ring")
+        if want is None:
+            return
+        cap, i = self.captured[h.name], h.iface
+        text = cap.values.get(f"ethtool -g {i}")
+        ring = parse_ring(text) if text is not None else {}
+        if not ring or ring.get("current") is None:
+            why = cap.unreadable.get(f"ethtool -g {i}", "no RX ring parameter")
+            self.cannot(h, f"rx_ring {i}", f"ethtool -g: {why}", "rx_ring")
+        elif ring["max"] is not None and int(want) > ring["max"]:
+            why = f"{want} is above the NIC maximum {ring['max']}"
+            self.cannot(h, f"rx_ring {i}", why, "rx_ring")
+        else:
+            self.add(h, "ring", i, ring["current"], int(want), "rx_ring")
 
 
 def plan_changes(
@@ -191,104 +316,14 @@ def plan_changes(
     captured: dict[str, Captured],
 ) -> tuple[list[Change], list[Unsupported]]:
     """The changes a run needs on each host, from the captured 'before' state."""
-    changes: list[Change] = []
-    unsupported: list[Unsupported] = []
-    seen: set[tuple[str, str, str]] = set()
-
-    def add(host: Host, kind: str, target: str, before: Any, want: Any, option: str) -> None:
-        key = (host.name, kind, target)
-        if key in seen:
-            return
-        seen.add(key)
-        if before != want:
-            changes.append(Change(host.name, kind, target, before, want, option, option in given))
-
-    def cannot(host: Host, setting: str, reason: str, option: str) -> None:
-        if (host.name, setting) not in {(u.host, u.setting) for u in unsupported}:
-            unsupported.append(Unsupported(host.name, setting, reason, option, option in given))
-
-    def sysctl_now(target: Host, key: str, option: str) -> int | None:
-        """The captured value of a kernel-wide sysctl, or None (recorded as unsupported)."""
-        text = captured[target.name].values.get(f"sysctl {key}")
-        if text is None:
-            reason = captured[target.name].unreadable.get(f"sysctl {key}", "not readable")
-            cannot(target, f"sysctl {key}", reason, option)
-            return None
-        return int(text.split()[0])
-
-    def sysctl_floor(host: Host, key: str, need: int, option: str) -> None:
-        target = host.sysctl_host
-        current = sysctl_now(target, key, option)
-        if current is not None:
-            add(target, "sysctl", key, current, max(current, need), option)
-
-    def sysctl_set(host: Host, key: str, value: int, option: str) -> None:
-        target = host.sysctl_host
-        current = sysctl_now(target, key, option)
-        if current is not None:
-            add(target, "sysctl", key, current, value, option)
-
-    for h in receivers:
-        if params.get("rcvbuf") is not None:
-            sysctl_floor(h, "net.core.rmem_max", int(params["rcvbuf"]), "rcvbuf")
-        if params.get("backlog") is not None:
-            sysctl_set(h, "net.core.netdev_max_backlog", int(params["backlog"]), "backlog")
-    for h in senders:
-        if params.get("sndbuf") is not None:
-            sysctl_floor(h, "net.core.wmem_max", int(params["sndbuf"]), "sndbuf")
-
+    plan = _Plan(params, given, captured)
+    plan.socket_limits(senders, receivers)
     for h in [*senders, *receivers]:
-        cap = captured[h.name]
-        i = h.iface
-        mtu = parse_mtu(cap.values.get(f"link {i}", ""))
-        if mtu is None:
-            cannot(h, f"mtu {i}", cap.unreadable.get(f"link {i}", "unreadable"), "mtu")
-        else:
-            add(h, "mtu", i, mtu, int(params["mtu"]), "mtu")
-        want_pause = params.get("pause")
-        if want_pause is not None:
-            text = cap.values.get(f"ethtool -a {i}")
-            state = parse_pause(text) if text is not None else {}
-            if not state:
-                why = cap.unreadable.get(f"ethtool -a {i}", "no pause parameters")
-                cannot(h, f"pause {i}", f"ethtool -a: {why}", "pause")
-            else:
-                want = {"autoneg": "off", "rx": want_pause, "tx": want_pause}
-                if state.get("rx") == want_pause and state.get("tx") == want_pause:
-                    want = state
-                add(h, "pause", i, state, want, "pause")
-
+        plan.link(h)
     for h in receivers:
-        cap = captured[h.name]
-        i = h.iface
-        if params.get("itr") is not None:
-            text = cap.values.get(f"ethtool -c {i}")
-            state = parse_coalesce(text) if text is not None else {}
-            if not state or state.get("rx-usecs") is None:
-                why = cap.unreadable.get(f"ethtool -c {i}", "no rx-usecs parameter")
-                cannot(h, f"itr {i}", f"ethtool -c: {why}", "itr")
-            else:
-                want = {
-                    "adaptive-rx": "off" if state["adaptive-rx"] else None,
-                    "rx-usecs": itr_to_usecs(int(params["itr"])),
-                }
-                add(h, "coalesce", i, state, want, "itr")
-        if params.get("rx_ring") is not None:
-            text = cap.values.get(f"ethtool -g {i}")
-            ring = parse_ring(text) if text is not None else {}
-            if not ring or ring.get("current") is None:
-                why = cap.unreadable.get(f"ethtool -g {i}", "no RX ring parameter")
-                cannot(h, f"rx_ring {i}", f"ethtool -g: {why}", "rx_ring")
-            elif ring["max"] is not None and int(params["rx_ring"]) > ring["max"]:
-                cannot(
-                    h,
-                    f"rx_ring {i}",
-                    f"{params['rx_ring']} is above the NIC maximum {ring['max']}",
-                    "rx_ring",
-                )
-            else:
-                add(h, "ring", i, ring["current"], int(params["rx_ring"]), "rx_ring")
-    return changes, unsupported
+        plan.interrupts(h)
+        plan.ring(h)
+    return plan.changes, plan.unsupported
 
 
 # -- applying -------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import struct
@@ -25,18 +26,42 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lanloss import constants
+from lanloss import header_constants, paths
 from lanloss.options import RECV_STOP_GRACE_S
+from lanloss.testbed.arrivals import Arrival
 from lanloss.testbed.errors import BedError
-from lanloss.testbed.machines import Host
+from lanloss.testbed.hosts import Host
 from lanloss.testbed.transport import Proc, wait_until
 
-PORT = constants.PORT
+PORT = header_constants.PORT
 IPERF_PORT = 5201
 START_DELAY_S = 0.25
 READY_TIMEOUT_S = 10.0
 MAX_LOG_BYTES = 64 << 20
-LOG_RECORD = struct.Struct("<QQQII")  # seq, tx_ns, rx_ns, flow, len (testbed/tools/wire.h)
+WIRE_H = paths.REPO / "testbed" / "tools" / "wire.h"
+_FIELD_FORMAT = {"u64": "Q", "u32": "I"}  # wire.h's field types as struct codes
+
+
+def log_record_layout(header: str) -> tuple[tuple[str, ...], struct.Struct]:
+    """lanloss-recv's per-packet log record as wire.h's table defines it ("Per-packet log":
+    one ``offset N  u64|u32  name`` line per field, little-endian): (field names, its struct).
+    The fields must follow each other without gaps and fill LL_LOG_REC bytes."""
+    section = header.split("Per-packet log", 1)[1].split("*/", 1)[0]
+    fields = re.findall(r"offset\s+(\d+)\s+(u64|u32)\s+(\w+)", section)
+    record = struct.Struct("<" + "".join(_FIELD_FORMAT[kind] for _, kind, _ in fields))
+    declared = re.search(r"#define LL_LOG_REC (\d+)u", header)
+    at = 0
+    for offset, kind, name in fields:
+        if int(offset) != at:
+            raise RuntimeError(f"{WIRE_H}: log field {name} at {offset}, expected {at}")
+        at += struct.calcsize(_FIELD_FORMAT[kind])
+    if not fields or declared is None or record.size != int(declared.group(1)):
+        raise RuntimeError(f"{WIRE_H}: the per-packet log fields do not fill LL_LOG_REC")
+    return tuple(name for _, _, name in fields), record
+
+
+# (seq, tx_ns, rx_ns, flow, len): wire.h's per-packet log record
+LOG_FIELDS, LOG_RECORD = log_record_layout(WIRE_H.read_text())
 
 
 @dataclass
@@ -74,7 +99,7 @@ class Traffic:
 class Outcome:
     senders: dict[int, dict[str, Any]]  # stream id -> sender report
     receivers: dict[str, dict[str, Any]]  # receiver host -> report (iperf3: per stream)
-    logs: dict[str, dict[int, list[tuple[int, int]]]]  # receiver -> flow -> [(rx_ns, len)]
+    logs: dict[str, dict[int, list[Arrival]]]  # receiver -> flow -> its per-packet log
     timing: dict[str, float]
     stderr: dict[str, str]
 
@@ -251,16 +276,23 @@ def _read_json(host: Host, path: str) -> dict[str, Any]:
         raise BedError(f"{host.name}: {path} is not JSON ({exc})") from None
 
 
-def read_log(host: Host, path: str) -> dict[int, list[tuple[int, int]]]:
-    """The receiver's per-packet log: flow -> [(rx_ns, payload bytes)]."""
+def read_log(host: Host, path: str) -> dict[int, list[Arrival]]:
+    """The receiver's per-packet log: flow -> its records, in arrival order."""
     size = host.transport.run(["stat", "-c", "%s", path])
     if not size.ok or int(size.out.strip() or 0) > MAX_LOG_BYTES:
         return {}
     data = host.transport.read_file(path, timeout=120)
-    flows: dict[int, list[tuple[int, int]]] = {}
+    return parse_log(data)
+
+
+def parse_log(data: bytes) -> dict[int, list[Arrival]]:
+    """Per-packet log bytes -> flow -> its records (a torn last record is left out)."""
+    at = [LOG_FIELDS.index(name) for name in ("seq", "tx_ns", "rx_ns", "flow", "len")]
+    flows: dict[int, list[Arrival]] = {}
     usable = len(data) - len(data) % LOG_RECORD.size
-    for _seq, _tx, rx, flow, length in LOG_RECORD.iter_unpack(data[:usable]):
-        flows.setdefault(flow, []).append((rx, length))
+    for rec in LOG_RECORD.iter_unpack(data[:usable]):
+        seq, tx_ns, rx_ns, flow, length = (rec[i] for i in at)
+        flows.setdefault(flow, []).append(Arrival(seq, tx_ns, rx_ns, length))
     return flows
 
 

@@ -11,13 +11,13 @@
 /*
  * Why sleep-then-spin, and why lower the timer slack: a thread's hrtimers
  * may fire up to its timer slack late (default 50 us, kernel/sys.c
- * PR_SET_TIMERSLACK, so wakeups can be merged). Measured on the project
- * VM (6.18, 2 vCPU), absolute clock_nanosleep oversleep, 5000 sleeps:
+ * PR_SET_TIMERSLACK, so wakeups can be merged). An absolute clock_nanosleep
+ * oversleeps by about the slack (a 2-vCPU VM, kernel 6.18, 5000 sleeps):
  *   default slack 50 us: p1 47.5, p50 61, p99 74, max 700 us
  *   slack 1 ns:          p1  4.7, p50  5, p99 13, max 770 us
  * With the default slack, waking 50 us early would still be late half of
- * the time; with a 1 ns slack the 50 us spin window (ll_spin_ns) covers
- * p99.9 (39 us).
+ * the time; so the slack is 1 ns, and the 50 us spin window (ll_spin_ns)
+ * covers p99.9 of the oversleep (39 us).
  * The rare ~0.7 ms outliers are vCPU preemption; no userspace fix exists.
  */
 static uint64_t ll_spin_ns = 50000ull;

@@ -57,3 +57,24 @@ void ll_sched_pop(struct ll_sched *s)
 		s->next++;
 	}
 }
+
+unsigned ll_sched_take_due(struct ll_sched *s, uint64_t t_end, unsigned max,
+			   uint64_t *deadline)
+{
+	uint64_t d = ll_sched_peek(s), now;
+	unsigned n;
+
+	if (t_end && d >= t_end)
+		return 0;
+	if (!ll_wait_until(d))
+		return 0;
+	now = ll_mono_ns();
+	for (n = 0; n < max; n++) {
+		d = ll_sched_peek(s);
+		if (d > now || (t_end && d >= t_end))
+			break;
+		deadline[n] = d;
+		ll_sched_pop(s);
+	}
+	return n;
+}

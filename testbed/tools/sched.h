@@ -41,5 +41,13 @@ void ll_sched_init(struct ll_sched *s, enum ll_pattern pat, uint32_t burst,
 /* Deadline of the next datagram; ll_sched_pop moves on to the one after. */
 uint64_t ll_sched_peek(const struct ll_sched *s);
 void ll_sched_pop(struct ll_sched *s);
+/*
+ * Wait for the next deadline, then take every deadline due by then, in order,
+ * into deadline[] (at most max; none at or after t_end, when t_end is set).
+ * Returns how many were taken: 0 once the schedule reaches t_end or the wait
+ * is cut short (ll_stop).
+ */
+unsigned ll_sched_take_due(struct ll_sched *s, uint64_t t_end, unsigned max,
+			   uint64_t *deadline);
 
 #endif /* LL_SCHED_H */

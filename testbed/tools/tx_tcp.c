@@ -80,7 +80,7 @@ static bool write_msgs(int fd, const struct send_cfg *c, struct send_res *r,
 void ll_tx_tcp(const struct send_cfg *c, struct send_res *r)
 {
 	unsigned cap = LL_TCP_CHUNK / c->payload, n, i;
-	uint64_t t0, t_end = 0, now, d, seq = 0;
+	uint64_t t0, t_end = 0, now, seq = 0;
 	uint64_t *deadline;
 	struct ll_sched s;
 	uint8_t *buf;
@@ -113,20 +113,9 @@ void ll_tx_tcp(const struct send_cfg *c, struct send_res *r)
 				n = (unsigned)(c->count - r->sent);
 		}
 		if (c->rate) {
-			d = ll_sched_peek(&s);
-			if (t_end && d >= t_end)
+			n = ll_sched_take_due(&s, t_end, n, deadline);
+			if (!n)
 				break;
-			if (!ll_wait_until(d))
-				break;
-			now = ll_mono_ns();
-			for (i = 0; i < n; i++) {
-				d = ll_sched_peek(&s);
-				if (d > now || (t_end && d >= t_end))
-					break;
-				deadline[i] = d;
-				ll_sched_pop(&s);
-			}
-			n = i;
 		} else if (t_end && ll_mono_ns() >= t_end) {
 			break;
 		}

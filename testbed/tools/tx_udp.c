@@ -322,7 +322,7 @@ static void run_paced(struct tx *t, uint64_t t0, uint64_t *deadline)
 {
 	const struct send_cfg *c = t->c;
 	struct send_res *r = t->r;
-	uint64_t t_end = end_time(c, t0), now, d;
+	uint64_t t_end = end_time(c, t0);
 	struct ll_sched s;
 	unsigned n, max;
 
@@ -331,22 +331,12 @@ static void run_paced(struct tx *t, uint64_t t0, uint64_t *deadline)
 	while (!ll_stop && !r->fatal) {
 		if (c->count && r->sent >= c->count)
 			break;
-		d = ll_sched_peek(&s);
-		if (t_end && d >= t_end)
-			break;
-		if (!ll_wait_until(d))
-			break;
-		now = ll_mono_ns();
 		max = tx_per_call(t);
-		for (n = 0; n < max; n++) {
-			d = ll_sched_peek(&s);
-			if (d > now || (t_end && d >= t_end))
-				break;
-			if (c->count && r->sent + n >= c->count)
-				break;
-			deadline[n] = d;
-			ll_sched_pop(&s);
-		}
+		if (c->count && c->count - r->sent < max)
+			max = (unsigned)(c->count - r->sent);
+		n = ll_sched_take_due(&s, t_end, max, deadline);
+		if (!n)
+			break;
 		send_due(t, n, deadline, MSG_DONTWAIT);
 	}
 }

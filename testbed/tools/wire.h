@@ -26,9 +26,8 @@
  *   offset 24  u32  flow   UINT32_MAX when the datagram had no lanloss header
  *   offset 28  u32  len    payload bytes
  *
- * Python: numpy.fromfile(path, dtype=[("seq", "<u8"), ("tx_ns", "<u8"),
- * ("rx_ns", "<u8"), ("flow", "<u4"), ("len", "<u4")]) or
- * struct.iter_unpack("<QQQII", data).
+ * This table is the record's one definition: lanloss.testbed.traffic reads
+ * it (LOG_RECORD) and checks that it fills LL_LOG_REC bytes.
  */
 #ifndef LL_WIRE_H
 #define LL_WIRE_H

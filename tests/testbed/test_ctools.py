@@ -14,21 +14,22 @@ import json
 import os
 import shutil
 import signal
-import struct
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from lanloss import header_constants
+from lanloss.testbed.nspair import A_ADDR, B_ADDR, NamespacePair
+from lanloss.testbed.traffic import LOG_RECORD
+
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = REPO / "testbed" / "tools"
 SEND = TOOLS / "lanloss-send"
 RECV = TOOLS / "lanloss-recv"
-A_ADDR, B_ADDR = "10.201.0.1", "10.201.0.2"
 BIG = {"rcvbuf": 16 << 20, "rcvbuf_force": True}
-LOG_RECORD = struct.Struct("<QQQII")  # seq, tx_ns, rx_ns, flow, len (wire.h)
-MAGIC = 0x4C4C5353
+MAGIC = header_constants.MAGIC
 
 SEND_KEYS = set(
     "tool version proto dst port payload rate_bps pattern flow header_bytes sent bytes "
@@ -56,10 +57,6 @@ def opts(**kw) -> list[str]:
     return out
 
 
-def ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, text=True, timeout=10)
-
-
 class Receiver:
     def __init__(self, proc: subprocess.Popen, out: Path) -> None:
         self.proc, self.out = proc, out
@@ -70,36 +67,17 @@ class Receiver:
         return json.loads(self.out.read_text())
 
 
-class Pair:
+class Pair(NamespacePair):
     """Namespaces A and B joined by a veth pair; runs the tools inside them."""
 
     def __init__(self, tmp: Path) -> None:
-        self.a, self.b = f"lltools-{os.getpid()}-a", f"lltools-{os.getpid()}-b"
+        super().__init__("lltools", "lt")
         self.tmp = tmp
-        self.procs: list[subprocess.Popen] = []
-
-    def up(self) -> None:
-        va, vb = f"lt{os.getpid()}a", f"lt{os.getpid()}b"
-        ip("netns", "add", self.a)
-        ip("netns", "add", self.b)
-        ip("link", "add", va, "netns", self.a, "type", "veth", "peer", "name", vb, "netns", self.b)
-        for ns, dev, addr in ((self.a, va, A_ADDR), (self.b, vb, B_ADDR)):
-            ip("-n", ns, "addr", "add", f"{addr}/24", "dev", dev)
-            ip("-n", ns, "link", "set", dev, "up")
-            ip("-n", ns, "link", "set", "lo", "up")
-
-    def down(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(timeout=5)
-        for ns in (self.a, self.b):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
 
     def spawn(self, ns: str, argv: list, **kw) -> subprocess.Popen:
-        p = subprocess.Popen(["ip", "netns", "exec", ns, *map(str, argv)], text=True, **kw)
-        self.procs.append(p)
-        return p
+        return self.started(
+            subprocess.Popen(["ip", "netns", "exec", ns, *map(str, argv)], text=True, **kw)
+        )
 
     def start_recv(self, name: str = "recv", **kw) -> Receiver:
         """lanloss-recv in B, returned once its ready file exists."""
@@ -236,10 +214,10 @@ CRAFT = """
 import socket, struct, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for q in map(int, sys.argv[2:]):
-    hdr = struct.pack("<QQII", q, time.monotonic_ns(), 42, 0x4C4C5353)
+    hdr = struct.pack("<QQII", q, time.monotonic_ns(), 42, MAGIC)
     s.sendto(hdr + bytes(40), (sys.argv[1], 6004))
 s.sendto(b"not a lanloss datagram, just bytes", (sys.argv[1], 6004))
-"""
+""".replace("MAGIC", str(MAGIC))
 
 
 def test_receiver_accounting_of_crafted_sequences(pair):

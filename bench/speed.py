@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What the simulator speed benchmarks (sim_speed.py, host_speed.py) share: running a
+program with the CPU time it used, a lanloss-sim record's speed, and the summary of
+repeated runs. Speed is datagrams received per wall-second of Simulator::Run() as the
+program measures it itself; CPU time (start-up included) is a cross-check."""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+from typing import Any
+
+
+def child_cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run(cmd: list[str], bench: str, wrap: list[str] | None = None) -> tuple[str, float]:
+    """Run cmd (under `wrap`, e.g. valgrind); its stdout and the CPU seconds it used. A
+    failure ends the benchmark `bench` with the program's stderr."""
+    cpu0 = child_cpu_seconds()
+    proc = subprocess.run([*(wrap or []), *cmd], check=False, capture_output=True, text=True)
+    cpu = child_cpu_seconds() - cpu0
+    if proc.returncode != 0:
+        sys.exit(f"{bench}: {cmd[0]} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc.stdout, cpu
+
+
+def record_speed(rec: dict[str, Any], cpu: float) -> dict[str, Any]:
+    """A lanloss-sim run record's counts and speed."""
+    t = rec["timing"]
+    packets = sum(fl["received"] for fl in rec["flows"])
+    return {
+        "sent": sum(fl["sent"] for fl in rec["flows"]),
+        "packets": packets,
+        "events": t["events"],
+        "sim_s": t["simulated_s"],
+        "wall_s": t["sim_wall_s"],
+        "pps_wall": packets / t["sim_wall_s"],
+        "cpu_s": cpu,
+        "pps_cpu": packets / cpu,
+    }
+
+
+def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Repeated runs of one program and case: medians, extremes, the first run's counts."""
+    med = statistics.median
+    return {
+        "pps_wall": med(r["pps_wall"] for r in runs),
+        "pps_wall_min": min(r["pps_wall"] for r in runs),
+        "pps_wall_max": max(r["pps_wall"] for r in runs),
+        # whole-process CPU time, start-up included: a cross-check on a busy machine
+        "pps_cpu": med(r["pps_cpu"] for r in runs),
+        "packets": runs[0]["packets"],
+        "sent": runs[0]["sent"],
+        "events": runs[0]["events"],
+        "events_per_packet": runs[0]["events"] / max(runs[0]["packets"], 1),
+        "wall_s": [round(r["wall_s"], 4) for r in runs],
+    }
