@@ -2,8 +2,9 @@
 # lanloss: two commands on a fresh machine.
 #   make run   - set up, then the main job (sim + netns testbed sweep + fit + figures)
 #   make test  - set up, then the test suite
-# Set-up is idempotent: system packages (as root), a .venv/ with lanloss installed
-# editable and the PyPI ns-3 wheel, every C++ target under build/, the C tools.
+# Set-up is idempotent: system packages (as root), a .venv/ with the locked Python packages
+# (requirements.lock; `make lock` regenerates it) including the PyPI ns-3 wheel and lanloss
+# installed editable, every C++ target under build/, the C tools.
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -11,9 +12,10 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 JOBS    ?= $(shell nproc)
 STAMP   := $(VENV)/.installed
+LOCK    := requirements.lock
 NS3_PREFIX = $(shell $(VPY) -c 'import ns3; print(list(ns3.__path__)[0])')
 
-.PHONY: all setup sysdeps venv build cxx ctools vm-image run test test-fast bench lint format clean
+.PHONY: all setup sysdeps venv lock build cxx ctools vm-image run test test-fast bench lint format clean
 
 all: setup
 
@@ -22,12 +24,32 @@ setup: sysdeps venv build
 sysdeps:
 	@bash testbed/install-deps.sh
 
+# The Python packages come from requirements.lock: exact versions with their hashes, for the
+# extras [sim,dev,workflow] of pyproject.toml and everything they need; lanloss itself is
+# installed editable on top, without dependencies. A changed lock reinstalls.
 venv: $(STAMP)
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[sim,dev,workflow]'
+	$(VPY) -m pip install -q --require-hashes -r $(LOCK)
+	$(VPY) -m pip install -q --no-deps -e .
 	@touch $@
+
+# Regenerate the lock from pyproject.toml with uv (pinned, in its own venv under build/):
+# versions already locked stay unless pyproject.toml excludes them; `make lock UPGRADE=1`
+# moves every package to the newest version pyproject.toml allows.
+LOCKTOOLS := build/locktools
+UV_VERSION := 0.13.9
+lock:
+	@test -x $(LOCKTOOLS)/bin/pip || $(PYTHON) -m venv $(LOCKTOOLS)
+	@$(LOCKTOOLS)/bin/uv --version 2>/dev/null | grep -qx 'uv $(UV_VERSION)' || \
+		$(LOCKTOOLS)/bin/pip install -q 'uv==$(UV_VERSION)'
+	$(LOCKTOOLS)/bin/uv pip compile pyproject.toml --extra sim --extra dev --extra workflow \
+		--quiet --generate-hashes --python $(PYTHON) --custom-compile-command 'make lock' \
+		$(if $(UPGRADE),--upgrade) -o $(LOCK)
+	@# pip installs a package's C headers under include/site/pythonX.Y/<the name as the
+	@# requirement spells it>; cppyy looks for CPyCppyy/API.h there, uv writes names lowercase.
+	sed -i 's/^cpycppyy==/CPyCppyy==/' $(LOCK)
 
 build: cxx ctools
 

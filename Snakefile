@@ -6,7 +6,9 @@
 #   run records --> `lanloss table`   --> results/tables/<study>.parquet (+ -summary.csv)
 #               --> `lanloss fit`     --> results/fits/<study>.json, <study>-host.yaml
 #               --> `lanloss figures` --> results/figures/<study>/<figure>.{png,pdf}, -errors.csv, -caption.md
-#   snakemake --report results/report.zip     (figures, tables, fit; captions in workflow/report/)
+#   the environment    --> results/versions.txt (Python packages, kernel, C++ compiler)
+#   snakemake --report results/report.zip     (figures, tables, fit, versions; captions in
+#                                              workflow/report/)
 #
 # Run:     .venv/bin/snakemake --profile profiles/local           (make run: the default study)
 # Others:  .venv/bin/snakemake --profile profiles/local --config studies=[tiny]
@@ -15,7 +17,18 @@
 
 import os
 
-configfile: os.path.join(workflow.basedir, "config", "config.yaml")
+# This checkout (the folder of this Snakefile): its config/, studies and report texts are
+# found from here, also when another workflow uses this one as a module:
+#   module lanloss:
+#       snakefile: "<checkout>/Snakefile"
+#       config: {"studies": [...], "results": "...", "bed": "off"}   # the workflow's keys
+#   use rule * from lanloss as lanloss_*
+# A module given a config skips the configfile below, so config.yaml's default study is
+# not one of its studies.
+LANLOSS_DIR = str(workflow.current_basedir)
+
+
+configfile: os.path.join(LANLOSS_DIR, "config", "config.yaml")
 
 
 include: "workflow/rules/common.smk"  # studies: schema, points, paths, the testbed switch
@@ -23,9 +36,18 @@ include: "workflow/rules/runs.smk"  # one job per point and source -> run record
 include: "workflow/rules/table.smk"  # run records -> one table per study
 include: "workflow/rules/fit.smk"  # table -> fitted loss model, calibrated host preset
 include: "workflow/rules/figures.smk"  # table (+ fit) -> figures with error tables
+include: "workflow/rules/versions.smk"  # the software the workflow ran with
 
 
 report: "workflow/report/workflow.rst"
+
+
+onsuccess:
+    take_down_standing_lan()
+
+
+onerror:
+    take_down_standing_lan()
 
 
 rule all:

@@ -1,21 +1,33 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Where and with what a run was made, for the record's ``env`` (as iperf3 and flent
-record theirs): the UTC start, the machine's name, and a hash of the programs that made
-the numbers (the scenario program; the testbed's tools)."""
+record theirs): the UTC start, the machine's name, a hash of the programs that made
+the numbers (the scenario program; the testbed's tools), and the versions of the software
+around them (Python packages, kernel, the C++ compiler)."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
 import os
+import platform
 import socket
 from collections.abc import Iterable
+from typing import Any
 
 
 def utc_now() -> str:
     """ISO 8601, UTC, to the millisecond: 2026-11-24T17:50:00.123Z."""
-    now = _dt.datetime.now(_dt.UTC)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+    return _utc(_dt.datetime.now(_dt.UTC))
+
+
+def utc_from(seconds: float) -> str:
+    """A Unix time as utc_now writes it."""
+    return _utc(_dt.datetime.fromtimestamp(seconds, _dt.UTC))
+
+
+def _utc(when: _dt.datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
 
 
 def hostname() -> str:
@@ -33,3 +45,80 @@ def files_sha256(paths: Iterable[str | os.PathLike]) -> str | None:
         except OSError:
             return None
     return h.hexdigest()
+
+
+# The installed distributions whose versions can change a record's numbers or files: the
+# simulator's (ns3 and the cppyy it loads through), the analysis', the workflow's.
+PACKAGES = (
+    "ns3",
+    "cppyy",
+    "cppyy-cling",
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "scipy",
+    "matplotlib",
+    "seaborn",
+    "jsonschema",
+    "PyYAML",
+    "snakemake",
+)
+
+# Written by CMake next to the programs it builds (CMakeLists.txt): the C++ compiler.
+COMPILER_FILE = "compiler.json"
+
+
+def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str | None]:
+    """Installed version of each distribution (None: not installed)."""
+    from importlib import metadata
+
+    out: dict[str, str | None] = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def compiler_of(program: str | os.PathLike) -> dict[str, str] | None:
+    """The C++ compiler CMake built ``program`` with ({id, version, path, build_type}), from
+    the compiler.json beside it (None when the build wrote none)."""
+    path = os.path.join(os.path.dirname(os.fspath(program)), COMPILER_FILE)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return {k: str(v) for k, v in data.items()} if isinstance(data, dict) else None
+
+
+def versions(program: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The software a run was made with: Python, the kernel (uname -r), the packages of
+    PACKAGES and, given the C++ program that made the numbers, the compiler that built it."""
+    out: dict[str, Any] = {
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "packages": package_versions(),
+    }
+    if program is not None:
+        out["compiler"] = compiler_of(program)
+    return out
+
+
+def versions_text(found: dict[str, Any]) -> str:
+    """versions() as aligned `name  version` lines (the workflow report's versions.txt)."""
+    rows = [("python", found["python"]), ("kernel", found["kernel"])]
+    compiler = found.get("compiler")
+    if "compiler" in found:
+        rows.append(
+            (
+                "c++ compiler",
+                f"{compiler['id']} {compiler['version']} ({compiler['path']})"
+                if compiler
+                else "unknown (no compiler.json beside the program)",
+            )
+        )
+    rows += [(name, version or "not installed") for name, version in found["packages"].items()]
+    width = max(len(name) for name, _ in rows)
+    return "".join(f"{name:<{width}}  {value}\n" for name, value in rows)

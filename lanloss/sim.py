@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from lanloss import hosts, outputs, paths, progress, provenance, topology
+from lanloss import host_values, outputs, paths, progress, provenance, topology
 from lanloss import options as vocab
 from lanloss.child import die_with_parent
 from lanloss.progress import sim_progress
@@ -105,7 +105,7 @@ def host_env(params: dict[str, Any], host_file: str | None = None) -> dict[str, 
     """Which host model the run used: the preset, and the host file (name, path, hash)."""
     env: dict[str, Any] = {"preset": params.get("host", "ideal")}
     if host_file is not None:
-        loaded = hosts.load_host_file(host_file, params.get("host"))
+        loaded = host_values.load_host_file(host_file, params.get("host"))
         with open(host_file, "rb") as fh:
             digest = hashlib.sha256(fh.read()).hexdigest()
         env.update({"file": os.path.abspath(host_file), "name": loaded["name"], "sha256": digest})
@@ -322,6 +322,7 @@ def run_point(
         "started_utc": started,
         "hostname": provenance.hostname(),
         "program_sha256": provenance.files_sha256([program]),
+        "versions": provenance.versions(program),
     }
     timing = {"wall_s": round(wall, 3), **raw.get("timing", {})}
     flows, totals = flows_and_totals(raw, params)

@@ -14,6 +14,9 @@ from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
 from lanloss import inputs as linputs
+from lanloss import paths as lpaths
+from lanloss import provenance
+from lanloss import sim as lsim
 from lanloss import study as lstudy
 
 min_version("9.0")
@@ -21,12 +24,14 @@ min_version("9.0")
 
 # The config files Snakemake has read are held to the rules of every user file lanloss
 # reads (lanloss.inputs: size, depth, aliases, duplicate keys), as one line, before the
-# schema walks them.
-for _configfile in workflow.configfiles:
-    try:
-        linputs.load_yaml(str(_configfile), "config file")
-    except linputs.InputError as exc:
-        raise WorkflowError(str(exc)) from None
+# schema walks them. Used as a module, this workflow's config is the `config:` the outer
+# workflow gives it, and the config files read are the outer workflow's own.
+if workflow.modifier.is_main_snakefile():
+    for _configfile in workflow.configfiles:
+        try:
+            linputs.load_yaml(str(_configfile), "config file")
+        except linputs.InputError as exc:
+            raise WorkflowError(str(exc)) from None
 
 validate(config, "../schemas/config.schema.yaml")
 try:  # what the schema cannot judge: a results path the rules carry, bed_args' options
@@ -35,13 +40,20 @@ except lstudy.StudyError as exc:
     raise WorkflowError(str(exc)) from None
 
 # Paths are quoted in every rule's shell command ({output:q}, {input:q}, {log:q}).
-RESULTS = config["results"].rstrip("/") or "."
+RESULTS = config["results"].rstrip(os.sep) or "."
 # Every rule calls the lanloss CLI with the interpreter running Snakemake (the .venv),
 # also inside Slurm jobs, which re-run Snakemake with the same interpreter.
 LANLOSS = f"{shlex.quote(sys.executable)} -m lanloss.cli"
 BED_ARGS = config["bed_args"]
 # First line of every run's log: where it ran (the Slurm job id, when under Slurm).
 JOB_STAMP = 'echo "host=$(hostname) slurm_job_id=${SLURM_JOB_ID:-none} start=$(date -Is)"'
+
+
+def how_to_run(value):
+    """A rule's param that says how its job runs, not what it makes (the interpreter, the
+    log's first line, bed_args): a function of the output, which Snakemake's params rerun
+    trigger leaves out, so changing it does not invalidate the outputs made so far."""
+    return lambda wildcards, output: value
 
 
 def _say(text):
@@ -52,7 +64,7 @@ def _say(text):
 def _load_studies():
     global BED_ARGS
     try:
-        mappings = lstudy.study_mappings(config, workflow.basedir)
+        mappings = lstudy.study_mappings(config, LANLOSS_DIR)
         # A study file may say which testbed its points need (`bed_args: --backend vm`):
         # used when the workflow's own bed_args are empty, if every study agrees.
         own = {}
@@ -85,6 +97,7 @@ STUDY = {s.name: s for s in STUDIES}
 # quoted: the bed_point rule's shell sees each as one word, never as syntax.
 try:
     BED_ARGS_QUOTED = shlex.join(lstudy.bed_args_tokens(BED_ARGS))
+    BED_RESTORE_QUOTED = shlex.join(lstudy.bed_restore_tokens(BED_ARGS))
 except lstudy.StudyError as exc:
     raise WorkflowError(str(exc)) from None
 
@@ -108,6 +121,13 @@ if not RUN_BED:
 # One testbed run at a time, even when neither a profile nor --resources says so.
 if "testbed" not in workflow.global_resources:
     workflow.register_resource("testbed", 1)
+
+
+def take_down_standing_lan():
+    """`lanloss bed restore` with bed_args' prefix and state folder: the LAN the testbed
+    points left standing goes, and the machine's settings with it (a no-op when none)."""
+    if RUN_BED:
+        shell(f"{LANLOSS} bed restore {BED_RESTORE_QUOTED} >/dev/null 2>&1 || true")
 
 
 def sources(study):
@@ -158,6 +178,31 @@ def figure_files(study, figure):
     return [f"{base}.png", f"{base}.pdf", f"{base}-errors.csv", f"{base}-caption.md"]
 
 
+def figure_caption(wildcards):
+    """The figure's fixed description (workflow/report/fig-<figure>.rst, else a generic
+    one), then (once drawn: the report is made after the run) the caption `lanloss
+    figures` generated from the figure's own error table."""
+    path = os.path.join(LANLOSS_DIR, "workflow", "report", f"fig-{wildcards.figure}.rst")
+    text = f"Figure ``{wildcards.figure}`` (``lanloss figures {wildcards.figure}``)."
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    drawn = f"{RESULTS}/figures/{wildcards.study}/{wildcards.figure}-caption.md"
+    if os.path.exists(drawn):
+        with open(drawn, encoding="utf-8") as fh:
+            text += "\n\n::\n\n" + "".join(f"    {line}" for line in fh)
+    return text
+
+
+def versions_path():
+    return f"{RESULTS}/versions.txt"
+
+
+# The software this workflow runs with (lanloss.provenance.versions: Python packages,
+# kernel, the compiler of the scenario program), read when the workflow is parsed.
+VERSIONS = provenance.versions(lpaths.BUILD / "bin" / lsim.SCENARIO)
+
+
 def point_flags(wildcards, source):
     """The run flags of one point, quoted for the shell."""
     try:
@@ -168,7 +213,8 @@ def point_flags(wildcards, source):
 
 
 def all_targets():
-    """Every study's runs, table and summary; its fit and figures when it asks for them."""
+    """Every study's runs, table and summary; its fit and figures when it asks for them;
+    the versions the workflow ran with."""
     out = []
     for s in STUDIES:
         files = run_files(s.name)
@@ -182,7 +228,7 @@ def all_targets():
                 out += validation_files(s.name, "validation") + validation_files(s.name, "holdout")
         for fig in s.figures:
             out += figure_files(s.name, fig)
-    return out
+    return out + [versions_path()] if out else out
 
 
 wildcard_constraints:

@@ -1,25 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Table (+ fit) -> one figure of a study (`lanloss figures FIGURE`): PNG and PDF, and the
 # error table against the seed's reference values. A figure's caption in the report is
-# workflow/report/fig-<figure>.rst when it exists, else a generic one.
+# workflow/report/fig-<figure>.rst when it exists, else a generic one (figure_caption in
+# common.smk).
 
 localrules:
     figure,
-
-
-def _figure_caption(wildcards):
-    """The figure's fixed description, then (once drawn: the report is made after the run)
-    the caption `lanloss figures` generated from the figure's own error table."""
-    path = os.path.join(workflow.basedir, "workflow", "report", f"fig-{wildcards.figure}.rst")
-    text = f"Figure ``{wildcards.figure}`` (``lanloss figures {wildcards.figure}``)."
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    drawn = f"{RESULTS}/figures/{wildcards.study}/{wildcards.figure}-caption.md"
-    if os.path.exists(drawn):
-        with open(drawn, encoding="utf-8") as fh:
-            text += "\n\n::\n\n" + "".join(f"    {line}" for line in fh)
-    return text
 
 
 rule figure:
@@ -53,11 +39,12 @@ rule figure:
         if input.validation
         else [],
         outdir=lambda w, output: os.path.dirname(output.png),
-        caption=_figure_caption,
+        caption=figure_caption,
+        lanloss=how_to_run(LANLOSS),
     log:
         f"{RESULTS}/logs/{{study}}/figure-{{figure}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/{{study}}/figure-{{figure}}.tsv"
     shell:
-        "{LANLOSS} figures {wildcards.figure:q} --table {input.table:q} {params.fit:q}"
+        "{params.lanloss} figures {wildcards.figure:q} --table {input.table:q} {params.fit:q}"
         " {params.validation:q} --out {params.outdir:q}/ 2> {log:q}"

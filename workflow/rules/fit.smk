@@ -25,12 +25,14 @@ rule fit:
             subcategory="fit",
             labels={"study": "{study}", "file": "calibrated host preset"},
         ),
+    params:
+        lanloss=how_to_run(LANLOSS),
     log:
         f"{RESULTS}/logs/{{study}}/fit.log",
     benchmark:
         f"{RESULTS}/benchmarks/{{study}}/fit.tsv"
     shell:
-        "{LANLOSS} fit {input:q} --out {output.fit:q} --host-out {output.host:q} 2> {log:q}"
+        "{params.lanloss} fit {input:q} --out {output.fit:q} --host-out {output.host:q} 2> {log:q}"
 
 
 # The calibration checked end to end (`lanloss validate`): the simulator with the calibrated
@@ -52,10 +54,12 @@ rule validate:
             labels={"study": "{study}", "file": "validation"},
         ),
     threads: 2
+    params:
+        lanloss=how_to_run(LANLOSS),
     log:
         f"{RESULTS}/logs/{{study}}/validate.log",
     shell:
-        "{LANLOSS} validate {input.table:q} --fit {input.fit:q} --host-file {input.host:q}"
+        "{params.lanloss} validate {input.table:q} --fit {input.fit:q} --host-file {input.host:q}"
         " --jobs {threads} --out {output.csv:q} --json-out {output.json:q} > {output.txt:q}"
         " 2> {log:q}"
 
@@ -74,9 +78,11 @@ rule holdout:
             labels={"study": "{study}", "file": "held-out validation"},
         ),
     threads: 2
+    params:
+        lanloss=how_to_run(LANLOSS),
     log:
         f"{RESULTS}/logs/{{study}}/holdout.log",
     shell:
-        "{LANLOSS} validate {input.table:q} --holdout"
+        "{params.lanloss} validate {input.table:q} --holdout"
         " --jobs {threads} --out {output.csv:q} --json-out {output.json:q} > {output.txt:q}"
         " 2> {log:q}"

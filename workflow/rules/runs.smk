@@ -15,12 +15,15 @@ rule sim_point:
         f"{RESULTS}/benchmarks/{{study}}/sim/{{point}}.tsv"
     params:
         flags=lambda w: point_flags(w, "sim"),
+        stamp=how_to_run(JOB_STAMP),
+        lanloss=how_to_run(LANLOSS),
     # On a cluster `--group-components sim=N` runs N points per cluster job (profiles/slurm
     # explains): each job starts Snakemake anew (seconds), a point takes a fraction of one.
     group:
         "sim"
     shell:
-        "{JOB_STAMP} > {log:q}; {LANLOSS} sim run {params.flags} --out {output:q} 2>> {log:q}"
+        "{params.stamp} > {log:q}; {params.lanloss} sim run {params.flags} --out {output:q}"
+        " 2>> {log:q}"
 
 
 # The testbed runs on this machine (netns) or from it (ssh), never inside a cluster job:
@@ -39,12 +42,17 @@ rule bed_point:
         f"{RESULTS}/benchmarks/{{study}}/bed/{{point}}.tsv"
     params:
         flags=lambda w: point_flags(w, "bed"),
+        stamp=how_to_run(JOB_STAMP),
+        lanloss=how_to_run(LANLOSS),
+        bed_args=how_to_run(BED_ARGS_QUOTED),
     threads: os.cpu_count() or 1
     resources:
         testbed=1,
     # bed_args (backend, inventory, namespace prefix) say where and how to measure, not
-    # what: not a param, so changing them does not invalidate the records made so far.
-    # params.flags and BED_ARGS_QUOTED are quoted already (shlex.join).
+    # what: how_to_run, so changing them does not invalidate the records made so far.
+    # params.flags and params.bed_args are quoted already (shlex.join). --keep-lan: the
+    # points share one standing LAN (a point of another shape rebuilds it); the workflow
+    # takes it down when it ends (onsuccess/onerror in the Snakefile).
     shell:
-        "{JOB_STAMP} > {log:q}; {LANLOSS} bed run {params.flags} {BED_ARGS_QUOTED} --no-progress"
-        " --out {output:q} 2>> {log:q}"
+        "{params.stamp} > {log:q}; {params.lanloss} bed run {params.flags} {params.bed_args}"
+        " --no-progress --keep-lan --out {output:q} 2>> {log:q}"

@@ -18,12 +18,14 @@ rule table:
             subcategory="tables",
             labels={"study": "{study}", "table": "every run and receiver (Parquet)"},
         ),
+    params:
+        lanloss=how_to_run(LANLOSS),
     log:
         f"{RESULTS}/logs/{{study}}/table.log",
     benchmark:
         f"{RESULTS}/benchmarks/{{study}}/table.tsv"
     shell:
-        "{LANLOSS} table --study {wildcards.study:q} --out {output:q} {input:q} 2> {log:q}"
+        "{params.lanloss} table --study {wildcards.study:q} --out {output:q} {input:q} 2> {log:q}"
 
 
 rule summary:
