@@ -12,7 +12,14 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["sim_speed.py", "host_speed.py", "scale.py", "bed_tools.py", "workflow_speed.py"]
+BENCHES = [
+    "sim_speed.py",
+    "host_speed.py",
+    "scale.py",
+    "bed_tools.py",
+    "bed_points.py",
+    "workflow_speed.py",
+]
 
 
 def main() -> int:

@@ -349,7 +349,20 @@ BED_ARGS_REFUSED = {
     "--slow-receiver": "is a run option (recv_cpu, recv_work): give it in the study",
     "--progress": "is set by the workflow (--no-progress)",
     "--no-progress": "is set by the workflow",
+    "--keep-lan": "is set by the workflow (its testbed points share one standing LAN)",
 }
+
+
+def bed_restore_tokens(bed_args: str | None) -> list[str]:
+    """The tokens of (checked) bed_args that `lanloss bed restore` takes (--prefix,
+    --state-dir): the workflow takes down the LAN its points left standing with them."""
+    tokens = bed_args_tokens(bed_args)
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        flag = token.split("=", 1)[0]
+        if flag in ("--prefix", "--state-dir"):
+            out += [token] if "=" in token else tokens[i : i + 2]
+    return out
 
 
 @functools.cache

@@ -14,9 +14,11 @@ Life of a backend in a run::
     cls.check_params(params, given)      # OptionError: what it cannot set (study check too)
     cls.check_request(req)               # OptionError/BedError: machine, inventory; no host
     b = cls.create(req, run_id, run_dir)
+    b.adopt(lan) if b.can_adopt(lan)     # a LAN an earlier run of the prefix left standing
     b.setup(journal)                     # hosts up, every object journalled before it exists
     ... settings, counters, traffic (b.flows(), b.machine_changes(), b.slow_receiver(), ...)
-    b.teardown(); b.close()              # always, from the runner's finally
+    b.teardown(); b.close()              # always, from the runner's finally; or, with
+                                         # --keep-lan, journal.stand(b.lan()) and close()
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from lanloss.options import OptionError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from lanloss.testbed.cpulimit import CpuLimit
+    from lanloss.testbed.hosts import Host
     from lanloss.testbed.journal import Journal
-    from lanloss.testbed.machines import Host
+    from lanloss.testbed.keeper import Keeper
     from lanloss.testbed.runner import Request
     from lanloss.testbed.settings import Change
 
@@ -52,6 +55,17 @@ def backend_class(name: str) -> type[Backend]:
     return getattr(importlib.import_module(module), cls)
 
 
+def refuse_guest_options(req: Request, backend: str) -> None:
+    """What only guests have (a NIC driver to reload, an instruction rate), asked of a
+    backend whose hosts are not guests: OptionError."""
+    if req.driver_params:
+        raise OptionError(
+            f"--driver-param: only the vm backend reloads a NIC driver, not {backend}"
+        )
+    if req.vm_icount is not None:
+        raise OptionError("--vm-icount: only the vm backend's guests have an instruction rate")
+
+
 # A flow as a backend names it: (sender host, receiver host, its own rate or None = `rate`).
 Flow = tuple[str, str, "int | None"]
 
@@ -68,6 +82,10 @@ class Backend(ABC):
     changes_this_machine: ClassVar[bool] = False
     # Options this backend cannot set, with why (refused when given explicitly).
     cannot: ClassVar[dict[str, str]] = {}
+    # Whether it can leave its LAN standing between runs (lan, can_adopt, adopt); a run
+    # with --keep-lan then gives it a keeper (lanloss.testbed.keeper) before setup.
+    keeps_lan: ClassVar[bool] = False
+    keeper: Keeper | None = None
 
     machine: Host | None
     hosts: dict[str, Host]
@@ -162,6 +180,22 @@ class Backend(ABC):
     def env(self) -> dict[str, Any] | None:
         """Facts of the backend itself for the record (e.g. the emulator), or None."""
         return None
+
+    # -- a LAN that stands between the runs of one prefix (--keep-lan) -------------------------
+
+    def lan(self) -> dict[str, Any] | None:
+        """What this run built, for the journal of a standing LAN: {"backend", "key", ...}
+        (None: nothing of its own to keep, e.g. real hosts)."""
+        return None
+
+    def can_adopt(self, lan: dict[str, Any]) -> bool:
+        """Whether the standing LAN `lan` (Backend.lan() of an earlier run of this prefix)
+        is this run's LAN, still intact: then setup reuses it, changing only what differs."""
+        return False
+
+    def adopt(self, lan: dict[str, Any]) -> None:
+        """Make setup reuse the standing LAN `lan` (can_adopt was true) instead of building."""
+        raise NotImplementedError(f"the {self.name} backend keeps no LAN standing")
 
     @abstractmethod
     def teardown(self) -> list[str]:

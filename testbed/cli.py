@@ -90,14 +90,29 @@ def _request(args: argparse.Namespace) -> runner.Request:
         state_dir=state_dir,
         pin=not args.no_pin,
         keep_log=not args.no_log,
+        keep_lan=args.keep_lan is not None,
+        lan_idle_s=_lan_idle(args.keep_lan),
         senders=args.sender,
         receivers=args.receiver,
         progress=progress,
         vm_nic=args.vm_nic,
+        vm_icount=args.vm_icount,
         vm_guests=args.vm_guests,
         driver_params=_driver_params(args.driver_param),
     )
     return runner.prepare(req)
+
+
+def _lan_idle(text: str | None) -> float:
+    """--keep-lan IDLE: how long a standing LAN waits for the next run (a duration)."""
+    from lanloss.units import parse_time
+
+    if text is None:
+        return 0.0
+    idle = parse_time(text)
+    if not 1.0 <= idle <= 86400.0:
+        raise OptionError(f"--keep-lan: {text!r} must be from 1s to 1 day")
+    return idle
 
 
 def _driver_params(items: list[str] | None) -> dict[str, int]:
@@ -254,6 +269,15 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         "namespaces at this machine's speed, as in the netns backend)",
     )
     g.add_argument(
+        "--vm-icount",
+        type=int,
+        default=None,
+        metavar="SHIFT",
+        help="--backend vm: a slow PC that never stops: the guests run 10^9/2^SHIFT "
+        "instructions per second of their clock (QEMU -icount shift=SHIFT,align=on,"
+        "sleep=on; 0-10); the record says whether this machine kept up",
+    )
+    g.add_argument(
         "--driver-param",
         action="append",
         metavar="NAME=N",
@@ -288,6 +312,17 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         "--no-pin",
         action="store_true",
         help="netns: do not pin senders to CPU 0 and receivers to the others",
+    )
+    g.add_argument(
+        "--keep-lan",
+        nargs="?",
+        const="15min",
+        default=None,
+        metavar="IDLE",
+        help="leave the LAN (namespaces, links, switches, guests) standing after the run, so "
+        "the next run of this prefix with the same topology reuses it, changing only rates "
+        "and buffers; it goes after IDLE without a run [default: 15min], with `lanloss bed "
+        "restore`, or when a run cannot use it",
     )
     g.add_argument(
         "--no-log",

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from lanloss.testbed.machines import Host
+from lanloss.testbed.hosts import Host
 
 U32 = 1 << 32
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from lanloss.testbed import runfolder
 from lanloss.testbed.errors import BedError
-from lanloss.testbed.machines import Host
+from lanloss.testbed.hosts import Host
 from lanloss.testbed.transport import Local
 
 V1_ROOT = "/sys/fs/cgroup/cpu"

@@ -39,8 +39,8 @@ from typing import Any
 
 from lanloss.testbed import runfolder
 from lanloss.testbed.errors import BedError, HostUnreachable
+from lanloss.testbed.hosts import BOOT_ID, Host
 from lanloss.testbed.inventory import HostSpec
-from lanloss.testbed.machines import BOOT_ID, Host
 from lanloss.testbed.settings import Change, restore
 from lanloss.testbed.ssh import SshTransport, kill_remote
 from lanloss.testbed.transport import Local, Transport, kill_if_same
@@ -247,6 +247,8 @@ class Journal:
             "netns": [],
             "cgroups": [],
             "procs": [],
+            "lan_procs": [],  # what a standing LAN keeps running (its keeper, guests)
+            "lan_dirs": [],  # and its folders here (the guests' consoles)
             "dirs": [],
             "local_dirs": [],
         }
@@ -321,15 +323,50 @@ class Journal:
         self.save()
 
     def record(self, kind: str, entry: Any) -> None:
-        """kind: netns (a name) | cgroups | procs | dirs (on hosts) | local_dirs (here)."""
-        if entry not in self.data[kind]:
-            self.data[kind].append(entry)
+        """kind: netns (a name) | cgroups | procs | lan_procs (a standing LAN's: kept by
+        stand) | dirs (on hosts) | local_dirs (here)."""
+        entries = self.data.setdefault(kind, [])
+        if entry not in entries:
+            entries.append(entry)
             self.save()
 
     def forget(self, kind: str, entry: Any) -> None:
         if entry in self.data[kind]:
             self.data[kind].remove(entry)
             self.save()
+
+    # -- a LAN kept standing between the runs of one prefix (--keep-lan) ----------------------
+    @property
+    def standing_lan(self) -> dict[str, Any] | None:
+        """What a finished run left standing for the next run of its prefix (Backend.lan():
+        backend, key, how it is built), or None."""
+        lan = self.data.get("lan")
+        return lan if self.data.get("phase") == "standing" and isinstance(lan, dict) else None
+
+    def stand(self, lan: dict[str, Any]) -> None:
+        """The run is over, its LAN stays: the journal keeps only what the LAN is (its
+        namespaces, markers, hosts and the changes of scope 'lan' with their values from
+        before the LAN), so replaying it still restores the machine. The run's own changes
+        were restored; its processes, cgroups and folders are gone."""
+        self.data["changes"] = [c for c in self.data["changes"] if c.get("scope") == "lan"]
+        for kind in ("cgroups", "procs", "dirs", "local_dirs"):  # (lan_procs, lan_dirs stay)
+            self.data[kind] = []
+        previous = self.data.get("lan") or {}
+        self.data["lan"] = {**lan, "points": int(previous.get("points", 0)) + 1,
+                            "since": previous.get("since", self.data["started"])}  # fmt: skip
+        self.data["phase"] = "standing"
+        self.save()
+
+    def take_over(self) -> None:
+        """This run adopts the standing LAN: from here the journal is this run's."""
+        self.data["pid"] = os.getpid()
+        self.data["started"] = time.time()
+        self.data["phase"] = "start"
+        self.save()
+
+    def lan_changes(self) -> list[Change]:
+        """The changes of scope 'lan' a standing LAN carries (restored when it goes)."""
+        return [Change.from_dict(c) for c in self.data["changes"] if c.get("scope") == "lan"]
 
     def finish(self) -> None:
         """Everything is undone: the journal goes."""
@@ -410,7 +447,7 @@ def recover(
             say(f"{name} rebooted since the run: its settings were reset by the reboot")
             gone.add(name)
 
-    for entry in data["procs"]:
+    for entry in [*data["procs"], *data.get("lan_procs", [])]:
         try:
             if entry["kind"] == "local":
                 kill_if_same(entry["pid"], entry.get("start_time"), signal.SIGKILL)
@@ -450,7 +487,7 @@ def recover(
         except BedError as exc:
             failures.append(str(exc))
 
-    for path in data.get("local_dirs", []):
+    for path in [*data.get("local_dirs", []), *data.get("lan_dirs", [])]:
         if own_run_folder(path, data["prefix"]):
             shutil.rmtree(path, ignore_errors=True)
 

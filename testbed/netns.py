@@ -13,9 +13,9 @@ Shaping: each end of each link gets an egress shaper at the link's rate (``shape
 HTB served in rounds, see there), with a size table (``stab overhead 24 mpu 84``) so
 the shaper charges what the wire carries: 14 (MAC header, in skb->len) + 24
 (preamble+SFD 8, FCS 4, IFG 12), and at least 84 bytes (64-byte minimum frame + 20).
-``mtu``/``tsize`` make the table one byte per cell, which is exact (measured: 1538
-bytes per 1472-byte datagram, 129 for 63 bytes, 84 for 1 byte; tc's default 4-byte
-cells give 132 for 63). Saturation goodput then equals lanloss.analysis.wire's closed
+``mtu``/``tsize`` make the table one byte per cell, which is exact (1538 bytes charged
+per 1472-byte datagram, 129 for 63 bytes, 84 for 1 byte; tc's default 4-byte cells
+would charge 132 for 63). Saturation goodput then equals lanloss.analysis.wire's closed
 form. The shaper's FIFO holds ``switch_buffer`` bytes on switch ports and ``tx_queue``
 on hosts' ports.
 
@@ -38,7 +38,9 @@ unmanaged switch (mcast_snooping 0).
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import json
 import os
 import signal
 import subprocess
@@ -47,16 +49,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lanloss import constants
+from lanloss import header_constants
 from lanloss import topology as topofile
 from lanloss.options import OptionError
 from lanloss.testbed import runfolder
-from lanloss.testbed.backend import Backend
+from lanloss.testbed.backend import Backend, refuse_guest_options
 from lanloss.testbed.errors import BedError
 from lanloss.testbed.transport import NETNS_DIR, Local
 
 SUBNET = ipaddress.IPv4Network("10.77.0.0/16")
-GROUP = constants.GROUP
+GROUP = header_constants.GROUP
 WIRE_OVERHEAD = 24  # preamble+SFD 8, FCS 4, IFG 12 (the 14-byte MAC header is in skb->len)
 MIN_WIRE = 84  # 64-byte minimum frame + preamble/SFD + IFG
 IFACE = "eth0"
@@ -244,14 +246,15 @@ def shaper(rate: int, limit: int, mtu: int) -> list[str]:
     which runs the whole path in its softirq). Each timer costs a VM exit here; at 96k
     frames/s (64-byte datagrams into 100 Mbit/s) that is a whole CPU, the sender's, which
     then serves the port's queue inside its own send() calls: it is slowed to exactly the
-    port's rate and the switch never drops (measured: 64 B at 52, 60 and 200 Mbit/s all
-    sent at 96.2k datagrams/s, 0 dropped). With htb_hysteresis a class that may send keeps
-    sending until it is `cburst` in debt, so a backlogged port is served in rounds of at
-    most ROUND of line time (1250 bytes at 100 Mbit/s, 12.5 kB at 1 Gbit/s) and its timer
-    fires once per round, not per frame. A full-size frame is longer than a round below
-    ~120 Mbit/s, so such ports still send one frame per timer, exactly as a constant-rate
-    port; small frames leave in groups of at most a round. The FIFO limit (bfifo, bytes
-    of the size table) is the port's buffer: `switch_buffer`, or `tx_queue` on hosts.
+    port's rate and the switch never drops (64-byte datagrams offered at any rate above
+    the port's leave at its 96.2k datagrams/s, none dropped). With htb_hysteresis a class
+    that may send keeps sending until it is `cburst` in debt, so a backlogged port is
+    served in rounds of at most ROUND of line time (1250 bytes at 100 Mbit/s, 12.5 kB at
+    1 Gbit/s) and its timer fires once per round, not per frame. A full-size frame is
+    longer than a round below ~120 Mbit/s, so such ports still send one frame per timer,
+    exactly as a constant-rate port; small frames leave in groups of at most a round. The
+    FIFO limit (bfifo, bytes of the size table) is the port's buffer: `switch_buffer`, or
+    `tx_queue` on hosts.
     """
     frame = frame_bytes(mtu)
     table = frame + 2
@@ -317,8 +320,8 @@ def build(p: Plan, journal: Any) -> None:
             cmds.append(f"link set dev {ifname} up")
             _batch("ip", n.ns, cmds)
             # The size table charges its overhead once per skb: a TSO/GSO super-packet
-            # would pay one frame's overhead for many (TCP measured 98 Mbit/s on 100M,
-            # above the 94.15 the wire carries). The stack builds wire-sized skbs instead.
+            # would pay one frame's overhead for many (TCP would pass the 94.15 Mbit/s a
+            # 100 Mbit/s wire carries). The stack builds wire-sized skbs instead.
             _run(
                 [
                     "nsenter",
@@ -489,6 +492,60 @@ def clear_stale(names: list[str]) -> None:
             raise BedError(failures[0])
 
 
+def lan_shape(plan: Plan) -> dict[str, Any]:
+    """What must be equal to reuse a standing LAN: every node (name, namespace, kind,
+    address, ports and their peers), every link's ends and the MTU (the veths' and the
+    size tables'); rates and buffers are the shapers', changed in place (plan_shapers)."""
+    nodes = [
+        [n.name, n.ns, n.kind, n.address, [[q.name, q.peer] for q in n.ports]]
+        for n in plan.nodes.values()
+    ]
+    links = [[a, b] for a, b, *_ in plan.links]
+    return {"nodes": nodes, "links": links, "mtu": int(plan.params["mtu"])}
+
+
+def digest(shape: dict[str, Any]) -> str:
+    """A short stable name of a LAN's shape (lan_shape, plus what a backend adds)."""
+    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def plan_shapers(plan: Plan, own_port: Callable[[Node], bool]) -> dict[str, list[str]]:
+    """'namespace/interface' -> the tc commands of its shaper (shaper()): every switch
+    port, and the hosts' own ports where `own_port(host)` (a guest's is its NIC)."""
+    mtu = int(plan.params["mtu"])
+    sw_limit, host_limit = int(plan.params["switch_buffer"]), int(plan.params["tx_queue"])
+    out = {}
+    for sw in plan.switches:
+        for q in sw.ports:
+            out[f"{sw.ns}/{q.name}"] = [c.format(dev=q.name) for c in shaper(q.rate, sw_limit, mtu)]
+    for h in plan.hosts:
+        if own_port(h):
+            cmds = shaper(h.rate, host_limit, mtu)
+            out[f"{h.ns}/{IFACE}"] = [c.format(dev=IFACE) for c in cmds]
+    return out
+
+
+def all_ours(names: list[str]) -> bool:
+    """Every namespace named exists and is still the one the harness made (its marker
+    and inode): a standing LAN is intact."""
+    for name in names:
+        inode = _inode(name)
+        entry = runfolder.marker(runfolder.NETNS, name)
+        if inode is None or entry is None or not runfolder.same_object(entry, inode):
+            return False
+    return True
+
+
+def reshape(old: dict[str, list[str]], new: dict[str, list[str]]) -> None:
+    """Set the shapers of a standing LAN that differ from what it was built with (the
+    network is idle between runs: deleting a root qdisc drops nothing queued)."""
+    for where, cmds in new.items():
+        if old.get(where) == cmds:
+            continue
+        ns, dev = where.split("/", 1)
+        _batch("tc", ns, [f"qdisc del dev {dev} root", *cmds])
+
+
 def machine_transport() -> Local:
     return Local(MACHINE, None)
 
@@ -501,6 +558,7 @@ class NetnsBackend(Backend):
 
     name = "netns"
     changes_this_machine = True
+    keeps_lan = True
     # What veth (this backend's links) cannot set: ethtool -a/-c/-g are not supported.
     cannot = {
         "pause": "veth has no IEEE 802.3x flow control",
@@ -518,6 +576,7 @@ class NetnsBackend(Backend):
         self.switches: list[Any] = []
         self.tool_dirs: dict[str, str] = {}
         self.journal: Any = None  # its "netns" lists the namespaces this run made
+        self.standing: dict[str, Any] | None = None  # a LAN an earlier run left (adopt)
 
     @classmethod
     def check_params(cls, p: dict[str, Any], given: set[str]) -> None:
@@ -538,10 +597,7 @@ class NetnsBackend(Backend):
             )
         if req.senders or req.receivers:
             raise OptionError("--sender/--receiver name inventory hosts (--backend ssh)")
-        if req.driver_params:
-            raise OptionError(
-                "--driver-param: only the vm backend reloads a NIC driver (veth has none)"
-            )
+        refuse_guest_options(req, "netns")
         plan(req.params, req.prefix)  # with the run's own names
         cls.validate_machine()
 
@@ -563,19 +619,22 @@ class NetnsBackend(Backend):
 
     def setup(self, journal: Any) -> None:
         from lanloss import paths
+        from lanloss.testbed.hosts import Host, gather_facts
         from lanloss.testbed.inventory import HostSpec
-        from lanloss.testbed.machines import Host, gather_facts
 
         self.journal = journal
-        clear_stale(self.plan.namespaces())
         self.machine = Host(
             HostSpec(MACHINE, "machine", "", "", ""),
             machine_transport(),
             self.run_dir,
             self.run_dir,
         )
-        build(self.plan, journal)
-        wait_link_up(self.plan)
+        if self.standing is None:
+            clear_stale(self.plan.namespaces())
+            build(self.plan, journal)
+            wait_link_up(self.plan)
+        else:
+            reshape(self.standing.get("shapers", {}), self.shapers())
         tools = str(paths.ctool("lanloss-send").parent)
         for node in self.plan.hosts:
             role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
@@ -595,6 +654,26 @@ class NetnsBackend(Backend):
 
     def flows(self) -> list[tuple[str, str, int | None]]:
         return self.plan.flows
+
+    # -- a LAN that stands between runs: the namespaces, veths, bridges, static ARP and
+    # forwarding are kept; the shapers (rates, buffers) are set anew where they differ.
+
+    def lan(self) -> dict[str, Any]:
+        return {"backend": self.name, "key": self.lan_key(), "shapers": self.shapers()}
+
+    def lan_key(self) -> str:
+        return digest(lan_shape(self.plan))
+
+    def shapers(self) -> dict[str, list[str]]:
+        return plan_shapers(self.plan, lambda host: True)
+
+    def can_adopt(self, lan: dict[str, Any]) -> bool:
+        if lan.get("backend") != self.name or lan.get("key") != self.lan_key():
+            return False
+        return all_ours(self.plan.namespaces())
+
+    def adopt(self, lan: dict[str, Any]) -> None:
+        self.standing = lan
 
     def pinning(self, senders: list[Any], receivers: list[Any]) -> dict[str, list[str]]:
         """Senders on CPU 0, receivers on the others: they do not compete for a CPU."""

@@ -17,9 +17,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lanloss import paths, provenance
+from lanloss.header_constants import SOCK_MIN_RCVBUF
 from lanloss.record import RunRecord
-from lanloss.testbed import attribution, counters, cpulimit, nic_counters, settings, traffic
-from lanloss.testbed.machines import Host
+from lanloss.testbed import (
+    arrivals,
+    attribution,
+    counters,
+    cpulimit,
+    nic_counters,
+    settings,
+    traffic,
+)
+from lanloss.testbed.hosts import Host
 from lanloss.totals import Stream, run_totals
 
 if TYPE_CHECKING:
@@ -49,6 +58,8 @@ class RunState:
     cpu: dict[str, tuple[Host, cpulimit.CpuLimit]] = field(default_factory=dict)  # receiver ->
     traffic: traffic.Traffic | None = None
     flows: list[FlowPlan] = field(default_factory=list)
+    # a LAN that stands between runs: {"reused", "kept", "points", "since", "carried"}
+    lan: dict[str, Any] = field(default_factory=lambda: {"reused": False})
 
 
 @dataclass
@@ -107,20 +118,9 @@ class FlowRow:
         }
 
 
-def _goodput(
-    flow_rep: dict[str, Any], log: list[tuple[int, int]] | None, warmup: float, duration: float
-) -> float:
-    """Payload bit/s in the window [first arrival + warmup, first arrival + duration), from the
-    per-packet log (else the whole flow): the simulator's window (UdpFlowSink). A fixed window,
-    not first-to-last arrival: arrivals are stamped when the application reads them, and a
-    reader a socket buffer behind would shorten a first-to-last span (measured: 93.06 Mbit/s
-    of 1500-byte datagrams on 100M, above the 92.36 the wire carries); at the window's two
-    edges the errors cancel."""
-    if log and len(log) >= 2:
-        first = min(rx for rx, _ in log)
-        t0, t1 = first + int(warmup * 1e9), first + int(duration * 1e9)
-        if t1 > t0:
-            return 8 * sum(n for rx, n in log if t0 <= rx < t1) / ((t1 - t0) / 1e9)
+def _whole_flow_goodput(flow_rep: dict[str, Any]) -> float:
+    """Without the per-packet log: payload bit/s from the tool's first to last arrival (n - 1
+    datagrams' bytes in that span)."""
     first, last = flow_rep.get("first_rx_ns"), flow_rep.get("last_rx_ns")
     n = int(flow_rep.get("received") or 0)
     if not first or not last or last <= first or n < 2:
@@ -128,113 +128,112 @@ def _goodput(
     return 8 * int(flow_rep.get("bytes") or 0) * (n - 1) / n / ((last - first) / 1e9)
 
 
-def build(
-    req: Request,
-    state: RunState,
-    outcome: Outcome,
-    restore_report: RestoreReport,
-    timing: dict[str, float],
-) -> RunRecord:
-    """The run's record (source "bed")."""
-    p = req.params
-    out = outcome.traffic
-    backend = state.backend
+def _measured(
+    flow_rep: dict[str, Any],
+    log: list[arrivals.Arrival] | None,
+    start_ns: int | None,
+    params: dict[str, Any],
+) -> tuple[float, dict[str, float | None]]:
+    """A flow's goodput and latency: from the per-packet log by the simulator's rules
+    (lanloss.testbed.arrivals); without a log (--no-log, or one too large to fetch), the
+    tool's whole-flow goodput and histogram percentiles."""
+    stats = (
+        arrivals.flow_stats(log, start_ns, float(params["warmup"]), float(params["duration"]))
+        if log
+        else None
+    )
+    if stats is not None:
+        return stats.goodput_bps, stats.latency_us
+    lat = flow_rep.get("latency_us") or {}
+    return _whole_flow_goodput(flow_rep), {k: lat.get(k) for k in ("p50", "p99", "max")}
+
+
+def _lanloss_row(fp: FlowPlan, out: traffic.Outcome, p: dict[str, Any], shared_clock: bool):
+    """(the flow's row, its failed sends) from lanloss-send's and lanloss-recv's reports."""
+    st = fp.stream
+    srep = out.senders[st.id]
+    fails = sum(int(v) for v in (srep.get("send_errors") or {}).values())
+    rrep = out.receivers[fp.receiver.name]
+    frep = next((f for f in rrep.get("flows", []) if f.get("flow") == st.id), {})
+    # the sender's first send is the traffic's start where both read one clock
+    start_ns = int(srep.get("start_ns") or 0) if shared_clock else 0
+    log = out.logs.get(fp.receiver.name, {}).get(st.id)
+    goodput, latency = _measured(frep, log, start_ns or None, p)
+    row = FlowRow(
+        fp.sender.name,
+        fp.receiver.name,
+        sent=int(srep["sent"]) + fails,
+        received=int(frep.get("received") or 0),
+        duplicated=int(frep.get("duplicated") or 0),
+        reordered=int(frep.get("reordered") or 0),
+        goodput_bps=goodput,
+        latency_us=latency,
+        loss_runs=frep.get("loss_runs") or {"count": 0, "mean": 0.0, "max": 0},
+        stream=st.id,
+        rate=st.rate,
+        span=max(0, int(srep.get("end_ns") or 0) - int(srep.get("start_ns") or 0)) / 1e9,
+        late=float((srep.get("pacing") or {}).get("max_late_us") or 0.0) / 1e6,
+    )
+    return row, fails
+
+
+def _iperf_row(fp: FlowPlan, out: traffic.Outcome, p: dict[str, Any]):
+    """(the flow's row, 0 failed sends) from the iperf3 client's and server's reports."""
+    st = fp.stream
     payload = int(p["payload"])
-    rows: list[FlowRow] = []
-    paths_ = []
-    for fp in state.flows:
-        st = fp.stream
-        if req.tool == "lanloss":
-            srep = out.senders[st.id]
-            fails = sum(int(v) for v in (srep.get("send_errors") or {}).values())
-            sent = int(srep["sent"]) + fails
-            rrep = out.receivers[fp.receiver.name]
-            frep = next((f for f in rrep.get("flows", []) if f.get("flow") == st.id), {})
-            received = int(frep.get("received") or 0)
-            log = out.logs.get(fp.receiver.name, {}).get(st.id)
-            goodput = _goodput(frep, log, float(p["warmup"]), float(p["duration"]))
-            lat = frep.get("latency_us") or {}
-            latency = {k: lat.get(k) for k in ("p50", "p99", "max")}
-            runs = frep.get("loss_runs") or {"count": 0, "mean": 0.0, "max": 0}
-            dup, reord = int(frep.get("duplicated") or 0), int(frep.get("reordered") or 0)
-            span = max(0, int(srep.get("end_ns") or 0) - int(srep.get("start_ns") or 0)) / 1e9
-            late = float((srep.get("pacing") or {}).get("max_late_us") or 0.0) / 1e6
-        else:
-            crep = out.senders[st.id]
-            srv = out.receivers[f"{fp.receiver.name}#{st.id}"]
-            end_c, end_s = crep.get("end", {}), srv.get("end", {})
-            fails = 0
-            if p["protocol"] == "udp":
-                sent = int(end_c.get("sum_sent", {}).get("packets") or 0)
-            else:
-                sent = int(end_c.get("sum_sent", {}).get("bytes") or 0) // payload
-            recv_bytes = int(end_s.get("sum_received", {}).get("bytes") or 0)
-            received = recv_bytes // payload
-            goodput = float(end_s.get("sum_received", {}).get("bits_per_second") or 0)
-            latency = {"p50": None, "p99": None, "max": None}
-            runs = {"count": 0, "mean": 0.0, "max": 0}
-            streams = end_s.get("streams") or [{}]
-            reord = int((streams[0].get("udp") or {}).get("out_of_order") or 0)
-            dup = 0
-            span = float(end_c.get("sum_sent", {}).get("seconds") or 0)
-            late = 0.0  # iperf3 does not report its pacing: unknown, taken as kept
-        ingress, egress = backend.flow_ports(fp.sender.name, fp.receiver.name)
-        paths_.append(
-            attribution.FlowPath(
-                fp.sender.name,
-                fp.sender.iface,
-                fp.receiver.name,
-                fp.receiver.iface,
-                st.id,
-                fp.receiver.sysctl_host.name,
-                sent,
-                received,
-                fails,
-                ingress,
-                egress,
-                backend.nic_port(fp.receiver.name),
-                receiver_driver=outcome.facts.get(fp.receiver.name, {}).get("driver"),
-            )
-        )
-        rows.append(
-            FlowRow(
-                fp.sender.name,
-                fp.receiver.name,
-                sent,
-                received,
-                dup,
-                reord,
-                goodput,
-                latency,
-                runs,
-                st.id,
-                st.rate,
-                span,
-                late,
-            )
-        )
+    end_c = out.senders[st.id].get("end", {})
+    end_s = out.receivers[f"{fp.receiver.name}#{st.id}"].get("end", {})
+    if p["protocol"] == "udp":
+        sent = int(end_c.get("sum_sent", {}).get("packets") or 0)
+    else:
+        sent = int(end_c.get("sum_sent", {}).get("bytes") or 0) // payload
+    streams = end_s.get("streams") or [{}]
+    row = FlowRow(
+        fp.sender.name,
+        fp.receiver.name,
+        sent=sent,
+        received=int(end_s.get("sum_received", {}).get("bytes") or 0) // payload,
+        duplicated=0,
+        reordered=int((streams[0].get("udp") or {}).get("out_of_order") or 0),
+        goodput_bps=float(end_s.get("sum_received", {}).get("bits_per_second") or 0),
+        latency_us={"p50": None, "p99": None, "max": None},
+        loss_runs={"count": 0, "mean": 0.0, "max": 0},
+        stream=st.id,
+        rate=st.rate,
+        span=float(end_c.get("sum_sent", {}).get("seconds") or 0),
+        late=0.0,  # iperf3 does not report its pacing: unknown, taken as kept
+    )
+    return row, 0
 
-    srcs = attribution.sources(paths_, outcome.deltas, p["protocol"])
-    attr = attribution.attribute(paths_, srcs)
-    for row, d in zip(rows, attr["flows"], strict=True):
-        row.drops = d
 
-    flows = [r.flow() for r in rows]
-    streams = _streams_done(req, rows)
-    totals = run_totals(
-        [{**f, "stream": r.stream} for f, r in zip(flows, rows, strict=True)],
-        streams,
-        payload,
-        float(p["duration"]),
+def _flow_path(
+    fp: FlowPlan, row: FlowRow, fails: int, backend: Any, outcome: Outcome
+) -> attribution.FlowPath:
+    """Where the flow's datagrams pass, for attributing its drops."""
+    ingress, egress = backend.flow_ports(fp.sender.name, fp.receiver.name)
+    return attribution.FlowPath(
+        fp.sender.name,
+        fp.sender.iface,
+        fp.receiver.name,
+        fp.receiver.iface,
+        fp.stream.id,
+        fp.receiver.sysctl_host.name,
+        row.sent,
+        row.received,
+        fails,
+        ingress,
+        egress,
+        backend.nic_port(fp.receiver.name),
+        receiver_driver=outcome.facts.get(fp.receiver.name, {}).get("driver"),
     )
 
-    nic = _nic_section(paths_, outcome, p["protocol"])
-    attr["flags"].extend(
-        f"attribution incomplete: {why}" for why in nic["attribution"].get("incomplete", [])
-    )
-    env = _env(req, state, outcome, restore_report)
-    pause = _pause(state, outcome)
-    extra = {
+
+def _extra(
+    req: Request, state: RunState, outcome: Outcome, attr: dict[str, Any], nic: dict[str, Any]
+) -> dict[str, Any]:
+    """The record's source-specific detail: tool reports, counters, attribution detail."""
+    out = outcome.traffic
+    return {
         "tool_reports": {
             "senders": {str(k): v for k, v in out.senders.items()},
             "receivers": out.receivers,
@@ -251,18 +250,55 @@ def build(
         "cpu_stat": outcome.cpu_stat,
         "commands": traffic.describe_commands(state.traffic),
     }
+
+
+def build(
+    req: Request,
+    state: RunState,
+    outcome: Outcome,
+    restore_report: RestoreReport,
+    timing: dict[str, float],
+) -> RunRecord:
+    """The run's record (source "bed")."""
+    p = req.params
+    shared_clock = state.traffic is not None and state.traffic.shared_clock
+    rows: list[FlowRow] = []
+    paths_ = []
+    for fp in state.flows:
+        if req.tool == "lanloss":
+            row, fails = _lanloss_row(fp, outcome.traffic, p, shared_clock)
+        else:
+            row, fails = _iperf_row(fp, outcome.traffic, p)
+        rows.append(row)
+        paths_.append(_flow_path(fp, row, fails, state.backend, outcome))
+
+    srcs = attribution.sources(paths_, outcome.deltas, p["protocol"])
+    attr = attribution.attribute(paths_, srcs)
+    for row, d in zip(rows, attr["flows"], strict=True):
+        row.drops = d
+    flows = [r.flow() for r in rows]
+    totals = run_totals(
+        [{**f, "stream": r.stream} for f, r in zip(flows, rows, strict=True)],
+        _streams_done(req, rows),
+        int(p["payload"]),
+        float(p["duration"]),
+    )
+    nic = _nic_section(paths_, outcome, p["protocol"])
+    attr["flags"].extend(
+        f"attribution incomplete: {why}" for why in nic["attribution"].get("incomplete", [])
+    )
     return RunRecord.from_dict(
         {
             "schema": "lanloss.run/1",
             "source": "bed",
             "params": dict(p),
-            "env": env,
+            "env": _env(req, state, outcome, restore_report),
             "flows": flows,
             "totals": totals,
             "drops": attr["totals"],
-            "pause": pause,
+            "pause": _pause(state, outcome),
             "timing": timing,
-            "extra": extra,
+            "extra": _extra(req, state, outcome, attr, nic),
         }
     )
 
@@ -337,6 +373,7 @@ def _env(
         "backend": req.backend,
         "tool": tool,
         "harness": {"python": platform.python_version(), **git_describe()},
+        "versions": provenance.versions(),
         "controller": {
             "kernel": platform.release(),
             "machine": platform.machine(),
@@ -345,6 +382,7 @@ def _env(
         "started_utc": state.started_utc,
         "hosts": hosts,
         "topology": state.backend.describe(),
+        "lan": state.lan,
         "changes": changes,
         "restore": {
             "ok": not restore_report.failures,
@@ -432,7 +470,8 @@ def _cross_check(req: Request, state: RunState, outcome: Outcome) -> dict[str, A
         }
         if req.params.get("rcvbuf") is not None:
             entry["rcvbuf_requested"] = int(req.params["rcvbuf"])
-            entry["rcvbuf_expected"] = max(2 * int(req.params["rcvbuf"]), 2304)  # socket(7)
+            # Linux doubles the request, never below SOCK_MIN_RCVBUF (sock_setsockopt)
+            entry["rcvbuf_expected"] = max(2 * int(req.params["rcvbuf"]), SOCK_MIN_RCVBUF)
         out[h.name] = entry
     for s in state.traffic.streams:
         rep = outcome.traffic.senders[s.id]

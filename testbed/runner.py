@@ -25,16 +25,26 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from lanloss import constants, paths, provenance
+from lanloss import header_constants, paths, provenance
 from lanloss.options import OptionError
 from lanloss.record import RunRecord
-from lanloss.testbed import counters, cpulimit, netns, run_record, runfolder, settings, traffic
+from lanloss.testbed import (
+    counters,
+    cpulimit,
+    keeper,
+    netns,
+    run_record,
+    runfolder,
+    settings,
+    traffic,
+)
 from lanloss.testbed import inventory as inv_mod
 from lanloss.testbed import journal as jr
-from lanloss.testbed.backend import backend_class
+from lanloss.testbed.backend import Backend, backend_class
 from lanloss.testbed.errors import BedError, Cancelled
-from lanloss.testbed.machines import Host
+from lanloss.testbed.hosts import Host
 from lanloss.testbed.run_record import FlowPlan, Outcome, RestoreReport, RunState
+from lanloss.testbed.transport import kill_if_same
 
 DEFAULT_PREFIX = "lanloss-"
 FAULT_ENV = "LANLOSS_BED_FAULT"  # test hook: fail on purpose at a phase (see README)
@@ -57,8 +67,11 @@ class Request:
     receivers: list[str] | None = None
     progress: bool = False
     vm_nic: str = "e1000-82545em"  # --backend vm: the emulated NIC (testbed/vm.py)
+    vm_icount: int | None = None  # --backend vm: guests at 10^9/2^shift instructions/s
     vm_guests: str = "all"  # --backend vm: which hosts are guests (all | receivers)
     driver_params: dict[str, int] = field(default_factory=dict)  # vm: NIC driver parameters
+    keep_lan: bool = False  # leave the LAN standing for the prefix's next run (Backend.lan)
+    lan_idle_s: float = keeper.IDLE_S  # ... for this long without a run
     # filled by prepare()
     inv: inv_mod.Inventory | None = None
     picked: tuple[list[Any], list[Any]] | None = None
@@ -324,7 +337,7 @@ def _streams(
     flows: list[FlowPlan] = []
     if p["cast"] == "multicast":
         for k, s in enumerate(senders):
-            st = traffic.Stream(k, s, constants.GROUP, traffic.PORT, rate, list(receivers))
+            st = traffic.Stream(k, s, header_constants.GROUP, traffic.PORT, rate, list(receivers))
             streams.append(st)
             flows += [FlowPlan(s, r, st) for r in receivers]
         return streams, flows
@@ -353,24 +366,32 @@ def execute(req: Request, reporter: Reporter) -> RunRecord:
     run_dir = tempfile.mkdtemp(prefix=f"{req.prefix}run-")
     os.chmod(run_dir, 0o755)
     try:
-        recover_pending(req.state_dir, req.prefix, reporter.say)
+        backend = backend_class(req.backend).create(req, run_id, run_dir)
+        state = RunState(started_utc=provenance.utc_now(), backend=backend)
+        journal = _standing_lan(req, backend, state, reporter.say)
+        if journal is None:
+            recover_pending(req.state_dir, req.prefix, reporter.say)
         if changes_machine:
             recover_machine(req.state_dir, req.prefix, reporter.say)
-        journal = jr.Journal.create(req.state_dir, req.prefix, req.backend, changes_machine)
+        if journal is None:
+            journal = jr.Journal.create(req.state_dir, req.prefix, req.backend, changes_machine)
         journal.record("local_dirs", run_dir)
-        state = RunState(started_utc=provenance.utc_now())
+        if req.keep_lan and backend.keeps_lan and not journal.data.get("lan_procs"):
+            backend.keeper = keeper.start(journal.path, req.state_dir, req.prefix, req.lan_idle_s)
+            journal.record("lan_procs", backend.keeper.journal_entry())
         outcome: Outcome | None = None
         error: BaseException | None = None
         with signals_raise():
             try:
-                outcome = _work(req, reporter, journal, run_id, run_dir, state, timing)
+                outcome = _work(req, reporter, journal, backend, state, timing)
             except BaseException as exc:  # noqa: BLE001 - restore first, re-raise below
                 error = exc
             finally:
                 with signals_held() as held:
                     reporter.tick("restoring")
                     t0 = time.monotonic()
-                    restore_report = _undo(state, journal, reporter)
+                    keep = req.keep_lan and error is None and not held
+                    restore_report = _undo(state, journal, reporter, keep)
                     timing["restore_s"] = round(time.monotonic() - t0, 3)
                 if held and error is None:
                     error = (
@@ -402,53 +423,91 @@ def _rmtree(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _standing_lan(req: Request, backend: Backend, state: RunState, say: Any) -> jr.Journal | None:
+    """The journal of the LAN the prefix's last run left standing, taken over, if this run
+    can reuse that LAN (same backend and shape, still intact): its setup then changes only
+    what differs. None otherwise (a standing LAN this run cannot use is replayed, i.e.
+    torn down, by recover_pending like any journal)."""
+    pending = jr.Journal.find(req.state_dir, req.prefix)
+    lan = pending.standing_lan if pending is not None else None
+    if pending is None or lan is None or not backend.can_adopt(lan):
+        return None
+    say(f"reusing the LAN its last run left standing ({lan.get('points')} point(s) so far)")
+    pending.take_over()
+    backend.adopt(lan)
+    state.lan = {
+        "reused": True,
+        "points": int(lan.get("points", 0)),
+        "since_utc": provenance.utc_from(lan.get("since", 0)),
+        "carried": [c.describe() for c in pending.lan_changes()],
+    }
+    return pending
+
+
 def _work(
     req: Request,
     reporter: Reporter,
     journal: jr.Journal,
-    run_id: str,
-    run_dir: str,
+    backend: Backend,
     state: RunState,
     timing: dict[str, float],
 ) -> Outcome:
-    p = req.params
+    """Set up (or reuse) the LAN, apply the point's settings, count, run the traffic,
+    count again. What it sets up is in `state` for _undo, whatever happens."""
     t0 = time.monotonic()
-    reporter.tick("setting up hosts")
-    backend = backend_class(req.backend).create(req, run_id, run_dir)
-    state.backend = backend
+    reporter.tick("reusing the standing LAN" if state.lan["reused"] else "setting up hosts")
+    senders, receivers, pairs = _hosts(backend, journal, state)
+    timing["setup_s"] = round(time.monotonic() - t0, 3)
+    t0 = time.monotonic()
+    force = _apply_settings(req, reporter, journal, backend, state, senders, receivers)
+    timing["apply_s"] = round(time.monotonic() - t0, 3)
+    _fault("after-apply")
+    state.traffic = _traffic(req, journal, backend, state, senders, receivers, force)
+    state.traffic.streams, state.flows = _streams(req, senders, receivers, pairs)
+    return _measure(reporter, journal, backend, state, timing)
+
+
+def _hosts(
+    backend: Backend, journal: jr.Journal, state: RunState
+) -> tuple[list[Host], list[Host], list[Any]]:
+    """The backend's hosts, set up -> (senders, receivers, flows); the hosts settings touch
+    go into `state`."""
     backend.setup(journal)
     pairs = backend.flows()
     # the hosts the flows use (a topology file's flows may start at a 'host' node)
     senders = [backend.hosts[n] for n in dict.fromkeys(f[0] for f in pairs)]
     receivers = [backend.hosts[n] for n in dict.fromkeys(f[1] for f in pairs)]
-    machine_hosts = backend.machine_hosts()
-    tool_dirs = backend.tool_dirs
-    run_hosts = [*senders, *receivers]
-    all_hosts = {h.name: h for h in [*machine_hosts, *run_hosts, *backend.switches]}
-    state.hosts = all_hosts
-    state.run_hosts = run_hosts
-    timing["setup_s"] = round(time.monotonic() - t0, 3)
+    state.run_hosts = [*senders, *receivers]
+    every = [*backend.machine_hosts(), *state.run_hosts, *backend.switches]
+    state.hosts = {h.name: h for h in every}
+    return senders, receivers, pairs
 
-    # settings: capture, plan, check explicit requests, apply (journalled)
-    t0 = time.monotonic()
+
+def _apply_settings(
+    req: Request,
+    reporter: Reporter,
+    journal: jr.Journal,
+    backend: Backend,
+    state: RunState,
+    senders: list[Host],
+    receivers: list[Host],
+) -> dict[str, bool]:
+    """Capture, plan, check explicit requests, apply (journalled) -> which socket buffers
+    the tools must force (SO_RCVBUFFORCE/SO_SNDBUFFORCE: rmem_max/wmem_max not raisable)."""
     reporter.tick("capturing settings")
-    settable = [*machine_hosts, *run_hosts]
+    settable = [*backend.machine_hosts(), *state.run_hosts]
     captured = {h.name: settings.capture(h) for h in settable}
     state.captured = captured
-    changes, unsupported = settings.plan_changes(p, req.given, senders, receivers, captured)
+    changes, unsupported = settings.plan_changes(
+        req.params, req.given, senders, receivers, captured
+    )
     changes += backend.machine_changes(captured)
     if req.driver_params:
         changes = backend.driver_changes(req.driver_params) + changes  # a reload resets the NIC
-    rcvbuf_force = sndbuf_force = False
-    for u in list(unsupported):
-        if u.option == "rcvbuf" and u.setting.startswith("sysctl"):
-            rcvbuf_force = True  # rmem_max cannot be raised: SO_RCVBUFFORCE (root) instead
-            u.reason += "; the receiver uses SO_RCVBUFFORCE"
-            u.explicit = False
-        elif u.option == "sndbuf" and u.setting.startswith("sysctl"):
-            sndbuf_force = True
-            u.reason += "; the sender uses SO_SNDBUFFORCE"
-            u.explicit = False
+    force = {"rcvbuf": False, "sndbuf": False}
+    for u in unsupported:
+        if u.option in force and u.setting.startswith("sysctl"):
+            _force_buffer(u, force)  # rmem_max cannot be raised: SO_RCVBUFFORCE (root)
     fatal = [u for u in unsupported if u.explicit]
     state.unsupported = unsupported
     if fatal:
@@ -456,21 +515,34 @@ def _work(
         raise BedError(f"{u.host}: cannot set {u.option} ({u.setting}): {u.reason}")
     reporter.tick("applying settings")
     state.changes = changes  # restore covers every planned change, applied or not
-    refused = settings.apply(all_hosts, changes, journal, soft=frozenset({"rcvbuf", "sndbuf"}))
+    refused = settings.apply(state.hosts, changes, journal, soft=frozenset(force))
     for u in refused:
-        if u.option in ("rcvbuf", "sndbuf"):
-            rcvbuf_force = rcvbuf_force or u.option == "rcvbuf"
-            sndbuf_force = sndbuf_force or u.option == "sndbuf"
-            u.reason += (
-                f"; the {'receiver' if u.option == 'rcvbuf' else 'sender'} uses "
-                f"SO_{'RCV' if u.option == 'rcvbuf' else 'SND'}BUFFORCE"
-            )
-            u.explicit = False
+        if u.option in force:
+            _force_buffer(u, force)
     unsupported += refused
-    timing["apply_s"] = round(time.monotonic() - t0, 3)
-    _fault("after-apply")
+    return force
 
-    # slow receiver
+
+def _force_buffer(u: settings.Unsupported, force: dict[str, bool]) -> None:
+    """A socket buffer limit the host refused: the tool forces its buffer instead (root)."""
+    force[u.option] = True
+    who = "receiver" if u.option == "rcvbuf" else "sender"
+    u.reason += f"; the {who} uses SO_{u.option[:3].upper()}BUFFORCE"
+    u.explicit = False
+
+
+def _traffic(
+    req: Request,
+    journal: jr.Journal,
+    backend: Backend,
+    state: RunState,
+    senders: list[Host],
+    receivers: list[Host],
+    force: dict[str, bool],
+) -> traffic.Traffic:
+    """The traffic of the point (streams filled by the caller): tools, pinning, the slow
+    receiver's CPU quota."""
+    p = req.params
     cgroups, pre = {}, {}
     if p.get("recv_cpu"):
         for h in receivers:
@@ -480,32 +552,33 @@ def _work(
                 if limit.procs_file:
                     cgroups[h.name] = limit.procs_file
                 pre[h.name] = limit.pre
-    pin = backend.pinning(senders, receivers) if req.pin else {}
-
-    shared = _shared_clock(req, run_hosts)
-    t = traffic.Traffic(
+    return traffic.Traffic(
         streams=[],
         receivers=receivers,
         params=p,
         tool=req.tool,
-        tool_paths=tool_dirs,
-        group=constants.GROUP if p["cast"] == "multicast" else None,
-        rcvbuf_force=rcvbuf_force,
-        sndbuf_force=sndbuf_force,
-        shared_clock=shared,
-        pin=pin,
+        tool_paths=backend.tool_dirs,
+        group=header_constants.GROUP if p["cast"] == "multicast" else None,
+        rcvbuf_force=force["rcvbuf"],
+        sndbuf_force=force["sndbuf"],
+        shared_clock=_shared_clock(req, state.run_hosts),
+        pin=backend.pinning(senders, receivers) if req.pin else {},
         cgroups=cgroups,
         pre=pre,
         keep_log=req.keep_log and req.tool == "lanloss",
     )
-    t.streams, flows = _streams(req, senders, receivers, pairs)
-    if req.tool == "iperf3":
-        t.receivers = receivers
-    state.traffic = t
-    state.flows = flows
 
-    # counters, traffic, counters
-    count_hosts = [*machine_hosts, *run_hosts, *backend.switches]
+
+def _measure(
+    reporter: Reporter,
+    journal: jr.Journal,
+    backend: Backend,
+    state: RunState,
+    timing: dict[str, float],
+) -> Outcome:
+    """Counters before, the traffic, counters after -> what the run measured."""
+    assert state.traffic is not None
+    count_hosts = [*backend.machine_hosts(), *state.run_hosts, *backend.switches]
 
     def snap_all() -> dict[str, counters.Snapshot]:
         return {
@@ -519,7 +592,7 @@ def _work(
     reporter.tick("counters before")
     before = snap_all()
     _fault("traffic")
-    out = traffic.run(t, journal, backend.network_idle, reporter.tick)
+    out = traffic.run(state.traffic, journal, backend.network_idle, reporter.tick)
     reporter.tick("counters after")
     after = snap_all()
     timing.update({k: round(v, 3) for k, v in out.timing.items()})
@@ -528,7 +601,7 @@ def _work(
         deltas={n: counters.delta(before[n], after[n]) for n in before},
         counter_errors={n: s.errors for n, s in after.items() if s.errors},
         cpu_stat={n: cpulimit.stat(w, lim) for n, (w, lim) in state.cpu.items()},
-        facts={h.name: dict(h.facts) for h in all_hosts.values()},
+        facts={h.name: dict(h.facts) for h in state.hosts.values()},
     )
 
 
@@ -542,20 +615,49 @@ def _shared_clock(req: Request, hosts: list[Host]) -> bool:
     return all(h.facts.get("boot_id") == here for h in hosts)
 
 
-def _undo(state: RunState, journal: jr.Journal, reporter: Reporter) -> RestoreReport:
-    """Restore settings, capture them again, remove cgroups, tear down. Never raises."""
+def _stop_lan_procs(journal: jr.Journal) -> None:
+    """The processes a LAN kept standing no longer (its keeper; guests die with it)."""
+    for entry in journal.data.get("lan_procs", []):
+        kill_if_same(entry["pid"], entry.get("start_time"), signal.SIGKILL)
+    journal.data["lan_procs"] = []
+
+
+def _undo(
+    state: RunState, journal: jr.Journal, reporter: Reporter, keep: bool = False
+) -> RestoreReport:
+    """Restore settings, capture them again, remove cgroups, tear down (or, with `keep`,
+    leave the LAN standing: the changes it needs stay, journalled). Never raises."""
     failures: list[str] = []
     hosts = state.hosts
+    backend = state.backend
+    lan = backend.lan() if keep and backend is not None else None
+    kept = lan is not None
+    # a LAN's own changes (scope lan) stay while it stands and go with it, with those an
+    # earlier run of the standing LAN made (carried in the journal)
+    restoring = [c for c in state.changes if not kept or c.scope != "lan"]
+    if not kept:
+        made = {(c.host, c.kind, c.target) for c in restoring}
+        restoring = [
+            *[c for c in journal.lan_changes() if (c.host, c.kind, c.target) not in made],
+            *restoring,
+        ]
     try:
-        failures += settings.restore(hosts, state.changes)
+        failures += settings.restore(hosts, restoring)
     except BaseException as exc:  # noqa: BLE001 - keep undoing
         failures.append(f"restore: {exc}")
+    lan_settings = {
+        n
+        for c in [*state.changes, *journal.lan_changes()]
+        if c.scope == "lan" and (n := settings.captured_name(c)) is not None
+    }
     after: dict[str, settings.Captured] = {}
     mismatches: dict[str, list[str]] = {}
     for name, cap in state.captured.items():
         try:
             after[name] = settings.capture(hosts[name])
-            diff = settings.compare(cap, after[name])
+            # a LAN's own settings differ from the capture before when the run built the
+            # LAN and keeps it, or tears down one it found standing: restore checked them
+            diff = [d for d in settings.compare(cap, after[name]) if d not in lan_settings]
             if diff:
                 mismatches[name] = diff
         except BaseException as exc:  # noqa: BLE001
@@ -565,15 +667,24 @@ def _undo(state: RunState, journal: jr.Journal, reporter: Reporter) -> RestoreRe
             why = cpulimit.remove_cgroup(where, limit.path, journal.data["prefix"])
             if why:
                 failures.append(why)
-    backend = state.backend
     if backend is not None:
-        try:
-            failures += backend.teardown()
-        except BaseException as exc:  # noqa: BLE001
-            failures.append(f"teardown: {exc}")
+        if not kept:
+            try:
+                failures += backend.teardown()
+            except BaseException as exc:  # noqa: BLE001
+                failures.append(f"teardown: {exc}")
+            _stop_lan_procs(journal)
+        if backend.keeper is not None:
+            backend.keeper.release()
         backend.close()
     if mismatches:
         failures.append(f"settings differ after restore: {mismatches}")
+    state.lan["kept"] = kept and not failures
     if not failures:
-        journal.finish()
+        if kept:
+            assert lan is not None
+            journal.stand(lan)
+            state.lan["points_served"] = int(journal.data["lan"]["points"])
+        else:
+            journal.finish()
     return RestoreReport(failures, after, mismatches)

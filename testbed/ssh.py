@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from lanloss import paths
 from lanloss.child import die_with_parent
-from lanloss.testbed.backend import Backend
+from lanloss.testbed.backend import Backend, refuse_guest_options
 from lanloss.testbed.errors import BedError, HostUnreachable
+from lanloss.testbed.inventory import SSH_CONNECT_TIMEOUT_S, SSH_HOST_KEY_CHECKING, SSH_PORT
 from lanloss.testbed.transport import JOIN_CGROUP, Proc, Transport
 
 if TYPE_CHECKING:
+    from lanloss.testbed.hosts import Host
     from lanloss.testbed.inventory import HostSpec, Inventory
-    from lanloss.testbed.machines import Host
 
 SSH = "ssh"
 # A remote tool: its PID goes to the file "$0" so that a later call can stop it, and it
@@ -51,10 +52,10 @@ class SshTransport(Transport):
     address: str
     user: str
     key: str
-    port: int = 22
-    connect_timeout: float = 5.0
+    port: int = SSH_PORT
+    connect_timeout: float = SSH_CONNECT_TIMEOUT_S
     known_hosts: str | None = None
-    strict_host_key_checking: str = "accept-new"
+    strict_host_key_checking: str = SSH_HOST_KEY_CHECKING
     _control_dir: str | None = field(default=None, repr=False)
 
     def describe(self) -> dict[str, Any]:
@@ -278,8 +279,7 @@ class SshBackend(Backend):
 
         if not req.inventory:
             raise OptionError("--inventory: the ssh backend needs an inventory file")
-        if req.driver_params:
-            raise OptionError("--driver-param: only the vm backend reloads a NIC driver")
+        refuse_guest_options(req, "ssh")
         p = req.params
         req.inv = inv_mod.load(req.inventory)
         req.picked = inv_mod.select(
@@ -325,7 +325,7 @@ class SshBackend(Backend):
         ]
 
     def setup(self, journal: Any) -> None:
-        from lanloss.testbed.machines import Host, gather_facts
+        from lanloss.testbed.hosts import Host, gather_facts
 
         pending = []
         for spec in self.specs:

@@ -150,6 +150,10 @@ class LocalProc(Proc):
             except ProcessLookupError:
                 pass
 
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
     def journal_entry(self) -> dict[str, Any]:
         return {"kind": "local", "pid": self.popen.pid, "start_time": self.start_time}
 

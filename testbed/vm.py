@@ -31,17 +31,17 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from lanloss.child import die_with_parent
 from lanloss.options import OptionError
 from lanloss.testbed import netns
 from lanloss.testbed.backend import Backend
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.ssh import SshTransport, install_tools
-from lanloss.testbed.transport import NETNS_DIR, Local, LocalProc, wait_until
+from lanloss.testbed.transport import NETNS_DIR, Local, wait_until
 
 QEMU = "qemu-system-x86_64"
 NIC_MODELS = {"e1000-82545em": "e1000", "e1000e": "e1000e"}
@@ -50,6 +50,20 @@ MEMORY_MB = 256
 TB_SIZE_MB = 128  # TCG's translation cache grows without a cap (270 -> 620 MB in 20 min)
 SSH_PORT0 = 2200  # hostfwd ports, on the switch namespace's own loopback
 BOOT_TIMEOUT = 180.0
+ICOUNT_SHIFTS = range(0, 11)  # -icount shift: the guest runs 10^9 / 2^shift instructions/s
+ICOUNT_BOOT_S = 7.5  # a guest's boot at shift 0 in seconds of its clock (59 s at shift 3)
+# QEMU's -icount align warning when this machine cannot keep the guest's pace
+LATE = re.compile(r"guest is now late by (-?[0-9.]+)(?: to (-?[0-9.]+))? seconds")
+
+
+def boot_timeout(icount: int | None) -> float:
+    """How long a guest may take to answer ssh: three times its expected boot at its
+    instruction rate, never less than BOOT_TIMEOUT."""
+    if icount is None:
+        return BOOT_TIMEOUT
+    return max(BOOT_TIMEOUT, 3 * ICOUNT_BOOT_S * 2**icount)
+
+
 TOOLS_DIR = "/tmp/lanloss-tools"
 # What a guest cannot emulate, refused when asked for explicitly.
 VM_CANNOT = {
@@ -129,6 +143,7 @@ class VmBackend(Backend):
     """Guests for hosts, namespaces for switches; kernel-wide settings live in each guest."""
 
     name = "vm"
+    keeps_lan = True
     changes_this_machine = True  # the switches' namespaces, htb_hysteresis, recv_cpu's cgroup
     cannot = VM_CANNOT
 
@@ -145,14 +160,18 @@ class VmBackend(Backend):
     def check_request(cls, req: Any) -> None:
         if req.inventory or req.senders or req.receivers:
             raise OptionError("--inventory/--sender/--receiver: the vm backend boots its hosts")
+        if req.vm_icount is not None and req.vm_icount not in ICOUNT_SHIFTS:
+            raise OptionError(f"--vm-icount: {req.vm_icount} is not a shift from 0 to 10")
         netns.plan(req.params, req.prefix)
         validate_machine(req.vm_nic)
 
     @classmethod
     def create(cls, req: Any, run_id: str, run_dir: str) -> VmBackend:
-        return cls(
+        backend = cls(
             req.params, req.prefix, run_dir, req.vm_nic, req.pin, req.state_dir, req.vm_guests
         )
+        backend.icount = req.vm_icount
+        return backend
 
     def __init__(
         self,
@@ -177,13 +196,17 @@ class VmBackend(Backend):
         self.hosts: dict[str, Any] = {}
         self.switches: list[Any] = []
         self.tool_dirs: dict[str, str] = {}
-        self.qemu: dict[str, LocalProc] = {}
+        self.qemu: dict[str, Any] = {}  # LocalProc, or KeptProc of a standing LAN
         self.qemu_argv: dict[str, list[str]] = {}
         self.accel, self.accel_why = accelerator()
         self.image: dict[str, Any] = {}
         self.boot_s: dict[str, float] = {}
         self.reaper: subprocess.Popen[bytes] | None = None
         self.journal: Any = None  # its "netns" lists the namespaces this run made
+        self.standing: dict[str, Any] | None = None  # a LAN an earlier run left (adopt)
+        self.lan_dir: str | None = None  # consoles and QEMU logs of guests that stand
+        self.icount: int | None = None  # -icount shift of the guests (None: as fast as TCG)
+        self.log_marks: dict[str, int] = {}  # QEMU's output before the point, per guest
 
     # -- building --------------------------------------------------------------------------
 
@@ -263,6 +286,14 @@ class VmBackend(Backend):
         ]
         return " ".join(words)
 
+    def _icount_argv(self) -> list[str]:
+        """A slow PC that does not stop: a fixed instruction rate, the guest's clock kept
+        aligned with real time by sleeping (never run ahead); QEMU warns when it falls
+        behind (LATE)."""
+        if self.icount is None:
+            return []
+        return ["-icount", f"shift={self.icount},align=on,sleep=on"]
+
     def _qemu_argv(self, node: Any, k: int, port: str, ssh_port: int) -> list[str]:
         accel = f"tcg,tb-size={TB_SIZE_MB}" if self.accel == "tcg" else "kvm"
         argv = [
@@ -281,7 +312,7 @@ class VmBackend(Backend):
             "none",
             "-no-reboot",
             "-serial",
-            f"file:{os.path.join(self.run_dir, node.name + '.console')}",
+            f"file:{self._log_path(node, '.console')}",
             "-kernel",
             self.image["kernel"],
             "-initrd",
@@ -301,6 +332,7 @@ class VmBackend(Backend):
             "local,id=usr,path=/usr,security_model=none,readonly=on",
             "-device",
             "virtio-9p-pci,fsdev=usr,mount_tag=usr",
+            *self._icount_argv(),
         ]
         return argv
 
@@ -314,11 +346,10 @@ class VmBackend(Backend):
 
     def setup(self, journal: Any) -> None:
         from lanloss.testbed import vmimage
-        from lanloss.testbed.inventory import HostSpec, SshSpec
-        from lanloss.testbed.machines import Host, gather_facts
+        from lanloss.testbed.hosts import Host, gather_facts
+        from lanloss.testbed.inventory import HostSpec
 
         self.journal = journal
-        netns.clear_stale([n.ns for n in self.plan.nodes.values() if not self.is_guest(n)])
         try:
             self.image = vmimage.build()
         except RuntimeError as exc:
@@ -331,10 +362,33 @@ class VmBackend(Backend):
         )
         gather_facts(self.machine)
         journal.record_host(self.machine)
-        self._switches(journal)
+        if self.standing is None:
+            booting = self._build(journal)
+        else:
+            booting = self._reuse(self.standing, journal)
         for sw in self.plan.switches:
             spec = HostSpec(sw.name, "switch", "", "", "", netns=sw.ns)
             self.switches.append(Host(spec, Local(sw.name, sw.ns), self.run_dir, self.run_dir))
+        for node, sw, ssh_port, t0 in booting:
+            self._reach_guest(node, sw, ssh_port, t0, journal)
+        if self.standing is None:
+            self._static_arp()
+        self.log_marks = {n: self._log_size(n) for n in self.qemu}  # the point starts here
+
+    def _log_size(self, name: str) -> int:
+        try:
+            return os.path.getsize(self._log_path(self.plan.nodes[name], ".qemu"))
+        except OSError:
+            return 0
+
+    def _build(self, journal: Any) -> list[tuple[Any, Any, int, float]]:
+        """Switches, namespace hosts and booting guests, each journalled before it exists
+        -> the guests being booted (node, switch, ssh port, start)."""
+        netns.clear_stale([n.ns for n in self.plan.nodes.values() if not self.is_guest(n)])
+        if self.keeper is not None:  # the guests' consoles outlive this run's folder
+            self.lan_dir = tempfile.mkdtemp(prefix=f"{self.prefix}run-lan-")
+            journal.record("lan_dirs", self.lan_dir)
+        self._switches(journal)
         self.reaper = start_reaper(self.prefix, self.state_dir)
         mtu, limit = int(self.params["mtu"]), int(self.params["switch_buffer"])
         booting = []
@@ -345,24 +399,10 @@ class VmBackend(Backend):
                 self._namespace_host(node, k + 1, sw, port, journal)
                 continue
             ssh_port = SSH_PORT0 + k + 1
-            argv = self._qemu_argv(node, k + 1, port, ssh_port)
-            full = ["nsenter", f"--net={NETNS_DIR}/{sw.ns}", "--", *self._cpu_of(node), *argv]
-            self.qemu_argv[node.name] = full
-            log = os.path.join(self.run_dir, node.name + ".qemu")
-            with open(log, "wb") as fh:
-                popen = subprocess.Popen(
-                    full,
-                    stdin=subprocess.DEVNULL,
-                    stdout=fh,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    preexec_fn=die_with_parent(),  # a kill -9 of lanloss takes the guest along
-                )
-            proc = LocalProc(popen, node.name)
-            self.qemu[node.name] = proc
-            journal.record("procs", proc.journal_entry())
-            booting.append((node, sw, port, ssh_port, time.monotonic()))
-        for node, sw, port, _, _ in booting:
+            self._boot(node, k + 1, sw, port, ssh_port, journal)
+            booting.append((node, sw, ssh_port, time.monotonic()))
+        for node, sw, _, _ in booting:
+            port = self.plan.port_towards(sw.name, node.name).name
             tap = ["ip", "-n", sw.ns, "link", "show", "dev", port]
             if not wait_until(lambda a=tap: _ok(a), 30, 0.1):
                 raise BedError(
@@ -378,33 +418,76 @@ class VmBackend(Backend):
             ]
             netns._batch("bridge", sw.ns, lines)
         netns.wait_link_up(self.plan)
+        return booting
+
+    def _boot(self, node: Any, k: int, sw: Any, port: str, ssh_port: int, journal: Any) -> None:
+        """Start the guest of `node` (in the keeper, when the LAN is to stand)."""
+        argv = [*self._cpu_of(node), *self._qemu_argv(node, k, port, ssh_port)]
+        where = Local(sw.name, sw.ns)  # QEMU runs in its switch's namespace: the tap is a port
+        self.qemu_argv[node.name] = where.wrap(argv)
+        log = self._log_path(node, ".qemu")
+        if self.keeper is not None:
+            kept = self.keeper.spawn(where.wrap(argv), log)
+            self.qemu[node.name] = kept
+            journal.record("lan_procs", kept.journal_entry())
+            return
+        proc = where.spawn(argv, log)  # a kill -9 of lanloss takes the guest along
+        self.qemu[node.name] = proc
+        journal.record("procs", proc.journal_entry())
+
+    def _reuse(self, lan: dict[str, Any], journal: Any) -> list[tuple[Any, Any, int, float]]:
+        """A standing LAN: its shapers set anew where they differ, its guests and namespace
+        hosts taken as they are -> the guests (node, switch, ssh port, now)."""
+        from lanloss.testbed.keeper import KeptProc
+
+        netns.reshape(lan.get("shapers", {}), self.shapers())
+        self.reaper = start_reaper(self.prefix, self.state_dir)
+        self.lan_dir = lan.get("folder")
+        booting = []
+        for k, node in enumerate(self.plan.hosts):
+            sw = self.plan.nodes[node.switch]
+            if not self.is_guest(node):
+                self._namespace_host_handle(node, journal)
+                continue
+            g = lan["guests"][node.name]
+            self.qemu[node.name] = KeptProc(int(g["pid"]), g.get("start_time"), QEMU)
+            self.qemu_argv[node.name] = list(g.get("argv", []))
+            booting.append((node, sw, SSH_PORT0 + k + 1, time.monotonic()))
+        return booting
+
+    def _reach_guest(self, node: Any, sw: Any, ssh_port: int, t0: float, journal: Any) -> None:
+        """ssh to the guest (waiting for its boot), its facts, its run folder and tools."""
+        from lanloss.testbed.hosts import Host, gather_facts
+        from lanloss.testbed.inventory import HostSpec, SshSpec
+
         key = self.image["key"]
-        for node, sw, _port, ssh_port, t0 in booting:
-            role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
-            ssh = SshSpec("root", key, ssh_port, 5.0, self.image["known_hosts"], "yes")
-            spec = HostSpec(node.name, role, "127.0.0.1", node.address, netns.IFACE, ssh=ssh)
-            t = VmTransport(
-                node.name,
-                "127.0.0.1",
-                "root",
-                key,
-                ssh_port,
-                5.0,
-                self.image["known_hosts"],
-                "yes",
-                netns=sw.ns,
-            )
-            folder = os.path.join(self.run_dir, node.name)
-            os.makedirs(folder, exist_ok=True)
-            host = Host(spec, t, f"/tmp/lanloss-run-{os.getpid()}", folder)
-            self._wait_boot(host, node, t0)
-            self.hosts[node.name] = host
-            gather_facts(host)
-            journal.record_host(host)
-            t.run_ok(["mkdir", "-p", host.workdir])
-            self.tool_dirs[node.name] = install_tools(host, TOOLS_DIR)
-        # static ARP everywhere (in a guest kept in /run/lanloss/neigh: a driver reload
-        # re-adds it)
+        role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
+        ssh = SshSpec("root", key, ssh_port, 5.0, self.image["known_hosts"], "yes")
+        spec = HostSpec(node.name, role, "127.0.0.1", node.address, netns.IFACE, ssh=ssh)
+        t = VmTransport(
+            node.name,
+            "127.0.0.1",
+            "root",
+            key,
+            ssh_port,
+            5.0,
+            self.image["known_hosts"],
+            "yes",
+            netns=sw.ns,
+        )
+        folder = os.path.join(self.run_dir, node.name)
+        os.makedirs(folder, exist_ok=True)
+        host = Host(spec, t, f"/tmp/lanloss-run-{os.getpid()}", folder)
+        self._wait_boot(host, node, t0)
+        self.hosts[node.name] = host
+        gather_facts(host)
+        journal.record_host(host)
+        t.run_ok(["mkdir", "-p", host.workdir])
+        self.tool_dirs[node.name] = install_tools(host, TOOLS_DIR)
+
+    def _static_arp(self) -> None:
+        """Static ARP everywhere (in a guest kept in /run/lanloss/neigh: a driver reload
+        re-adds it)."""
         for node in self.plan.hosts:
             lines = "".join(
                 f"neigh replace {o.address} lladdr {guest_mac(j + 1)} dev {netns.IFACE} "
@@ -425,9 +508,6 @@ class VmBackend(Backend):
     def _namespace_host(self, node: Any, k: int, sw: Any, port: str, journal: Any) -> None:
         """--vm-guests receivers: a sender as in the netns backend (a namespace, veth, its
         own port's shaper), at the host's full speed: the seed's fast sender."""
-        from lanloss import paths
-        from lanloss.testbed.inventory import HostSpec
-        from lanloss.testbed.machines import Host, gather_facts
 
         mtu, limit = int(self.params["mtu"]), int(self.params["tx_queue"])
         netns.create_namespace(node.ns, journal)
@@ -486,6 +566,14 @@ class VmBackend(Backend):
         cmds = netns.shaper(node.rate, limit, mtu)
         netns._batch("tc", node.ns, [c.format(dev=netns.IFACE) for c in cmds])
         self._port(sw.ns, port, node.rate, int(self.params["switch_buffer"]), mtu)
+        self._namespace_host_handle(node, journal)
+
+    def _namespace_host_handle(self, node: Any, journal: Any) -> None:
+        """The Host of a namespace sender (built, or standing), journalled."""
+        from lanloss import paths
+        from lanloss.testbed.hosts import Host, gather_facts
+        from lanloss.testbed.inventory import HostSpec
+
         role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
         spec = HostSpec(node.name, role, "", node.address, netns.IFACE, netns=node.ns)
         folder = os.path.join(self.run_dir, node.name)
@@ -498,7 +586,7 @@ class VmBackend(Backend):
 
     def _qemu_log(self, node: Any) -> str:
         try:
-            with open(os.path.join(self.run_dir, node.name + ".qemu"), encoding="utf-8") as fh:
+            with open(self._log_path(node, ".qemu"), encoding="utf-8") as fh:
                 lines = fh.read().strip().splitlines()
         except OSError:
             return "no output"
@@ -506,7 +594,7 @@ class VmBackend(Backend):
 
     def _wait_boot(self, host: Any, node: Any, t0: float) -> None:
         proc = self.qemu[node.name]
-        deadline = t0 + BOOT_TIMEOUT
+        deadline = t0 + boot_timeout(self.icount)
         while True:
             if proc.poll() is not None:
                 raise BedError(f"vm: the guest {node.name} exited: {self._qemu_log(node)}")
@@ -517,8 +605,9 @@ class VmBackend(Backend):
                 pass
             if time.monotonic() > deadline:
                 raise BedError(
-                    f"vm: guest {node.name} did not answer on ssh within {BOOT_TIMEOUT:g}s "
-                    f"(console: {os.path.join(self.run_dir, node.name + '.console')})"
+                    f"vm: guest {node.name} did not answer on ssh within "
+                    f"{boot_timeout(self.icount):g}s "
+                    f"(console: {self._log_path(node, '.console')})"
                 )
             time.sleep(0.5)
         self.boot_s[node.name] = round(time.monotonic() - t0, 2)
@@ -568,7 +657,7 @@ class VmBackend(Backend):
         if not self.is_guest(self.plan.nodes[host.name]):
             return super().slow_receiver(host, percent, prefix, journal)
         limit = cpulimit.create(self.machine, f"{prefix}{host.name}", percent, journal)
-        pid = str(self.qemu[host.name].popen.pid)
+        pid = str(self.qemu[host.name].pid)
         if limit.procs_file:
             self.machine.transport.run_ok(
                 ["sh", "-c", 'printf "%s\\n" "$1" > "$0"', limit.procs_file, pid]
@@ -614,9 +703,36 @@ class VmBackend(Backend):
             "kernel": self.image.get("kernel_version"),
             "image_debs": self.image.get("debs"),
             "boot_s": self.boot_s,
+            "icount": self._icount_env(),
             "qemu_argv": self.qemu_argv,
             "channel": "ssh to the guest's sshd over a virtio-net management NIC "
             "(QEMU user networking, hostfwd on the switch namespace's loopback)",
+        }
+
+    def _icount_env(self) -> dict[str, Any] | None:
+        """The guests' instruction rate, and QEMU's align warnings during the point (since
+        the guests were up for it: a boot, slower than real time under load, does not
+        count)."""
+        if self.icount is None:
+            return None
+        late: dict[str, Any] = {}
+        for name in self.qemu:
+            try:
+                with open(self._log_path(self.plan.nodes[name], ".qemu"), "rb") as fh:
+                    fh.seek(self.log_marks.get(name, 0))
+                    text = fh.read().decode(errors="replace")
+            except OSError:
+                text = ""
+            found = [m.groups() for m in LATE.finditer(text)]
+            worst = max((float(b or a) for a, b in found), default=0.0)
+            late[name] = {"warnings": len(found), "max_late_s": worst}
+        return {
+            "shift": self.icount,
+            "instructions_per_s": 1e9 / 2**self.icount,
+            "align": True,
+            # QEMU prints how late the guest is when that crosses a whole second (up or
+            # down): any warning during the point means its pace was not the nominal one
+            "late_during_point": late,
         }
 
     def describe(self) -> dict[str, Any]:
@@ -673,8 +789,73 @@ class VmBackend(Backend):
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(5.0)
         failures = netns.teardown(list(self.journal.data["netns"])) if self.journal else []
-        stop_reaper(self.reaper)
+        self._stop_reaper()
+        if self.lan_dir:
+            shutil.rmtree(self.lan_dir, ignore_errors=True)
         return failures
+
+    def close(self) -> None:
+        """The run is over (its LAN torn down, or standing for the next run): the reaper,
+        which takes the namespaces down only if this process dies, is told so."""
+        super().close()
+        self._stop_reaper()
+
+    def _stop_reaper(self) -> None:
+        stop_reaper(self.reaper)
+        self.reaper = None
+
+    # -- a LAN that stands between runs: switches, namespace hosts and the guests (held by
+    # the keeper) are kept; the switch ports' shapers are set anew where they differ.
+
+    def lan(self) -> dict[str, Any]:
+        return {
+            "backend": self.name,
+            "key": self.lan_key(),
+            "shapers": self.shapers(),
+            "folder": self.lan_dir,
+            "guests": {
+                name: {**proc.journal_entry(), "argv": self.qemu_argv.get(name, [])}
+                for name, proc in self.qemu.items()
+            },
+        }
+
+    def lan_key(self) -> str:
+        """The netns backend's shape, and what the guests are: NIC, instruction rate,
+        which hosts are guests, their CPUs (pinning) and the accelerator."""
+        shape = netns.lan_shape(self.plan)
+        guests = {"nic": self.nic, "icount": self.icount, "guests": self.guests}
+        return netns.digest({**shape, **guests, "pin": self.pin, "accel": self.accel})
+
+    def shapers(self) -> dict[str, list[str]]:
+        """Every switch port's shaper, and namespace hosts' own (a guest's port is its NIC)."""
+        return netns.plan_shapers(self.plan, lambda host: not self.is_guest(host))
+
+    def can_adopt(self, lan: dict[str, Any]) -> bool:
+        from lanloss.testbed.transport import proc_start_time
+
+        if lan.get("backend") != self.name or lan.get("key") != self.lan_key():
+            return False
+        names = [n.ns for n in self.plan.nodes.values() if not self.is_guest(n)]
+        if not netns.all_ours(names):
+            return False
+        guests = lan.get("guests", {})
+        for node in self.plan.hosts:
+            if not self.is_guest(node):
+                continue
+            g = guests.get(node.name)
+            if not g or g.get("start_time") is None:
+                return False
+            if proc_start_time(int(g["pid"])) != g["start_time"]:
+                return False  # the guest is gone (crashed, or its keeper stopped)
+        return True
+
+    def adopt(self, lan: dict[str, Any]) -> None:
+        self.standing = lan
+
+    def _log_path(self, node: Any, suffix: str) -> str:
+        """Where a guest's console (.console) and QEMU's output (.qemu) go: the LAN's own
+        folder when the guests are to stand, else this run's."""
+        return os.path.join(self.lan_dir or self.run_dir, node.name + suffix)
 
 
 # -- the reaper: namespaces gone at once after a kill -9 ------------------------------------

@@ -183,8 +183,8 @@ def test_a_built_image_holds_the_drivers():
 def test_a_driver_reload_is_not_a_settings_change():
     """The captured link line leaves out the ifindex, which a driver reload renumbers."""
     from lanloss.testbed import settings
+    from lanloss.testbed.hosts import Host
     from lanloss.testbed.inventory import HostSpec
-    from lanloss.testbed.machines import Host
     from lanloss.testbed.transport import Result
 
     line = (

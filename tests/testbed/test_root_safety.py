@@ -556,7 +556,7 @@ def test_a_killed_vm_runs_journal_is_replayed_by_a_netns_run(tmp_path):
         want = 0 if before == "1" else 1
         vm_state.mkdir()
         journal = jr.Journal.create(str(vm_state), vm_prefix, "vm", True)
-        from lanloss.testbed.machines import gather_facts
+        from lanloss.testbed.hosts import gather_facts
         from lanloss.testbed.settings import Change
 
         gather_facts(machine)

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""vm guests that stay up across points (`bed run --backend vm --keep-lan`): the guest
+booted by the first point serves the second (held by the LAN's keeper, not by the run),
+each point's NIC settings are applied in it and restored before the next, and `bed
+restore` takes guest, keeper, namespaces and the machine's settings down."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lanloss.testbed import vmimage
+from lanloss.testbed.journal import journal_path
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
+    pytest.mark.netns,
+    pytest.mark.slow,
+]
+REPO = Path(__file__).resolve().parents[2]
+PREFIX = "lltb-vmlan-"
+POINT = ["--vm-guests", "receivers", "--payload", "64", "--duration", "2s", "--no-progress"]
+
+
+def _bed(state: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "lanloss.cli", "bed", *args, "--prefix", PREFIX]
+    env = {**os.environ, "LANLOSS_STATE_DIR": str(state)}
+    return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+
+
+def _point(state: Path, out: Path, *args: str) -> dict:
+    cp = _bed(state, "run", "--backend", "vm", *POINT, *args, "--keep-lan", "--out", str(out))
+    assert cp.returncode == 0, cp.stderr
+    return json.loads(out.read_text())
+
+
+def _mine(pattern: str) -> list[str]:
+    """Live processes whose command line holds pattern (this test's guests, keeper)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if pattern in cmd and "pytest" not in cmd:
+            out.append(pid)
+    return out
+
+
+@pytest.fixture(scope="module")
+def points(tmp_path_factory):
+    try:
+        vmimage.build()
+    except RuntimeError as exc:
+        pytest.fail(f"the guest image cannot be built: {exc}")
+    state = tmp_path_factory.mktemp("vmlan")
+    try:
+        first = _point(state, state / "1.json", "--rate", "4Mbps")
+        standing = json.loads(Path(journal_path(str(state), PREFIX)).read_text())
+        second = _point(state, state / "2.json", "--rate", "8Mbps", "--itr", "0")
+        guests_between = _mine("qemu-system")
+        restored = _bed(state, "restore")
+        return {
+            "first": first,
+            "second": second,
+            "standing": standing,
+            "guests_between": guests_between,
+            "restored": restored,
+            "left": _mine(PREFIX) + [n for n in os.listdir("/run/netns") if n.startswith(PREFIX)],
+        }
+    finally:
+        _bed(state, "restore")
+
+
+def test_the_second_point_runs_on_the_guest_the_first_booted(points):
+    standing = points["standing"]
+    guest = standing["lan"]["guests"]["r1"]
+    assert standing["phase"] == "standing"
+    assert {p["pid"] for p in standing["lan_procs"]} >= {guest["pid"]}  # kept by the keeper
+    second = points["second"]["env"]
+    assert second["lan"]["reused"] is True and second["lan"]["points_served"] == 2
+    assert str(guest["pid"]) in points["guests_between"]  # the same QEMU, still running
+    assert set(points["first"]["env"]["vm"]["boot_s"]) == {"r1"}
+
+
+def test_each_point_sets_and_restores_its_own_nic_settings_in_the_standing_guest(points):
+    second = points["second"]["env"]
+    coalesce = [c for c in second["changes"] if c["host"] == "r1" and c["kind"] == "coalesce"]
+    assert coalesce and coalesce[0]["want"]["rx-usecs"] == 0
+    rx = second["hosts"]["r1"]
+    assert rx["settings_after"] == rx["settings_before"] and second["restore"]["ok"] is True
+    # the first point left the guest as it found it: the second found the driver's default
+    assert coalesce[0]["before"]["rx-usecs"] == 3
+
+
+def test_restore_takes_guest_keeper_and_namespaces_down(points):
+    assert points["restored"].returncode == 0, points["restored"].stderr
+    assert points["left"] == []
