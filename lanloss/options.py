@@ -15,7 +15,6 @@ defaults; errors are ``OptionError`` naming the option and the bad value.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -604,8 +603,13 @@ def parse_value(opt: Option, text: Any) -> Any:
                 raise ValueError(
                     f"{text!r} is not {', '.join(TOPOLOGIES)} or a topology file (.yaml)"
                 )
-            if value not in TOPOLOGIES and not os.path.isfile(paths.data_file(value)):
-                raise ValueError(f"topology file {text!r} does not exist")
+            if value not in TOPOLOGIES:
+                from lanloss import inputs  # (inputs imports this module)
+
+                try:
+                    inputs.check_file(paths.data_file(value), "topology file")
+                except inputs.InputError as exc:
+                    raise ValueError(f"topology file {text!r} {exc.why}") from None
         else:  # pragma: no cover - a new kind without a parser is a programming error
             raise AssertionError(f"no parser for kind {opt.kind}")
     except ValueError as exc:

@@ -206,13 +206,18 @@ def _tools_digest() -> str:
     return h.hexdigest()[:16]
 
 
+TOOLS_SRC = "testbed/tools"  # in the repository, and in the source tar a host builds from
+
+
 def _source_tar() -> bytes:
-    src = paths.REPO / "testbed" / "tools"
+    """The C tools' sources with the model headers they include (../../models/model/*.h),
+    laid out as in the repository."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for f in sorted(src.iterdir()):
-            if f.suffix in (".c", ".h") or f.name == "Makefile":
-                tar.add(f, arcname=f.name)
+        for folder, keep in ((TOOLS_SRC, (".c", ".h")), ("models/model", (".h",))):
+            for f in sorted((paths.REPO / folder).iterdir()):
+                if f.suffix in keep or f.name == "Makefile" and folder == TOOLS_SRC:
+                    tar.add(f, arcname=f"{folder}/{f.name}")
     return buf.getvalue()
 
 
@@ -238,11 +243,11 @@ def install_tools(host: Host, tools_dir: str) -> str:
     build = f"{folder}/src"
     t.run_ok(["mkdir", "-p", build])
     t.run_ok(["tar", "-xzf", "-", "-C", build], input=_source_tar())
-    r = t.run(["make", "-C", build], timeout=300)
+    r = t.run(["make", "-C", f"{build}/{TOOLS_SRC}"], timeout=300)
     if not r.ok:
         raise BedError(f"{host.name}: building the C tools failed: {r.first_error_line()}")
     for name in TOOLS:
-        t.run_ok(["cp", f"{build}/{name}", f"{folder}/{name}"])
+        t.run_ok(["cp", f"{build}/{TOOLS_SRC}/{name}", f"{folder}/{name}"])
     if not t.run(["sh", "-c", check, folder]).ok:
         raise BedError(f"{host.name}: the C tools built in {folder} do not run")
     return folder

@@ -118,6 +118,7 @@ BED = ["bed", "check", "--prefix", PREFIX]
 
 # (args, words the one line must contain)
 CASES: list[tuple[list[str], tuple[str, ...]]] = [
+    (["sim", "run", "--topology", "folder.yaml"], ("folder.yaml", "is a folder, not a file")),
     # flags: never abbreviated, a single-valued one given once
     ([*SIM, "--dur", "1s"], ("--dur",)),
     ([*SIM, "--duration", "1s", "--duration", "2s"], ("--duration", "'2s'")),
@@ -221,6 +222,7 @@ def workdir(tmp_path_factory, built) -> Path:
         assert res.returncode == 0, res.stderr
     _table_files(d)
     _fit_files(d)
+    (d / "folder.yaml").mkdir()  # a folder where a topology file is named
     return d
 
 

@@ -8,13 +8,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../models/model/lanloss-linux-rx.h"
 #include "hist.h"
 #include "opts.h"
 #include "realtime.h"
 #include "sched.h"
 #include "util.h"
 
-#define LL_UDP_MAX_PAYLOAD 65507u /* 65535 - 20 (IPv4) - 8 (UDP) */
+#define LL_UDP_MAX_PAYLOAD LANLOSS_UDP_MAX_PAYLOAD /* the model's one definition */
 #define LL_TCP_MAX_MESSAGE 1048576u
 
 struct send_cfg {
