@@ -91,10 +91,8 @@ Cable(CsmaHelper& csma, Ptr<Node> host, Ptr<Node> sw, DataRate rate)
     return csma.Install(NodeContainer(host, sw));
 }
 
-} // namespace
-
-int
-main(int argc, char* argv[])
+/** The command line: the star and its traffic. */
+struct BenchOptions
 {
     uint32_t senders = 8;
     uint32_t payload = 1472;
@@ -108,30 +106,42 @@ main(int argc, char* argv[])
     // 692k/s offered, and the run would measure drops instead of forwarding.
     // The delay changes no event count, only when events happen.
     std::string linkDelay = "0s";
+};
 
+BenchOptions
+ParseOptions(int argc, char* argv[])
+{
+    BenchOptions o;
     CommandLine cmd("csma-bridge-star");
     cmd.Usage("The lanloss star benchmark scenario on ns-3's CsmaNetDevice + "
               "BridgeNetDevice.");
-    cmd.AddValue("senders", "sending hosts", senders);
-    cmd.AddValue("payload", "UDP payload bytes", payload);
-    cmd.AddValue("rate", "offered payload bit rate per sender (cbr)", rate);
-    cmd.AddValue("duration", "traffic duration", duration);
-    cmd.AddValue("sender_rate", "link speed of the senders' segments", senderRate);
-    cmd.AddValue("edge_rate", "link speed of the receiver's segment", edgeRate);
-    cmd.AddValue("link_delay", "propagation delay of every segment", linkDelay);
+    cmd.AddValue("senders", "sending hosts", o.senders);
+    cmd.AddValue("payload", "UDP payload bytes", o.payload);
+    cmd.AddValue("rate", "offered payload bit rate per sender (cbr)", o.rate);
+    cmd.AddValue("duration", "traffic duration", o.duration);
+    cmd.AddValue("sender_rate", "link speed of the senders' segments", o.senderRate);
+    cmd.AddValue("edge_rate", "link speed of the receiver's segment", o.edgeRate);
+    cmd.AddValue("link_delay", "propagation delay of every segment", o.linkDelay);
     cmd.Parse(argc, argv);
-    const Time delay(linkDelay);
+    return o;
+}
 
-    RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(1);
-    // As lanloss-sim: the ideal host's socket never overflows.
-    Config::SetDefault("ns3::UdpSocket::RcvBufSize", UintegerValue(0xFFFFFFFF));
+/** The star: hosts s0..sN-1 and r0 (last), each cabled to one bridge node. */
+struct Star
+{
+    NodeContainer hosts;
+    NetDeviceContainer hostDevices;
+    NetDeviceContainer switchPorts;
+    Ipv4InterfaceContainer ifc;
+};
 
+Star
+BuildStar(const BenchOptions& o, Time delay)
+{
+    Star star;
     // Node order as LanBuilder::Build for LanSpec::Star: switch, s0..sN-1, r0.
     Ptr<Node> swNode = CreateObject<Node>();
-    NodeContainer hosts;
-    hosts.Create(senders + 1);
-    Ptr<Node> receiver = hosts.Get(senders);
+    star.hosts.Create(o.senders + 1);
 
     CsmaHelper csma;
     csma.SetChannelAttribute("Delay", TimeValue(delay));
@@ -145,35 +155,42 @@ main(int argc, char* argv[])
     csma.SetQueue("ns3::DropTailQueue<Packet>",
                   "MaxSize",
                   QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, QUEUE_BYTES)));
-    NetDeviceContainer hostDevices;
-    NetDeviceContainer switchPorts;
-    for (uint32_t i = 0; i <= senders; ++i)
+    for (uint32_t i = 0; i <= o.senders; ++i)
     {
-        DataRate linkRate(i < senders ? senderRate : edgeRate);
-        NetDeviceContainer pair = Cable(csma, hosts.Get(i), swNode, linkRate);
-        hostDevices.Add(pair.Get(0));
-        switchPorts.Add(pair.Get(1));
+        DataRate linkRate(i < o.senders ? o.senderRate : o.edgeRate);
+        NetDeviceContainer pair = Cable(csma, star.hosts.Get(i), swNode, linkRate);
+        star.hostDevices.Add(pair.Get(0));
+        star.switchPorts.Add(pair.Get(1));
     }
     BridgeHelper bridge;
-    bridge.Install(swNode, switchPorts);
+    bridge.Install(swNode, star.switchPorts);
 
     InternetStackHelper stack;
-    stack.Install(hosts);
+    stack.Install(star.hosts);
     Ipv4AddressHelper addresses("10.0.0.0", "255.255.0.0");
-    Ipv4InterfaceContainer ifc = addresses.Assign(hostDevices);
+    star.ifc = addresses.Assign(star.hostDevices);
+    return star;
+}
 
-    // Permanent ARP entries (LanBuilder::PopulateArp): no datagram waits on ARP.
+/**
+ * Permanent ARP entries (LanBuilder::PopulateArp): no datagram waits on ARP; and every
+ * host's gratuitous ARP at 0 s, so that the bridge learns it.
+ */
+void
+PopulateArp(const Star& star)
+{
+    const NodeContainer& hosts = star.hosts;
     for (uint32_t i = 0; i < hosts.GetN(); ++i)
     {
         Ptr<Ipv4L3Protocol> ip = hosts.Get(i)->GetObject<Ipv4L3Protocol>();
-        int32_t ifIndex = ip->GetInterfaceForDevice(hostDevices.Get(i));
+        int32_t ifIndex = ip->GetInterfaceForDevice(star.hostDevices.Get(i));
         Ptr<ArpCache> cache = ip->GetInterface(ifIndex)->GetArpCache();
         for (uint32_t j = 0; j < hosts.GetN(); ++j)
         {
             if (j != i)
             {
-                ArpCache::Entry* entry = cache->Add(ifc.GetAddress(j));
-                entry->SetMacAddress(hostDevices.Get(j)->GetAddress());
+                ArpCache::Entry* entry = cache->Add(star.ifc.GetAddress(j));
+                entry->SetMacAddress(star.hostDevices.Get(j)->GetAddress());
                 entry->MarkPermanent();
             }
         }
@@ -183,32 +200,39 @@ main(int argc, char* argv[])
         Simulator::ScheduleWithContext(hosts.Get(i)->GetId(),
                                        Seconds(0),
                                        &SendGratuitousArp,
-                                       hostDevices.Get(i),
-                                       ifc.GetAddress(i));
+                                       star.hostDevices.Get(i),
+                                       star.ifc.GetAddress(i));
     }
-    hostDevices.Get(senders)->TraceConnectWithoutContext("MacRx", MakeCallback(&CountFrame));
+}
 
-    // LanBuilder::StartTime(): 1 ms + 4 * the longest cable delay.
-    const Time start = MilliSeconds(1) + 4 * delay;
-    const Time stop = start + Time(duration);
+/** The receiver's sink, counting goodput from @p start + warm-up to @p stop. */
+Ptr<UdpFlowSink>
+InstallSink(const BenchOptions& o, const Star& star, Time start, Time stop)
+{
     Ptr<UdpFlowSink> sink = CreateObject<UdpFlowSink>();
     sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), SINK_PORT)));
     // sim_speed.py's --warmup for lanloss-sim; the window only shapes goodput
-    const Time warmup = std::min(Seconds(0.1), Time(duration) / 10);
+    const Time warmup = std::min(Seconds(0.1), Time(o.duration) / 10);
     sink->SetAttribute("WindowStart", TimeValue(start + warmup));
     sink->SetAttribute("WindowEnd", TimeValue(stop));
-    receiver->AddApplication(sink);
+    star.hosts.Get(o.senders)->AddApplication(sink);
     sink->SetStartTime(Seconds(0));
+    return sink;
+}
 
+/** One paced (cbr) UdpFlowSource on each sender, sending to the receiver. */
+std::vector<Ptr<UdpFlowSource>>
+InstallSources(const BenchOptions& o, const Star& star, Time start, Time stop)
+{
     std::vector<Ptr<UdpFlowSource>> sources;
     int64_t stream = 1;
-    for (uint32_t k = 0; k < senders; ++k)
+    for (uint32_t k = 0; k < o.senders; ++k)
     {
         Ptr<UdpFlowSource> src = CreateObject<UdpFlowSource>();
-        src->SetAttribute("Remote",
-                          AddressValue(InetSocketAddress(ifc.GetAddress(senders), SINK_PORT)));
-        src->SetAttribute("PayloadSize", UintegerValue(payload));
-        src->SetAttribute("DataRate", DataRateValue(DataRate(rate)));
+        const InetSocketAddress receiver(star.ifc.GetAddress(o.senders), SINK_PORT);
+        src->SetAttribute("Remote", AddressValue(receiver));
+        src->SetAttribute("PayloadSize", UintegerValue(o.payload));
+        src->SetAttribute("DataRate", DataRateValue(DataRate(o.rate)));
         src->SetAttribute("MaxRate", BooleanValue(false));
         src->SetAttribute("Pattern", StringValue("cbr"));
         src->SetAttribute("FlowId", UintegerValue(k));
@@ -216,36 +240,31 @@ main(int argc, char* argv[])
         src->SetAttribute("Blocking", BooleanValue(false));
         src->SetAttribute("Mtu", UintegerValue(1500));
         stream += src->AssignStreams(stream);
-        hosts.Get(k)->AddApplication(src);
+        star.hosts.Get(k)->AddApplication(src);
         src->SetStartTime(start);
         src->SetStopTime(stop);
         sources.push_back(src);
     }
+    return sources;
+}
 
-    NetDeviceContainer allDevices(hostDevices, switchPorts);
-    Simulator::Schedule(stop, &StopWhenDrained, &allDevices);
-    Simulator::Stop(stop + Seconds(60)); // guard: a LAN that never drains is a bug
-    auto wall0 = std::chrono::steady_clock::now();
-    Simulator::Run();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    const double simSeconds = Simulator::Now().GetSeconds();
-    const uint64_t events = Simulator::GetEventCount();
-
-    uint64_t sent = 0;
-    for (const auto& src : sources)
-    {
-        sent += src->GetSent();
-    }
-    const uint64_t packets = sink->GetTotalReceived();
+/** The result line (see the file comment). */
+void
+PrintResult(const BenchOptions& o,
+            uint64_t sent,
+            uint64_t packets,
+            uint64_t events,
+            double simSeconds,
+            double wall)
+{
     char line[512];
     std::snprintf(line,
                   sizeof(line),
                   "{\"model\": \"csma-bridge\", \"senders\": %u, \"payload\": %u, "
                   "\"sent\": %llu, \"packets\": %llu, \"frames\": %llu, \"events\": %llu, "
                   "\"sim_s\": %.9f, \"wall_s\": %.6f, \"pps_wall\": %.1f}",
-                  senders,
-                  payload,
+                  o.senders,
+                  o.payload,
                   static_cast<unsigned long long>(sent),
                   static_cast<unsigned long long>(packets),
                   static_cast<unsigned long long>(g_framesDelivered),
@@ -254,6 +273,51 @@ main(int argc, char* argv[])
                   wall,
                   wall > 0 ? packets / wall : 0.0);
     std::cout << line << std::endl;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    const BenchOptions o = ParseOptions(argc, argv);
+    const Time delay(o.linkDelay);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+    // As lanloss-sim: the ideal host's socket never overflows.
+    Config::SetDefault("ns3::UdpSocket::RcvBufSize", UintegerValue(0xFFFFFFFF));
+
+    const Star star = BuildStar(o, delay);
+    PopulateArp(star);
+    star.hostDevices.Get(o.senders)
+        ->TraceConnectWithoutContext("MacRx", MakeCallback(&CountFrame));
+
+    // LanBuilder::StartTime(): 1 ms + 4 * the longest cable delay.
+    const Time start = MilliSeconds(1) + 4 * delay;
+    const Time stop = start + Time(o.duration);
+    Ptr<UdpFlowSink> sink = InstallSink(o, star, start, stop);
+    const std::vector<Ptr<UdpFlowSource>> sources = InstallSources(o, star, start, stop);
+
+    NetDeviceContainer allDevices(star.hostDevices, star.switchPorts);
+    Simulator::Schedule(stop, &StopWhenDrained, &allDevices);
+    Simulator::Stop(stop + Seconds(60)); // guard: a LAN that never drains is a bug
+    auto wall0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+    uint64_t sent = 0;
+    for (const auto& src : sources)
+    {
+        sent += src->GetSent();
+    }
+    PrintResult(o,
+                sent,
+                sink->GetTotalReceived(),
+                Simulator::GetEventCount(),
+                Simulator::Now().GetSeconds(),
+                wall);
     Simulator::Destroy();
     return 0;
 }

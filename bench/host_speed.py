@@ -118,19 +118,20 @@ def main() -> int:
         f"\n{a.duration:g} s simulated, {a.reps} interleaved runs each; pps = datagrams "
         "received / wall s of Run(); cost = ideal pps / host pps (goal <= 1.5)"
     )
-    header = (
-        f"{'case':<48} {'ideal pps':>10} {'host pps':>10} {'cost':>5} "
-        f"{'ev/pkt ideal':>12} {'ev/pkt host':>11} {'cost best':>9} {'cost cpu':>8}"
+    speed.print_table(
+        [
+            ("case", "<48", "", lambda r: r["case"]),
+            ("ideal pps", ">10", ".0f", lambda r: r["ideal"]["pps_wall"]),
+            ("host pps", ">10", ".0f", lambda r: r["host"]["pps_wall"]),
+            ("cost", ">5", ".2f", lambda r: r["cost"]),
+            ("ev/pkt ideal", ">12", ".2f", lambda r: r["ideal"]["events_per_packet"]),
+            ("ev/pkt host", ">11", ".2f", lambda r: r["host"]["events_per_packet"]),
+            ("cost best", ">9", ".2f", lambda r: r["cost_best"]),
+            ("cost cpu", ">8", ".2f", lambda r: r["cost_cpu"]),
+        ],
+        results,
+        " ",
     )
-    print(header)
-    print("-" * len(header))
-    for r in results:
-        i, h = r["ideal"], r["host"]
-        print(
-            f"{r['case']:<48} {i['pps_wall']:>10.0f} {h['pps_wall']:>10.0f} {r['cost']:>5.2f} "
-            f"{i['events_per_packet']:>12.2f} {h['events_per_packet']:>11.2f} "
-            f"{r['cost_best']:>9.2f} {r['cost_cpu']:>8.2f}"
-        )
     summary = {
         "benchmark": "host_speed",
         "duration_s": a.duration,

@@ -186,21 +186,20 @@ def report(a: argparse.Namespace, results: list[dict]) -> None:
         f"\n{a.senders} senders x 100M -> switch -> 1G receiver, {a.duration:g} s simulated, "
         f"{a.reps} interleaved runs each; pps_wall = datagrams received / wall s of Run()"
     )
-    header = (
-        f"{'payload':>7}  {'lanloss pps_wall':>16}  {'csma+bridge pps_wall':>20}  "
-        f"{'ratio':>5}  {'ev/pkt lanloss':>14}  {'ev/pkt csma':>11}  "
-        f"{'ratio (best)':>12}  {'ratio (cpu)':>11}"
+    speed.print_table(
+        [
+            ("payload", ">7", "", lambda r: r["payload"]),
+            ("lanloss pps_wall", ">16", ".0f", lambda r: r["lanloss"]["pps_wall"]),
+            ("csma+bridge pps_wall", ">20", ".0f", lambda r: r["csma_bridge"]["pps_wall"]),
+            ("ratio", ">5", ".2f", lambda r: r["ratio"]),
+            ("ev/pkt lanloss", ">14", ".2f", lambda r: r["lanloss"]["events_per_packet"]),
+            ("ev/pkt csma", ">11", ".2f", lambda r: r["csma_bridge"]["events_per_packet"]),
+            ("ratio (best)", ">12", ".2f", lambda r: r["ratio_best"]),
+            ("ratio (cpu)", ">11", ".2f", lambda r: r["ratio_cpu"]),
+        ],
+        results,
+        "  ",
     )
-    print(header)
-    print("-" * len(header))
-    for r in results:
-        lan, csma = r["lanloss"], r["csma_bridge"]
-        print(
-            f"{r['payload']:>7}  {lan['pps_wall']:>16.0f}  {csma['pps_wall']:>20.0f}  "
-            f"{r['ratio']:>5.2f}  {lan['events_per_packet']:>14.2f}  "
-            f"{csma['events_per_packet']:>11.2f}  {r['ratio_best']:>12.2f}  "
-            f"{r['ratio_cpu']:>11.2f}"
-        )
     for r in results:
         if r["ratio_instructions"]:
             i = r["instructions_per_packet"]

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What the simulator speed benchmarks (sim_speed.py, host_speed.py) share: running a
-program with the CPU time it used, a lanloss-sim record's speed, and the summary of
-repeated runs. Speed is datagrams received per wall-second of Simulator::Run() as the
-program measures it itself; CPU time (start-up included) is a cross-check."""
+program with the CPU time it used, a lanloss-sim record's speed, the summary of
+repeated runs, and the printed table. Speed is datagrams received per wall-second of
+Simulator::Run() as the program measures it itself; CPU time (start-up included) is a
+cross-check."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import resource
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -60,3 +62,17 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "events_per_packet": runs[0]["events"] / max(runs[0]["packets"], 1),
         "wall_s": [round(r["wall_s"], 4) for r in runs],
     }
+
+
+# One column of a printed table: its title, its alignment and width (">10"), the precision
+# of its values (".0f", or "" for text) and its value in a result.
+Column = tuple[str, str, str, Callable[[dict[str, Any]], Any]]
+
+
+def print_table(columns: Sequence[Column], results: list[dict[str, Any]], sep: str) -> None:
+    """The titles, a rule as long as they are, and a line per result; columns joined by `sep`."""
+    header = sep.join(f"{title:{width}}" for title, width, _, _ in columns)
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        print(sep.join(f"{value(r):{width}{prec}}" for _, width, prec, value in columns))

@@ -151,7 +151,8 @@ def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = No
 
 
 def cxx_header() -> str:
-    """The scenario program's preset table (ns3-scratch/scenario-hosts.cc), as C++."""
+    """The scenario program's preset table (ns3-scratch/scenario-hosts.cc) and host value
+    flags (scenario-options.cc), as C++."""
     rows = []
     for name, p in TABLE.items():
         n = p.nic
@@ -185,6 +186,11 @@ def cxx_header() -> str:
             "",
             "inline constexpr NicFamily FAMILIES[] = {",
             *rows,
+            "};",
+            "",
+            "/** The host values (HOST_OPTIONS): flags only a host model takes. */",
+            "inline constexpr const char* HOST_VALUE_FLAGS[] = {",
+            *(f'    "{name}",' for name in HOST_OPTIONS),
             "};",
             "",
             "} // namespace lanloss",

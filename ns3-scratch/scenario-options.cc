@@ -5,6 +5,7 @@
 #include "scenario-flags.h"
 
 #include "scenario-hosts.h"
+#include "scenario-presets.h"
 
 #include "ns3/abort.h"
 #include "ns3/command-line.h"
@@ -428,25 +429,8 @@ ReadReceivers(const FlagTexts& f, ScenarioOptions& o)
     }
 }
 
-/** The flags only a host model takes: every one, or (ideal host) none. */
-constexpr const char* HOST_VALUE_FLAGS[] = {"cores",
-                                            "irq_cost",
-                                            "packet_cost",
-                                            "read_cost",
-                                            "read_byte_cost",
-                                            "wakeup_cost",
-                                            "reader_cores",
-                                            "truesize",
-                                            "rx_fifo",
-                                            "rx_ring",
-                                            "itr",
-                                            "backlog",
-                                            "rcvbuf",
-                                            "stall_period",
-                                            "stall_length",
-                                            "rps"};
-
-/** An ideal host takes no host value, one reader and no CPU share or work. */
+/** An ideal host takes no host value (HOST_VALUE_FLAGS, scenario-presets.h), one reader and
+ * no CPU share or work. */
 void
 CheckIdealHost(const FlagTexts& f, const ScenarioOptions& o)
 {

@@ -84,22 +84,33 @@ class Source:
 def sources(
     paths: list[FlowPath], deltas: dict[str, dict[str, Any]], protocol: str
 ) -> list[Source]:
-    out: list[Source] = []
+    """Every place that dropped datagrams of these flows, with the flows it charges."""
     if protocol != "udp":
-        return out  # TCP retransmits what is dropped: its loss is sent - received, unattributed
+        return []  # TCP retransmits what is dropped: its loss is sent - received, unattributed
+    return [
+        *_sender_sources(paths, deltas),
+        *_switch_sources(paths, deltas),
+        *_receiver_sources(paths, deltas),
+        *_backlog_sources(paths, deltas),
+    ]
 
-    def flows_where(**match: Any) -> list[int]:
-        """Flows whose path attributes equal `match` (egress/ingress: contains)."""
-        out = []
-        for i, p in enumerate(paths):
-            ok = True
-            for k, v in match.items():
-                have = getattr(p, k)
-                ok = ok and (v in have if isinstance(have, list) else have == v)
-            if ok:
-                out.append(i)
-        return out
 
+def _flows_where(paths: list[FlowPath], **match: Any) -> list[int]:
+    """Flows whose path attributes equal `match` (egress/ingress: contains)."""
+    out = []
+    for i, p in enumerate(paths):
+        ok = True
+        for k, v in match.items():
+            have = getattr(p, k)
+            ok = ok and (v in have if isinstance(have, list) else have == v)
+        if ok:
+            out.append(i)
+    return out
+
+
+def _sender_sources(paths: list[FlowPath], deltas: dict[str, dict[str, Any]]) -> list[Source]:
+    """Send errors of each stream's socket, then drops in each sender's queue."""
+    out: list[Source] = []
     by_stream: dict[int, list[int]] = {}
     for i, p in enumerate(paths):
         by_stream.setdefault(p.stream, []).append(i)
@@ -107,41 +118,42 @@ def sources(
         fails = paths[idx[0]].send_failures
         if fails:
             out.append(Source("sender_socket", fails, idx, f"stream {stream} send errors", True))
-
     for host, iface in sorted({(p.sender, p.sender_iface) for p in paths}):
         v = get(deltas.get(host, {}), "qdisc", iface, "drops")
         if v:
-            out.append(
-                Source("sender_queue", v, flows_where(sender=host), f"{host} {iface} qdisc", True)
-            )
+            flows = _flows_where(paths, sender=host)
+            out.append(Source("sender_queue", v, flows, f"{host} {iface} qdisc", True))
+    return out
 
-    ports_e = sorted({hp for p in paths for hp in p.egress})
-    for sw, port in ports_e:
-        v = get(deltas.get(sw, {}), "qdisc", port, "drops")
-        if v:
-            out.append(
-                Source(
-                    "switch_egress", v, flows_where(egress=(sw, port)), f"{sw} {port} qdisc", True
-                )
-            )
-    ports_i = sorted({hp for p in paths for hp in p.ingress})
-    for sw, port in ports_i:
-        v = get(deltas.get(sw, {}), "dev", port, "rx_drop")
-        if v:
-            out.append(
-                Source(
-                    "switch_ingress",
-                    v,
-                    flows_where(ingress=(sw, port)),
-                    f"{sw} {port} rx_drop",
-                    True,
-                )
-            )
 
+# Drops at switch ports: the point, the FlowPath attribute listing the ports a flow
+# crosses, and the counter (group, name) that counts them.
+SWITCH_PORT_DROPS = (
+    ("switch_egress", "egress", ("qdisc", "drops")),
+    ("switch_ingress", "ingress", ("dev", "rx_drop")),
+)
+
+
+def _switch_sources(paths: list[FlowPath], deltas: dict[str, dict[str, Any]]) -> list[Source]:
+    """Drops at each switch port the flows cross, egress ports first."""
+    out: list[Source] = []
+    for point, side, (group, counter) in SWITCH_PORT_DROPS:
+        label = "qdisc" if group == "qdisc" else counter
+        for sw, port in sorted({hp for p in paths for hp in getattr(p, side)}):
+            v = get(deltas.get(sw, {}), group, port, counter)
+            if v:
+                flows = _flows_where(paths, **{side: (sw, port)})
+                out.append(Source(point, v, flows, f"{sw} {port} {label}", True))
+    return out
+
+
+def _receiver_sources(paths: list[FlowPath], deltas: dict[str, dict[str, Any]]) -> list[Source]:
+    """Drops in each receiver: its NIC, the vm tap in front of it, reassembly, sockets."""
+    out: list[Source] = []
     reports = nic_reports(paths, deltas)
     for host, iface in sorted({(p.receiver, p.receiver_iface) for p in paths}):
         d = deltas.get(host, {})
-        idx = flows_where(receiver=host)
+        idx = _flows_where(paths, receiver=host)
         nic = reports[(host, iface)]
         for point in nic_counters.NIC_POINTS:
             if nic.points[point]:
@@ -162,15 +174,17 @@ def sources(
             out.append(Source("socket_rcvbuf", rcvbuf, idx, f"{host} Udp RcvbufErrors"))
         if other > 0:
             out.append(Source("socket_rcvbuf", other, idx, f"{host} Udp InErrors (udp_mem)"))
+    return out
 
+
+def _backlog_sources(paths: list[FlowPath], deltas: dict[str, dict[str, Any]]) -> list[Source]:
+    """Drops in each machine's per-CPU backlog (softnet_stat)."""
+    out: list[Source] = []
     for machine in sorted({p.machine for p in paths}):
         v = get(deltas.get(machine, {}), "softnet", "dropped")
         if v:
-            out.append(
-                Source(
-                    "backlog", v, flows_where(machine=machine), f"{machine} softnet_stat dropped"
-                )
-            )
+            flows = _flows_where(paths, machine=machine)
+            out.append(Source("backlog", v, flows, f"{machine} softnet_stat dropped", True))
     return out
 
 

@@ -268,37 +268,60 @@ def shaper(rate: int, limit: int, mtu: int) -> list[str]:
     ]
 
 
+def port_description(port: Any) -> dict[str, Any]:
+    """What a run's record says of one switch port: its peer and rate (the backends add
+    how it is made)."""
+    return {"peer": port.peer, "rate_bps": port.rate}
+
+
+def host_description(host: Any) -> dict[str, Any]:
+    """What a run's record says of one host's link: address, switch and rate (the backends
+    add how it is made)."""
+    return {"address": host.address, "switch": host.switch, "rate_bps": host.rate}
+
+
+NO_IPV6 = ("net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+
+
+def run_in(ns: str, *argv: str) -> str:
+    """`argv` run in namespace `ns` (nsenter --net: only the network namespace changes)."""
+    return _run(["nsenter", f"--net={NETNS_DIR}/{ns}", "--", *argv])
+
+
+def make_switch(ns: str) -> None:
+    """Namespace `ns` as a switch: no IPv6, iptables on bridged frames (br_netfilter orphans
+    the skb, so a full switch port drops: see the module docstring), lo up, the bridge."""
+    run_in(ns, "sysctl", "-q", "-w", *NO_IPV6, "net.bridge.bridge-nf-call-iptables=1")
+    _batch(
+        "ip",
+        ns,
+        [
+            "link set lo up",
+            f"link add {BRIDGE} type bridge mcast_snooping 0 stp_state 0",
+            f"link set {BRIDGE} up",
+        ],
+    )
+
+
+def shape_port(ns: str, ifname: str, rate: int, limit: int, mtu: int) -> None:
+    """Interface `ifname` of namespace `ns` sends at `rate` through a `limit`-byte FIFO
+    (shaper()). Its segmentation offloads go off first: the size table charges its
+    overhead once per skb, so a TSO/GSO super-packet would pay one frame's overhead for
+    many (TCP would pass the 94.15 Mbit/s a 100 Mbit/s wire carries); the stack builds
+    wire-sized skbs instead."""
+    run_in(ns, "ethtool", "-K", ifname, *OFFLOADS_OFF)
+    _batch("tc", ns, [c.format(dev=ifname) for c in shaper(rate, limit, mtu)])
+
+
 def build(p: Plan, journal: Any) -> None:
     """Create namespaces, links, shapers, addresses and static forwarding (journalled first)."""
     mtu = int(p.params["mtu"])
     for node in p.nodes.values():
         create_namespace(node.ns, journal)
-    sysctls = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
     for node in p.switches:
-        # br_netfilter orphans the skb, so a full switch port drops (see the module docstring)
-        _run(
-            [
-                "nsenter",
-                f"--net={NETNS_DIR}/{node.ns}",
-                "--",
-                "sysctl",
-                "-q",
-                "-w",
-                *sysctls,
-                "net.bridge.bridge-nf-call-iptables=1",
-            ]
-        )
-        _batch(
-            "ip",
-            node.ns,
-            [
-                "link set lo up",
-                f"link add {BRIDGE} type bridge mcast_snooping 0 stp_state 0",
-                f"link set {BRIDGE} up",
-            ],
-        )
+        make_switch(node.ns)
     for node in p.hosts:
-        _run(["nsenter", f"--net={NETNS_DIR}/{node.ns}", "--", "sysctl", "-q", "-w", *sysctls])
+        run_in(node.ns, "sysctl", "-q", "-w", *NO_IPV6)
         _run(["ip", "-n", node.ns, "link", "set", "lo", "up"])
 
     params = p.params
@@ -319,22 +342,7 @@ def build(p: Plan, journal: Any) -> None:
                 cmds.append(f"addr add {n.address}/{SUBNET.prefixlen} dev {ifname}")
             cmds.append(f"link set dev {ifname} up")
             _batch("ip", n.ns, cmds)
-            # The size table charges its overhead once per skb: a TSO/GSO super-packet
-            # would pay one frame's overhead for many (TCP would pass the 94.15 Mbit/s a
-            # 100 Mbit/s wire carries). The stack builds wire-sized skbs instead.
-            _run(
-                [
-                    "nsenter",
-                    f"--net={NETNS_DIR}/{n.ns}",
-                    "--",
-                    "ethtool",
-                    "-K",
-                    ifname,
-                    *OFFLOADS_OFF,
-                ]
-            )
-            cmds = shaper(int(rate), int(limit), mtu)
-            _batch("tc", n.ns, [c.format(dev=ifname) for c in cmds])
+            shape_port(n.ns, ifname, int(rate), int(limit), mtu)
 
     for n in p.hosts:
         link = _run(["ip", "-n", n.ns, "-o", "link", "show", "dev", IFACE])
@@ -364,7 +372,7 @@ def wait_link_up(p: Plan, timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout
     for sw in p.switches:
         while True:
-            out = _run(["nsenter", f"--net={NETNS_DIR}/{sw.ns}", "--", "bridge", "link", "show"])
+            out = run_in(sw.ns, "bridge", "link", "show")
             states = [ln for ln in out.splitlines() if "master" in ln]
             if states and all("state forwarding" in ln for ln in states):
                 break
@@ -713,8 +721,7 @@ class NetnsBackend(Backend):
             "switches": {
                 sw.name: {
                     p.name: {
-                        "peer": p.peer,
-                        "rate_bps": p.rate,
+                        **port_description(p),
                         "tc": "; ".join(shaper(p.rate, sw_limit, mtu)),
                     }
                     for p in sw.ports
@@ -722,12 +729,7 @@ class NetnsBackend(Backend):
                 for sw in self.plan.switches
             },
             "hosts": {
-                h.name: {
-                    "address": h.address,
-                    "switch": h.switch,
-                    "rate_bps": h.rate,
-                    "tc": "; ".join(shaper(h.rate, host_limit, mtu)),
-                }
+                h.name: {**host_description(h), "tc": "; ".join(shaper(h.rate, host_limit, mtu))}
                 for h in self.plan.hosts
             },
             "bridge": {

@@ -123,6 +123,23 @@ def _r(pattern: str, kind: str, why: str = "") -> Rule:
 
 Q = r"\d+"  # a queue, ring or priority number
 
+# The port's receive errors of the i40e/ice family (the Intel 40G/100G MACs), as named
+# without the driver's prefix or suffix.
+_PORT_ERRORS = (
+    "rx_crc_errors",
+    "rx_length_errors",
+    "rx_undersize",
+    "rx_fragments",
+    "rx_oversize",
+    "rx_jabber",
+)
+
+
+def _port_errors(name: str) -> tuple[Rule, ...]:
+    """The _PORT_ERRORS rules, each counter named by the pattern `name` ("{}": the error)."""
+    return tuple(_r(name.format(e), "rx_error") for e in _PORT_ERRORS)
+
+
 # e1000 family (e1000, e1000e): counters from the hardware statistics registers.
 _E1000_COMMON = (
     _r("rx_missed_errors", "rx_fifo", "MPC: packet buffer full"),
@@ -208,12 +225,7 @@ I40E = DriverMap(
     (
         _r("rx_dropped", "rx_ring", "VSI drops: no descriptor"),
         _r(r"port\.rx_dropped", "rx_fifo", "port drops: no packet buffer"),
-        _r(r"port\.rx_crc_errors", "rx_error"),
-        _r(r"port\.rx_length_errors", "rx_error"),
-        _r(r"port\.rx_undersize", "rx_error"),
-        _r(r"port\.rx_fragments", "rx_error"),
-        _r(r"port\.rx_oversize", "rx_error"),
-        _r(r"port\.rx_jabber", "rx_error"),
+        *_port_errors(r"port\.{}"),
         _r("rx_crc_errors", "double", "copy of port.rx_crc_errors"),
         _r("rx_length_errors", "double", "copy of port.rx_length_errors"),
         _r("rx_errors", "double", "sum of the error counters"),
@@ -233,12 +245,7 @@ ICE = DriverMap(
     (
         _r("rx_dropped", "rx_ring", "VSI drops: no descriptor"),
         _r(r"rx_dropped\.nic", "rx_fifo", "port drops: no packet buffer"),
-        _r(r"rx_crc_errors\.nic", "rx_error"),
-        _r(r"rx_length_errors\.nic", "rx_error"),
-        _r(r"rx_undersize\.nic", "rx_error"),
-        _r(r"rx_fragments\.nic", "rx_error"),
-        _r(r"rx_oversize\.nic", "rx_error"),
-        _r(r"rx_jabber\.nic", "rx_error"),
+        *_port_errors(r"{}\.nic"),
         _r(r"illegal_bytes\.nic", "not_drop", "a byte count"),
         _r(r"rx_csum_bad\.nic", "not_drop", "delivered"),
         _r("rx_unknown_protocol", "not_drop", "protocols the VSI does not take"),

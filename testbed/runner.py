@@ -213,14 +213,17 @@ def recover_pending(state_dir: str, prefix: str, say: Any) -> bool:
     pending = jr.Journal.find(state_dir, prefix)
     if pending is None:
         return False
-    say(
-        f"found restore journal of pid {pending.data.get('pid')} "
-        f"(phase {pending.data.get('phase')}); restoring first"
-    )
-    failures = jr.recover(pending, netns.teardown, say)
-    if failures:
-        raise BedError(f"restore from {pending.path} incomplete (journal kept): {failures[0]}")
+    _replay(pending, f"of pid {pending.data.get('pid')} (phase {pending.data.get('phase')})", say)
     return True
+
+
+def _replay(journal: jr.Journal, which: str, say: Any) -> None:
+    """Replay @journal, said as "found restore journal WHICH; restoring first"; BedError
+    naming it when anything could not be restored (the journal is then kept)."""
+    say(f"found restore journal {which}; restoring first")
+    failures = jr.recover(journal, netns.teardown, say)
+    if failures:
+        raise BedError(f"restore from {journal.path} incomplete (journal kept): {failures[0]}")
 
 
 def machine_journals(state_dir: str, prefix: str) -> list[jr.Journal]:
@@ -259,13 +262,11 @@ def recover_machine(state_dir: str, prefix: str, say: Any) -> int:
             j = jr.Journal.read(path)  # again, under its lock
             if j is None:
                 continue
-            say(
-                f"found restore journal {path} of pid {j.data.get('pid')} (prefix "
-                f"{other!r}, backend {j.data.get('backend')}); restoring first"
+            which = (
+                f"{path} of pid {j.data.get('pid')} (prefix {other!r}, "
+                f"backend {j.data.get('backend')})"
             )
-            failures = jr.recover(j, netns.teardown, say)
-            if failures:
-                raise BedError(f"restore from {path} incomplete (journal kept): {failures[0]}")
+            _replay(j, which, say)
             done += 1
         finally:
             lock.release()

@@ -262,27 +262,38 @@ class _Plan:
         want_pause = self.params.get("pause")
         if want_pause is None:
             return
-        text = cap.values.get(f"ethtool -a {i}")
-        state = parse_pause(text) if text is not None else {}
-        if not state:
-            why = cap.unreadable.get(f"ethtool -a {i}", "no pause parameters")
-            self.cannot(h, f"pause {i}", f"ethtool -a: {why}", "pause")
+        state = self.ethtool_state(h, "-a", parse_pause, None, "no pause parameters", "pause")
+        if state is None:
             return
         want = {"autoneg": "off", "rx": want_pause, "tx": want_pause}
         if state.get("rx") == want_pause and state.get("tx") == want_pause:
             want = state
         self.add(h, "pause", i, state, want, "pause")
 
+    def ethtool_state(
+        self, h: Host, flag: str, parse: Any, key: str | None, missing: str, param: str
+    ) -> dict[str, Any] | None:
+        """What `parse` reads from the captured `ethtool FLAG IFACE` of @h; None, after saying
+        that @param cannot be set, when that is unreadable, empty or without @key."""
+        cap, i = self.captured[h.name], h.iface
+        command = f"ethtool {flag} {i}"
+        text = cap.values.get(command)
+        state = parse(text) if text is not None else {}
+        if not state or (key is not None and state.get(key) is None):
+            why = cap.unreadable.get(command, missing)
+            self.cannot(h, f"{param} {i}", f"ethtool {flag}: {why}", param)
+            return None
+        return state
+
     def interrupts(self, h: Host) -> None:
         """A receiver's interrupt throttle (itr as ethtool -C rx-usecs)."""
         if self.params.get("itr") is None:
             return
-        cap, i = self.captured[h.name], h.iface
-        text = cap.values.get(f"ethtool -c {i}")
-        state = parse_coalesce(text) if text is not None else {}
-        if not state or state.get("rx-usecs") is None:
-            why = cap.unreadable.get(f"ethtool -c {i}", "no rx-usecs parameter")
-            self.cannot(h, f"itr {i}", f"ethtool -c: {why}", "itr")
+        i = h.iface
+        state = self.ethtool_state(
+            h, "-c", parse_coalesce, "rx-usecs", "no rx-usecs parameter", "itr"
+        )
+        if state is None:
             return
         want = {
             "adaptive-rx": "off" if state["adaptive-rx"] else None,
@@ -295,13 +306,11 @@ class _Plan:
         want = self.params.get("rx_ring")
         if want is None:
             return
-        cap, i = self.captured[h.name], h.iface
-        text = cap.values.get(f"ethtool -g {i}")
-        ring = parse_ring(text) if text is not None else {}
-        if not ring or ring.get("current") is None:
-            why = cap.unreadable.get(f"ethtool -g {i}", "no RX ring parameter")
-            self.cannot(h, f"rx_ring {i}", f"ethtool -g: {why}", "rx_ring")
-        elif ring["max"] is not None and int(want) > ring["max"]:
+        i = h.iface
+        ring = self.ethtool_state(h, "-g", parse_ring, "current", "no RX ring parameter", "rx_ring")
+        if ring is None:
+            return
+        if ring["max"] is not None and int(want) > ring["max"]:
             why = f"{want} is above the NIC maximum {ring['max']}"
             self.cannot(h, f"rx_ring {i}", why, "rx_ring")
         else:

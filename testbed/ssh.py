@@ -127,16 +127,9 @@ class SshTransport(Transport):
             why = err[-1] if err else "ssh failed (exit 255)"
             raise HostUnreachable(f"host {self.name} ({self.target}) unreachable: {why}")
 
-    def spawn(
-        self,
-        argv: list[str],
-        log: str,
-        cgroup_procs: str | None = None,
-        pre: list[str] | None = None,
-        workdir: str = "/tmp",
-    ) -> Proc:
+    def start(self, command: list[str], log: str, cgroup_procs: str | None, workdir: str) -> Proc:
         pidfile = f"{workdir}/{os.path.basename(log)}.pid"
-        inner = [*(pre or []), *argv]
+        inner = command
         if cgroup_procs:
             inner = ["sh", "-c", JOIN_CGROUP, cgroup_procs, *inner]
         remote = ["sh", "-c", _SPAWN, pidfile, *inner]

@@ -236,7 +236,6 @@ class Transport(ABC):
         script = 'umask 077; cat > "$0.tmp" && chmod "$1" "$0.tmp" && mv -f "$0.tmp" "$0"'
         self.run_ok(["sh", "-c", script, path, mode], input=data)
 
-    @abstractmethod
     def spawn(
         self,
         argv: list[str],
@@ -245,7 +244,14 @@ class Transport(ABC):
         pre: list[str] | None = None,
         workdir: str = "/tmp",
     ) -> Proc:
-        """Start a long-running process; its stdout+stderr go to the local file `log`."""
+        """Start a long-running process, `pre` then `argv`, that joins the cgroup whose
+        cgroup.procs is `cgroup_procs` (if given); its stdout+stderr go to the local file
+        `log`."""
+        return self.start([*(pre or []), *argv], log, cgroup_procs, workdir)
+
+    @abstractmethod
+    def start(self, command: list[str], log: str, cgroup_procs: str | None, workdir: str) -> Proc:
+        """spawn's work on this transport: `command` run in `workdir`, in the cgroup."""
 
     def close(self) -> None:  # noqa: B027 - most transports hold nothing
         """Release connections (ssh master)."""
@@ -284,16 +290,8 @@ class Local(Transport):
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "name": self.name, "netns": self.netns}
 
-    def spawn(
-        self,
-        argv: list[str],
-        log: str,
-        cgroup_procs: str | None = None,
-        pre: list[str] | None = None,
-        workdir: str = "/tmp",
-    ) -> Proc:
-        full = [*(pre or []), *argv]
-        full = self.wrap(full)
+    def start(self, command: list[str], log: str, cgroup_procs: str | None, workdir: str) -> Proc:
+        full = self.wrap(command)
         if cgroup_procs:
             # Join the cgroup before entering the namespace; every step execs, so the
             # PID we hold is the tool's.
@@ -308,7 +306,7 @@ class Local(Transport):
                 preexec_fn=die_with_parent(),  # a kill -9 of lanloss takes it along
                 cwd=workdir,
             )
-        return LocalProc(popen, shlex.join(argv))
+        return LocalProc(popen, shlex.join(command))
 
 
 def wait_until(predicate: Any, timeout: float, interval: float = 0.02) -> bool:

@@ -213,30 +213,9 @@ class VmBackend(Backend):
     def _switches(self, journal: Any) -> None:
         """The netns backend's switches: namespaces, bridges, switch-to-switch veths."""
         mtu = int(self.params["mtu"])
-        sysctls = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
         for sw in self.plan.switches:
             netns.create_namespace(sw.ns, journal)
-            netns._run(
-                [
-                    "nsenter",
-                    f"--net={NETNS_DIR}/{sw.ns}",
-                    "--",
-                    "sysctl",
-                    "-q",
-                    "-w",
-                    *sysctls,
-                    "net.bridge.bridge-nf-call-iptables=1",
-                ]
-            )
-            netns._batch(
-                "ip",
-                sw.ns,
-                [
-                    "link set lo up",
-                    f"link add {netns.BRIDGE} type bridge mcast_snooping 0 stp_state 0",
-                    f"link set {netns.BRIDGE} up",
-                ],
-            )
+            netns.make_switch(sw.ns)
         limit = int(self.params["switch_buffer"])
         for a, b, rate, _ in self.plan.links:
             na, nb = self.plan.nodes[a], self.plan.nodes[b]
@@ -258,19 +237,7 @@ class VmBackend(Backend):
                 f"link set dev {ifname} up",
             ],
         )
-        netns._run(
-            [
-                "nsenter",
-                f"--net={NETNS_DIR}/{ns}",
-                "--",
-                "ethtool",
-                "-K",
-                ifname,
-                *netns.OFFLOADS_OFF,
-            ]
-        )
-        cmds = netns.shaper(rate, limit, mtu)
-        netns._batch("tc", ns, [c.format(dev=ifname) for c in cmds])
+        netns.shape_port(ns, ifname, rate, limit, mtu)
 
     def _cmdline(self, node: Any, k: int) -> str:
         words = [
@@ -511,18 +478,7 @@ class VmBackend(Backend):
 
         mtu, limit = int(self.params["mtu"]), int(self.params["tx_queue"])
         netns.create_namespace(node.ns, journal)
-        netns._run(
-            [
-                "nsenter",
-                f"--net={NETNS_DIR}/{node.ns}",
-                "--",
-                "sysctl",
-                "-q",
-                "-w",
-                "net.ipv6.conf.all.disable_ipv6=1",
-                "net.ipv6.conf.default.disable_ipv6=1",
-            ]
-        )
+        netns.run_in(node.ns, "sysctl", "-q", "-w", *netns.NO_IPV6)
         netns._run(
             [
                 "ip",
@@ -552,19 +508,7 @@ class VmBackend(Backend):
                 f"link set dev {netns.IFACE} up",
             ],
         )
-        netns._run(
-            [
-                "nsenter",
-                f"--net={NETNS_DIR}/{node.ns}",
-                "--",
-                "ethtool",
-                "-K",
-                netns.IFACE,
-                *netns.OFFLOADS_OFF,
-            ]
-        )
-        cmds = netns.shaper(node.rate, limit, mtu)
-        netns._batch("tc", node.ns, [c.format(dev=netns.IFACE) for c in cmds])
+        netns.shape_port(node.ns, netns.IFACE, node.rate, limit, mtu)
         self._port(sw.ns, port, node.rate, int(self.params["switch_buffer"]), mtu)
         self._namespace_host_handle(node, journal)
 
@@ -744,8 +688,7 @@ class VmBackend(Backend):
             "switches": {
                 sw.name: {
                     p.name: {
-                        "peer": p.peer,
-                        "rate_bps": p.rate,
+                        **netns.port_description(p),
                         "tap": self.plan.nodes[p.peer].kind != "switch",
                         "tc": "; ".join(netns.shaper(p.rate, sw_limit, mtu)),
                     }
@@ -755,9 +698,7 @@ class VmBackend(Backend):
             },
             "hosts": {
                 h.name: {
-                    "address": h.address,
-                    "switch": h.switch,
-                    "rate_bps": h.rate,
+                    **netns.host_description(h),
                     **(
                         {
                             "guest": f"{self.nic} ({self.driver}), {MEMORY_MB} MB, 1 vCPU, "

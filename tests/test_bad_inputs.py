@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_checks import assert_refused, broken_copies, case_ids, lanloss
 
 PREFIX = "lltb-bad-"  # testbed cases: no namespace of this prefix may appear
 
@@ -58,20 +57,17 @@ FILES: dict[str, str] = {
 
 def _record_files(good: dict) -> dict[str, str]:
     """Run records broken one field at a time (from a real record)."""
-    out = {}
-
-    def variant(name: str, change) -> None:  # type: ignore[no-untyped-def]
-        d = json.loads(json.dumps(good))
-        change(d)
-        out[name] = json.dumps(d)
-
-    variant("rec-sent-many.json", lambda d: d["totals"].__setitem__("sent", "many"))
-    variant("rec-flow-field.json", lambda d: d["flows"][0].__setitem__("colour", "red"))
-    variant("rec-drops.json", lambda d: d["drops"].__setitem__("switch_egress", -0.5))
-    variant("rec-schema.json", lambda d: d.__setitem__("schema", "lanloss.run/9"))
-    variant("rec-no-totals.json", lambda d: d.pop("totals"))
-    variant("rec-param.json", lambda d: d["params"].__setitem__("rate", "fast"))
-    return out
+    return broken_copies(
+        good,
+        {
+            "rec-sent-many.json": lambda d: d["totals"].__setitem__("sent", "many"),
+            "rec-flow-field.json": lambda d: d["flows"][0].__setitem__("colour", "red"),
+            "rec-drops.json": lambda d: d["drops"].__setitem__("switch_egress", -0.5),
+            "rec-schema.json": lambda d: d.__setitem__("schema", "lanloss.run/9"),
+            "rec-no-totals.json": lambda d: d.pop("totals"),
+            "rec-param.json": lambda d: d["params"].__setitem__("rate", "fast"),
+        },
+    )
 
 
 # (args, the word the one line must contain). {PREFIX} is the testbed prefix.
@@ -202,24 +198,6 @@ CASES: list[tuple[list[str], str]] = [
 ]
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): (b"" if p.is_dir() else p.read_bytes())
-        for p in sorted(root.rglob("*"))
-    }
-
-
-def _lanloss(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lanloss.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env=env,
-    )
-
-
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory, built) -> Path:
     """A folder with every file the cases name: broken ones, and a real record, table and
@@ -229,7 +207,7 @@ def workdir(tmp_path_factory, built) -> Path:
     for name, text in FILES.items():
         (d / name).write_text(text)
     env = {**os.environ}
-    res = _lanloss(
+    res = lanloss(
         ["sim", "run", "--rate", "10Mbps", "--duration", "0.05s", "--warmup", "0.01s"], d, env
     )
     assert res.returncode == 0, res.stderr
@@ -247,7 +225,7 @@ def workdir(tmp_path_factory, built) -> Path:
         ["table", "--study", "e", "--out", "empty-runs.parquet", "nothing-sent.json"],
         ["fit", "good.parquet", "--out", "good-fit.json", "--bootstrap", "0"],
     ):
-        res = _lanloss(args, d, env)
+        res = lanloss(args, d, env)
         assert res.returncode == 0, res.stderr
     fit = json.loads((d / "good-fit.json").read_text())
     fit["data"]["runs"] = {k: 0 for k in fit["data"]["runs"]}
@@ -259,25 +237,6 @@ def test_the_table_is_big_enough():
     assert len(CASES) >= 40
 
 
-@pytest.mark.parametrize(
-    "args,word", CASES, ids=[f"{i:02d}-{'-'.join(a[:2])}" for i, (a, _) in enumerate(CASES)]
-)
+@pytest.mark.parametrize("args,word", CASES, ids=case_ids(CASES))
 def test_bad_input(args, word, workdir, tmp_path):
-    state = tmp_path / "state"
-    state.mkdir()
-    env = {**os.environ, "LANLOSS_STATE_DIR": str(state), "TMPDIR": str(tmp_path)}
-    before = _tree(workdir)
-    ns_before = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
-    res = _lanloss(args, workdir, env)
-    assert res.returncode == 2, (res.returncode, res.stderr)
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1, res.stderr
-    assert lines[0].startswith("lanloss: error:"), lines[0]
-    assert word in lines[0], lines[0]
-    assert "Traceback" not in res.stderr
-    assert res.stdout == ""
-    assert _tree(workdir) == before  # nothing written, nothing removed
-    assert list(state.iterdir()) == []  # no journal, no lock: the testbed was not started
-    ns_after = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
-    assert not [n for n in ns_after - ns_before if n.startswith(PREFIX)]
-    assert [p.name for p in tmp_path.iterdir()] == ["state"]  # no temporary folder left
+    assert_refused(args, (word,), workdir, tmp_path, PREFIX)

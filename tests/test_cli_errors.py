@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from cli_checks import assert_sim_run_refused
 
 DANGLING = """
 switches: [sw1]
@@ -35,13 +36,7 @@ links:
     ],
 )
 def test_bad_option_is_rejected(cli, tmp_path, args, named):
-    out = tmp_path / "run.json"
-    proc = cli("sim", "run", *args, "--out", str(out))
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert named in lines[0]
-    assert not out.exists()
+    assert_sim_run_refused(cli, tmp_path, args, named)
     assert list(tmp_path.iterdir()) == []
 
 

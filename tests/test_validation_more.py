@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_checks import assert_refused, broken_copies, case_ids, lanloss
 
 PREFIX = "lltv-more-"  # testbed cases: no namespace of this prefix may appear
 
@@ -60,24 +61,21 @@ FILES: dict[str, str] = {
 
 def _record_files(good: dict) -> dict[str, str]:
     """Records broken one way each (from a real record)."""
-    out = {}
-
-    def variant(name: str, change) -> None:  # type: ignore[no-untyped-def]
-        d = json.loads(json.dumps(good))
-        change(d)
-        out[name] = json.dumps(d)
-
-    variant("rec-neg-lost.json", lambda d: d["flows"][0].__setitem__("lost", -12))
-    variant("rec-neg-sent.json", lambda d: d["totals"].__setitem__("sent", -1))
-    variant(
-        "rec-more-received.json",
-        lambda d: d["flows"][0].__setitem__("received", d["flows"][0]["sent"] + 1),
+    out = broken_copies(
+        good,
+        {
+            "rec-neg-lost.json": lambda d: d["flows"][0].__setitem__("lost", -12),
+            "rec-neg-sent.json": lambda d: d["totals"].__setitem__("sent", -1),
+            "rec-more-received.json": lambda d: d["flows"][0].__setitem__(
+                "received", d["flows"][0]["sent"] + 1
+            ),
+            "rec-no-params.json": lambda d: d.__setitem__("params", {}),
+            "rec-no-flows.json": lambda d: d.__setitem__("flows", []),
+            "rec-huge.json": lambda d: d["totals"].__setitem__("sent", 1e20),
+            "rec-big-int.json": lambda d: d["flows"][0].__setitem__("sent", 2**64),
+            "rec-float.json": lambda d: d["flows"][0].__setitem__("sent", 43.0),
+        },
     )
-    variant("rec-no-params.json", lambda d: d.__setitem__("params", {}))
-    variant("rec-no-flows.json", lambda d: d.__setitem__("flows", []))
-    variant("rec-huge.json", lambda d: d["totals"].__setitem__("sent", 1e20))
-    variant("rec-big-int.json", lambda d: d["flows"][0].__setitem__("sent", 2**64))
-    variant("rec-float.json", lambda d: d["flows"][0].__setitem__("sent", 43.0))
     out["good-copy.json"] = json.dumps(good)
     return out
 
@@ -181,25 +179,6 @@ CASES: list[tuple[list[str], tuple[str, ...]]] = [
 ]
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): (b"" if p.is_dir() else p.read_bytes())
-        for p in sorted(root.rglob("*"))
-    }
-
-
-def _lanloss(args: list[str], cwd: Path, env: dict[str, str] | None = None, **kw):  # type: ignore[no-untyped-def]
-    return subprocess.run(
-        [sys.executable, "-m", "lanloss.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        env=env or {**os.environ},
-        **kw,
-    )
-
-
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory, built) -> Path:
     """A folder with every file the cases name: a real record, table and fit, and each of
@@ -207,9 +186,7 @@ def workdir(tmp_path_factory, built) -> Path:
     d = tmp_path_factory.mktemp("more-bad-inputs")
     for name, text in FILES.items():
         (d / name).write_text(text)
-    res = _lanloss(
-        ["sim", "run", "--rate", "10Mbps", "--duration", "0.05s", "--warmup", "0.01s"], d
-    )
+    res = lanloss(["sim", "run", "--rate", "10Mbps", "--duration", "0.05s", "--warmup", "0.01s"], d)
     assert res.returncode == 0, res.stderr
     (d / "good.json").write_text(res.stdout)
     for name, text in _record_files(json.loads(res.stdout)).items():
@@ -218,7 +195,7 @@ def workdir(tmp_path_factory, built) -> Path:
         ["table", "--study", "g", "--out", "good.parquet", "good.json"],
         ["fit", "good.parquet", "--out", "good-fit.json", "--bootstrap", "0"],
     ):
-        res = _lanloss(args, d)
+        res = lanloss(args, d)
         assert res.returncode == 0, res.stderr
     _table_files(d)
     _fit_files(d)
@@ -230,41 +207,21 @@ def test_the_table_is_big_enough():
     assert len(CASES) >= 40
 
 
-@pytest.mark.parametrize(
-    "args,words", CASES, ids=[f"{i:02d}-{'-'.join(a[:2])}" for i, (a, _) in enumerate(CASES)]
-)
+@pytest.mark.parametrize("args,words", CASES, ids=case_ids(CASES))
 def test_bad_input(args, words, workdir, tmp_path):
-    state = tmp_path / "state"
-    state.mkdir()
-    env = {**os.environ, "LANLOSS_STATE_DIR": str(state), "TMPDIR": str(tmp_path)}
-    before = _tree(workdir)
-    ns_before = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
-    res = _lanloss(args, workdir, env)
-    assert res.returncode == 2, (res.returncode, res.stderr)
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1, res.stderr
-    assert lines[0].startswith("lanloss: error:"), lines[0]
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-    assert "Traceback" not in res.stderr
-    assert res.stdout == ""
-    assert _tree(workdir) == before  # nothing written, nothing removed
-    assert list(state.iterdir()) == []  # the testbed was not started
-    ns_after = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
-    assert not [n for n in ns_after - ns_before if n.startswith(PREFIX)]
-    assert [p.name for p in tmp_path.iterdir()] == ["state"]  # no temporary folder left
+    assert_refused(args, words, workdir, tmp_path, PREFIX)
 
 
 def _all_lost_table(d: Path) -> Path:
     """A real table whose every run lost (nearly) everything: corrupt frames at 0.9999."""
     for rate in ("10Mbps", "20Mbps"):
-        res = _lanloss(
+        res = lanloss(
             ["sim", "run", "--rate", rate, "--duration", "0.05s", "--warmup", "0.01s"]
             + ["--frame-loss", "0.9999", "--out", f"lost-{rate}.json"],
             d,
         )
         assert res.returncode == 0, res.stderr
-    res = _lanloss(
+    res = lanloss(
         [
             "table",
             "--study",
@@ -282,7 +239,7 @@ def _all_lost_table(d: Path) -> Path:
 
 def test_a_fit_that_describes_nothing_fails_and_plan_refuses_it(tmp_path, built):
     _all_lost_table(tmp_path)
-    res = _lanloss(["fit", "lost.parquet", "--out", "lost-fit.json", "--bootstrap", "0"], tmp_path)
+    res = lanloss(["fit", "lost.parquet", "--out", "lost-fit.json", "--bootstrap", "0"], tmp_path)
     assert res.returncode == 1, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "describes nothing" in lines[0] and "lost-fit.json" in lines[0]
@@ -290,7 +247,7 @@ def test_a_fit_that_describes_nothing_fails_and_plan_refuses_it(tmp_path, built)
     assert doc["describes_data"]["ok"] is False
     assert "every run lost" in doc["describes_data"]["reason"]
 
-    res = _lanloss(["plan", "--fit", "lost-fit.json", "--rate", "20Mbps"], tmp_path)
+    res = lanloss(["plan", "--fit", "lost-fit.json", "--rate", "20Mbps"], tmp_path)
     assert res.returncode == 2, res.stderr
     assert res.stdout == ""
     lines = res.stderr.strip().splitlines()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -237,6 +237,21 @@ def runs(table: pd.DataFrame) -> pd.DataFrame:
         sent = out["sent"].astype(float)
         out["loss"] = np.where(sent > 0, out["lost"].astype(float) / sent.where(sent > 0), np.nan)
     return out
+
+
+def drawn_runs(
+    r: pd.DataFrame, keep_rule: Callable[[pd.DataFrame], pd.Series], left_out: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """The runs `r` (rows of `runs`) that `keep_rule` keeps, as a copy, and the note
+    "N runs LEFT_OUT are not drawn" when it leaves any out."""
+    keep = keep_rule(r)
+    notes = [f"{int((~keep).sum())} runs {left_out} are not drawn"] if (~keep).any() else []
+    return r[keep].copy(), notes
+
+
+def simulated_at(r: pd.DataFrame, link_bps: float) -> pd.Series:
+    """Runs of the simulator on links of `link_bps`."""
+    return (r["source"].astype(str) == "sim") & (r["edge_rate"].astype(float) == link_bps)
 
 
 def points(run_rows: pd.DataFrame, keys: Sequence[str], value: str) -> pd.DataFrame:

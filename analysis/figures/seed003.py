@@ -62,14 +62,12 @@ def capacity_mbps(protocol: str, payload: int, mtu: int) -> float:
 
 
 def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    notes: list[str] = []
     r = common.runs(table)
     if r.empty:
-        return r, notes
-    keep = (r["source"].astype(str) == "sim") & (r["edge_rate"].astype(float) == LINK_BPS)
-    if (~keep).any():
-        notes.append(f"{int((~keep).sum())} runs not simulated at 1 Gbit/s are not drawn")
-    r = r[keep].copy()
+        return r, []
+    r, notes = common.drawn_runs(
+        r, lambda r: common.simulated_at(r, LINK_BPS), "not simulated at 1 Gbit/s"
+    )
     r["protocol"] = r["protocol"].astype(str)
     r["offered_mbps"] = common.offered_mbps(r)
     r["recv_mbps"] = r["goodput_bps"].astype(float) / 1e6

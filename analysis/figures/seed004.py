@@ -116,18 +116,14 @@ def line_rate_pps(payload: int, mtu: int = 1500) -> float:
 
 
 def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    notes: list[str] = []
     r = common.runs(table)
     if r.empty:
-        return r, notes
-    keep = (r["source"].astype(str) == "sim") & (r["edge_rate"].astype(float) == LINK_BPS)
-    keep &= r["payload"].astype(float).isin(list(MODELS))
-    if (~keep).any():
-        notes.append(
-            f"{int((~keep).sum())} runs that are not simulated at 1 Gbit/s with 1- or 100-byte "
-            "payloads are not drawn"
-        )
-    r = r[keep].copy()
+        return r, []
+    r, notes = common.drawn_runs(
+        r,
+        lambda r: common.simulated_at(r, LINK_BPS) & r["payload"].astype(float).isin(list(MODELS)),
+        "that are not simulated at 1 Gbit/s with 1- or 100-byte payloads",
+    )
     r["payload"] = r["payload"].astype(int)
     r["readers"] = r["readers"].astype(float).fillna(1.0)
     reuseport = r["reuseport"].astype(str) if "reuseport" in r else pd.Series("off", index=r.index)

@@ -25,114 +25,156 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("HostRxNic");
 NS_OBJECT_ENSURE_REGISTERED(HostRxNic);
 
+// The receive FIFO, its DMA into the RX ring and the ring's descriptors.
+void
+HostRxNic::AddRingAttributes(TypeId& tid)
+{
+    tid
+        .AddAttribute("RxFifoBytes",
+                      "NIC receive FIFO (packet buffer, PBA) in bytes: 48 KiB on the "
+                      "8254x e1000 (E1000_PBA_48K).",
+                      UintegerValue(49152),
+                      MakeUintegerAccessor(&HostRxNic::m_fifoSize),
+                      MakeUintegerChecker<uint32_t>(64))
+        .AddAttribute("RxRingSize",
+                      "RX descriptors (ethtool -G rx; e1000 default 256, max 4096); the "
+                      "ring holds one frame less.",
+                      UintegerValue(256),
+                      MakeUintegerAccessor(&HostRxNic::m_ringSize),
+                      MakeUintegerChecker<uint32_t>(2, 65536))
+        .AddAttribute("DmaRate",
+                      "Rate (bit/s) at which the NIC moves a frame from its FIFO to host "
+                      "memory; 0 = at once. 1064 Mbit/s = 32-bit 33 MHz PCI (133 MB/s).",
+                      DataRateValue(DataRate("1064Mbps")),
+                      MakeDataRateAccessor(&HostRxNic::m_dmaRate),
+                      MakeDataRateChecker())
+        .AddAttribute("RxBufferWrite",
+                      "Cleaned descriptors the driver collects before giving them back to "
+                      "the NIC (E1000_RX_BUFFER_WRITE = 16); all are given back at the end "
+                      "of each poll.",
+                      UintegerValue(16),
+                      MakeUintegerAccessor(&HostRxNic::m_rxBufferWrite),
+                      MakeUintegerChecker<uint32_t>(1))
+        .AddAttribute("DropWhenNoDescriptor",
+                      "Drop a frame at once when no descriptor is free (igb/ixgbe "
+                      "SRRCTL.DROP_EN: rx_ring) instead of holding it in the FIFO "
+                      "(e1000/e1000e: the FIFO fills, rx_fifo).",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&HostRxNic::m_dropNoDescriptor),
+                      MakeBooleanChecker());
+}
+
+// Interrupt moderation and the CPU cost of one interrupt.
+void
+HostRxNic::AddInterruptAttributes(TypeId& tid)
+{
+    tid
+        .AddAttribute("InterruptThrottleRate",
+                      "Maximum interrupts per second (e1000 InterruptThrottleRate, "
+                      "register granularity 256 ns); 0 = no moderation. The dynamic "
+                      "modes 1 and 3 are not modelled.",
+                      UintegerValue(2500),
+                      MakeUintegerAccessor(&HostRxNic::m_itr),
+                      MakeUintegerChecker<uint32_t>(0, 3906250))
+        .AddAttribute("IrqCost",
+                      "CPU time (s) of one NIC hard interrupt: entry and exit, the "
+                      "e1000_intr ICR read and IMC write over the bus, napi_schedule.",
+                      TimeValue(MicroSeconds(8)),
+                      MakeTimeAccessor(&HostRxNic::m_irqCost),
+                      MakeTimeChecker(Seconds(0)));
+}
+
+// IEEE 802.3x PAUSE sent from the FIFO's watermarks.
+void
+HostRxNic::AddPauseAttributes(TypeId& tid)
+{
+    tid
+        .AddAttribute("FlowControl",
+                      "Send IEEE 802.3x PAUSE when the FIFO reaches its high-water mark.",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&HostRxNic::m_flowControl),
+                      MakeBooleanChecker())
+        .AddAttribute("PauseTime",
+                      "pause_time of the XOFF frames, in quanta of 512 bit times "
+                      "(E1000_FC_PAUSE_TIME = 0x0680).",
+                      UintegerValue(0x0680),
+                      MakeUintegerAccessor(&HostRxNic::m_pauseTime),
+                      MakeUintegerChecker<uint16_t>(1))
+        .AddAttribute("PauseRefreshQuanta",
+                      "Interval, in quanta of 512 bit times at the link rate, at which "
+                      "XOFF is sent again while the FIFO stays at or above the low-water "
+                      "mark (half PauseTime; PCH e1000e: refresh 0x0400 for pause 0x0650).",
+                      UintegerValue(0x0340),
+                      MakeUintegerAccessor(&HostRxNic::m_pauseRefreshQuanta),
+                      MakeUintegerChecker<uint16_t>(1))
+        .AddAttribute("SendXon",
+                      "Send XON (pause_time 0) when the FIFO falls below the low-water "
+                      "mark (e1000 fc.send_xon = 1).",
+                      BooleanValue(true),
+                      MakeBooleanAccessor(&HostRxNic::m_sendXon),
+                      MakeBooleanChecker());
+}
+
+// What a received frame is charged to a socket (skb truesize).
+void
+HostRxNic::AddTruesizeAttributes(TypeId& tid)
+{
+    tid
+        .AddAttribute("Truesize",
+                      "Bytes charged to a socket per received frame (skb->truesize); "
+                      "0 = from the frame length by the e1000 copybreak rule.",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&HostRxNic::m_truesize),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("CopyBreak",
+                      "Frames of at most this many bytes (MAC header on, no FCS) are "
+                      "copied into a fitting skb (e1000 copybreak).",
+                      UintegerValue(LANLOSS_COPYBREAK),
+                      MakeUintegerAccessor(&HostRxNic::m_copyBreak),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("RxBufferTruesize",
+                      "truesize in bytes of a frame kept in its receive buffer (e1000 "
+                      "2 KiB buffer: SKB_TRUESIZE(2048 - 320)).",
+                      UintegerValue(LANLOSS_RX_BUFFER_TRUESIZE),
+                      MakeUintegerAccessor(&HostRxNic::m_rxBufferTruesize),
+                      MakeUintegerChecker<uint32_t>(1));
+}
+
+// The drops at the FIFO and the ring, and the interrupts.
+void
+HostRxNic::AddTraceSources(TypeId& tid)
+{
+    tid
+        .AddTraceSource("RxFifoDrop",
+                        "A frame found no room in the NIC FIFO (rx_missed_errors): rx_fifo.",
+                        MakeTraceSourceAccessor(&HostRxNic::m_rxFifoDropTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("RxRingDrop",
+                        "A frame found no free descriptor and DropWhenNoDescriptor is "
+                        "set: rx_ring.",
+                        MakeTraceSourceAccessor(&HostRxNic::m_rxRingDropTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("Interrupt",
+                        "The NIC raised an interrupt (argument: frames in the ring).",
+                        MakeTraceSourceAccessor(&HostRxNic::m_interruptTrace),
+                        "ns3::HostRxNic::InterruptTracedCallback");
+}
+
 TypeId
 HostRxNic::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::HostRxNic")
-            .SetParent<Object>()
-            .SetGroupName("Lanloss")
-            .AddConstructor<HostRxNic>()
-            .AddAttribute("RxFifoBytes",
-                          "NIC receive FIFO (packet buffer, PBA) in bytes: 48 KiB on the "
-                          "8254x e1000 (E1000_PBA_48K).",
-                          UintegerValue(49152),
-                          MakeUintegerAccessor(&HostRxNic::m_fifoSize),
-                          MakeUintegerChecker<uint32_t>(64))
-            .AddAttribute("RxRingSize",
-                          "RX descriptors (ethtool -G rx; e1000 default 256, max 4096); the "
-                          "ring holds one frame less.",
-                          UintegerValue(256),
-                          MakeUintegerAccessor(&HostRxNic::m_ringSize),
-                          MakeUintegerChecker<uint32_t>(2, 65536))
-            .AddAttribute("DmaRate",
-                          "Rate (bit/s) at which the NIC moves a frame from its FIFO to host "
-                          "memory; 0 = at once. 1064 Mbit/s = 32-bit 33 MHz PCI (133 MB/s).",
-                          DataRateValue(DataRate("1064Mbps")),
-                          MakeDataRateAccessor(&HostRxNic::m_dmaRate),
-                          MakeDataRateChecker())
-            .AddAttribute("RxBufferWrite",
-                          "Cleaned descriptors the driver collects before giving them back to "
-                          "the NIC (E1000_RX_BUFFER_WRITE = 16); all are given back at the end "
-                          "of each poll.",
-                          UintegerValue(16),
-                          MakeUintegerAccessor(&HostRxNic::m_rxBufferWrite),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("DropWhenNoDescriptor",
-                          "Drop a frame at once when no descriptor is free (igb/ixgbe "
-                          "SRRCTL.DROP_EN: rx_ring) instead of holding it in the FIFO "
-                          "(e1000/e1000e: the FIFO fills, rx_fifo).",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&HostRxNic::m_dropNoDescriptor),
-                          MakeBooleanChecker())
-            .AddAttribute("InterruptThrottleRate",
-                          "Maximum interrupts per second (e1000 InterruptThrottleRate, "
-                          "register granularity 256 ns); 0 = no moderation. The dynamic "
-                          "modes 1 and 3 are not modelled.",
-                          UintegerValue(2500),
-                          MakeUintegerAccessor(&HostRxNic::m_itr),
-                          MakeUintegerChecker<uint32_t>(0, 3906250))
-            .AddAttribute("IrqCost",
-                          "CPU time (s) of one NIC hard interrupt: entry and exit, the "
-                          "e1000_intr ICR read and IMC write over the bus, napi_schedule.",
-                          TimeValue(MicroSeconds(8)),
-                          MakeTimeAccessor(&HostRxNic::m_irqCost),
-                          MakeTimeChecker(Seconds(0)))
-            .AddAttribute("FlowControl",
-                          "Send IEEE 802.3x PAUSE when the FIFO reaches its high-water mark.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&HostRxNic::m_flowControl),
-                          MakeBooleanChecker())
-            .AddAttribute("PauseTime",
-                          "pause_time of the XOFF frames, in quanta of 512 bit times "
-                          "(E1000_FC_PAUSE_TIME = 0x0680).",
-                          UintegerValue(0x0680),
-                          MakeUintegerAccessor(&HostRxNic::m_pauseTime),
-                          MakeUintegerChecker<uint16_t>(1))
-            .AddAttribute("PauseRefreshQuanta",
-                          "Interval, in quanta of 512 bit times at the link rate, at which "
-                          "XOFF is sent again while the FIFO stays at or above the low-water "
-                          "mark (half PauseTime; PCH e1000e: refresh 0x0400 for pause 0x0650).",
-                          UintegerValue(0x0340),
-                          MakeUintegerAccessor(&HostRxNic::m_pauseRefreshQuanta),
-                          MakeUintegerChecker<uint16_t>(1))
-            .AddAttribute("SendXon",
-                          "Send XON (pause_time 0) when the FIFO falls below the low-water "
-                          "mark (e1000 fc.send_xon = 1).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&HostRxNic::m_sendXon),
-                          MakeBooleanChecker())
-            .AddAttribute("Truesize",
-                          "Bytes charged to a socket per received frame (skb->truesize); "
-                          "0 = from the frame length by the e1000 copybreak rule.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&HostRxNic::m_truesize),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("CopyBreak",
-                          "Frames of at most this many bytes (MAC header on, no FCS) are "
-                          "copied into a fitting skb (e1000 copybreak).",
-                          UintegerValue(LANLOSS_COPYBREAK),
-                          MakeUintegerAccessor(&HostRxNic::m_copyBreak),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("RxBufferTruesize",
-                          "truesize in bytes of a frame kept in its receive buffer (e1000 "
-                          "2 KiB buffer: SKB_TRUESIZE(2048 - 320)).",
-                          UintegerValue(LANLOSS_RX_BUFFER_TRUESIZE),
-                          MakeUintegerAccessor(&HostRxNic::m_rxBufferTruesize),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddTraceSource("RxFifoDrop",
-                            "A frame found no room in the NIC FIFO (rx_missed_errors): rx_fifo.",
-                            MakeTraceSourceAccessor(&HostRxNic::m_rxFifoDropTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("RxRingDrop",
-                            "A frame found no free descriptor and DropWhenNoDescriptor is "
-                            "set: rx_ring.",
-                            MakeTraceSourceAccessor(&HostRxNic::m_rxRingDropTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("Interrupt",
-                            "The NIC raised an interrupt (argument: frames in the ring).",
-                            MakeTraceSourceAccessor(&HostRxNic::m_interruptTrace),
-                            "ns3::HostRxNic::InterruptTracedCallback");
+    static TypeId tid = [] {
+        TypeId t = TypeId("ns3::HostRxNic")
+                       .SetParent<Object>()
+                       .SetGroupName("Lanloss")
+                       .AddConstructor<HostRxNic>();
+        AddRingAttributes(t);
+        AddInterruptAttributes(t);
+        AddPauseAttributes(t);
+        AddTruesizeAttributes(t);
+        AddTraceSources(t);
+        return t;
+    }();
     return tid;
 }
 

@@ -148,6 +148,13 @@ class HostRxNic : public Object
     void DoDispose() override;
 
   private:
+    // The attribute table of GetTypeId, a group of related attributes each.
+    static void AddRingAttributes(TypeId& tid);
+    static void AddInterruptAttributes(TypeId& tid);
+    static void AddPauseAttributes(TypeId& tid);
+    static void AddTruesizeAttributes(TypeId& tid);
+    static void AddTraceSources(TypeId& tid);
+
     void TryDma();
     void DmaDone();
     void FinishDma();

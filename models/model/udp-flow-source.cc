@@ -26,106 +26,132 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("UdpFlowSource");
 NS_OBJECT_ENSURE_REGISTERED(UdpFlowSource);
 
+// The flow: where to, how much, in which pattern.
+void
+UdpFlowSource::AddFlowAttributes(TypeId& tid)
+{
+    tid
+        .AddAttribute("Remote",
+                      "Destination: an InetSocketAddress (unicast or IPv4 multicast group).",
+                      AddressValue(),
+                      MakeAddressAccessor(&UdpFlowSource::m_remote),
+                      MakeAddressChecker())
+        .AddAttribute("PayloadSize",
+                      "UDP payload of every datagram, in bytes (1.." +
+                          std::to_string(MAX_PAYLOAD) + ").",
+                      UintegerValue(1472),
+                      MakeUintegerAccessor(&UdpFlowSource::m_payloadSize),
+                      MakeUintegerChecker<uint32_t>(1, MAX_PAYLOAD))
+        .AddAttribute("DataRate",
+                      "Offered load in UDP payload bits per second (as iperf3 -b); "
+                      "ignored with MaxRate.",
+                      DataRateValue(DataRate("1Mbps")),
+                      MakeDataRateAccessor(&UdpFlowSource::m_rate),
+                      MakeDataRateChecker())
+        .AddAttribute("MaxRate",
+                      "Send as fast as the device queue accepts (blocking, no pacing; "
+                      "needs Device).",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&UdpFlowSource::m_maxRate),
+                      MakeBooleanChecker())
+        .AddAttribute(
+            "Pattern",
+            "Departure pattern: \"cbr\", \"poisson\" or \"burst:N\" (N datagrams "
+            "back to back every N periods).",
+            StringValue("cbr"),
+            MakeStringAccessor(&UdpFlowSource::SetPattern, &UdpFlowSource::GetPattern),
+            MakeStringChecker())
+        .AddAttribute("FlowId",
+                      "Flow identifier written into the FlowSeqTag and the payload header.",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&UdpFlowSource::m_flowId),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("Seed",
+                      "Run seed (>= 1): Poisson gaps are drawn from the stream of "
+                      "(Seed, FlowId) of lanloss-schedule.h, as the testbed's "
+                      "lanloss-send draws them, so both offer the same departures.",
+                      UintegerValue(1),
+                      MakeUintegerAccessor(&UdpFlowSource::m_seed),
+                      MakeUintegerChecker<uint64_t>(1, UINT64_MAX / LANLOSS_STREAMS_PER_SEED));
+}
+
+// How the sending host sends: blocking on its device, the MTU, its CPU costs, the
+// multicast TTL.
+void
+UdpFlowSource::AddSendingHostAttributes(TypeId& tid)
+{
+    tid
+        .AddAttribute("Blocking",
+                      "Wait for room in the device queue instead of letting the device "
+                      "drop (a blocking sendto(); needs Device).",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&UdpFlowSource::m_blocking),
+                      MakeBooleanChecker())
+        .AddAttribute("Device",
+                      "The EthernetNetDevice the datagrams leave by (the socket is bound "
+                      "to it).",
+                      PointerValue(),
+                      MakePointerAccessor(&UdpFlowSource::m_device),
+                      MakePointerChecker<EthernetNetDevice>())
+        .AddAttribute("Mtu",
+                      "IP MTU in bytes used to size a datagram's frames in the device "
+                      "queue; 0 = the Device's MTU (1500 without a Device).",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&UdpFlowSource::m_mtu),
+                      MakeUintegerChecker<uint32_t>(0, ethernet::MAX_JUMBO_MTU))
+        .AddAttribute("SendCost",
+                      "The sending host's CPU time per send() call (system call, UDP/IP, "
+                      "driver): the next datagram leaves this much later at the earliest.",
+                      TimeValue(Seconds(0)),
+                      MakeTimeAccessor(&UdpFlowSource::m_sendCost),
+                      MakeTimeChecker(Seconds(0)))
+        .AddAttribute("SendByteCost",
+                      "The sending host's CPU time per payload byte in seconds (copy "
+                      "from user space, checksum), added to SendCost for each datagram "
+                      "(a double: a fraction of a nanosecond per byte is typical).",
+                      DoubleValue(0.0),
+                      MakeDoubleAccessor(&UdpFlowSource::m_sendByteCost),
+                      MakeDoubleChecker<double>(0.0, 1e-3))
+        .AddAttribute("SendPacketCost",
+                      "The sending host's CPU time per frame of a datagram in seconds "
+                      "(the driver's transmission of each IP fragment), added to SendCost.",
+                      DoubleValue(0.0),
+                      MakeDoubleAccessor(&UdpFlowSource::m_sendPacketCost),
+                      MakeDoubleChecker<double>(0.0, 1.0))
+        .AddAttribute("MulticastTtl",
+                      "IP TTL of datagrams sent to a multicast group (hops).",
+                      UintegerValue(1),
+                      MakeUintegerAccessor(&UdpFlowSource::m_multicastTtl),
+                      MakeUintegerChecker<uint8_t>(1));
+}
+
+void
+UdpFlowSource::AddTraceSources(TypeId& tid)
+{
+    tid
+        .AddTraceSource("Tx",
+                        "A datagram was handed to the socket.",
+                        MakeTraceSourceAccessor(&UdpFlowSource::m_txTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("TxFailure",
+                        "The socket refused a datagram (Send returned -1).",
+                        MakeTraceSourceAccessor(&UdpFlowSource::m_txFailureTrace),
+                        "ns3::Packet::TracedCallback");
+}
+
 TypeId
 UdpFlowSource::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::UdpFlowSource")
-            .SetParent<Application>()
-            .SetGroupName("Lanloss")
-            .AddConstructor<UdpFlowSource>()
-            .AddAttribute("Remote",
-                          "Destination: an InetSocketAddress (unicast or IPv4 multicast group).",
-                          AddressValue(),
-                          MakeAddressAccessor(&UdpFlowSource::m_remote),
-                          MakeAddressChecker())
-            .AddAttribute("PayloadSize",
-                          "UDP payload of every datagram, in bytes (1.." +
-                              std::to_string(MAX_PAYLOAD) + ").",
-                          UintegerValue(1472),
-                          MakeUintegerAccessor(&UdpFlowSource::m_payloadSize),
-                          MakeUintegerChecker<uint32_t>(1, MAX_PAYLOAD))
-            .AddAttribute("DataRate",
-                          "Offered load in UDP payload bits per second (as iperf3 -b); "
-                          "ignored with MaxRate.",
-                          DataRateValue(DataRate("1Mbps")),
-                          MakeDataRateAccessor(&UdpFlowSource::m_rate),
-                          MakeDataRateChecker())
-            .AddAttribute("MaxRate",
-                          "Send as fast as the device queue accepts (blocking, no pacing; "
-                          "needs Device).",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&UdpFlowSource::m_maxRate),
-                          MakeBooleanChecker())
-            .AddAttribute(
-                "Pattern",
-                "Departure pattern: \"cbr\", \"poisson\" or \"burst:N\" (N datagrams "
-                "back to back every N periods).",
-                StringValue("cbr"),
-                MakeStringAccessor(&UdpFlowSource::SetPattern, &UdpFlowSource::GetPattern),
-                MakeStringChecker())
-            .AddAttribute("FlowId",
-                          "Flow identifier written into the FlowSeqTag and the payload header.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&UdpFlowSource::m_flowId),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("Seed",
-                          "Run seed (>= 1): Poisson gaps are drawn from the stream of "
-                          "(Seed, FlowId) of lanloss-schedule.h, as the testbed's "
-                          "lanloss-send draws them, so both offer the same departures.",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&UdpFlowSource::m_seed),
-                          MakeUintegerChecker<uint64_t>(1, UINT64_MAX / LANLOSS_STREAMS_PER_SEED))
-            .AddAttribute("Blocking",
-                          "Wait for room in the device queue instead of letting the device "
-                          "drop (a blocking sendto(); needs Device).",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&UdpFlowSource::m_blocking),
-                          MakeBooleanChecker())
-            .AddAttribute("Device",
-                          "The EthernetNetDevice the datagrams leave by (the socket is bound "
-                          "to it).",
-                          PointerValue(),
-                          MakePointerAccessor(&UdpFlowSource::m_device),
-                          MakePointerChecker<EthernetNetDevice>())
-            .AddAttribute("Mtu",
-                          "IP MTU in bytes used to size a datagram's frames in the device "
-                          "queue; 0 = the Device's MTU (1500 without a Device).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&UdpFlowSource::m_mtu),
-                          MakeUintegerChecker<uint32_t>(0, ethernet::MAX_JUMBO_MTU))
-            .AddAttribute("SendCost",
-                          "The sending host's CPU time per send() call (system call, UDP/IP, "
-                          "driver): the next datagram leaves this much later at the earliest.",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&UdpFlowSource::m_sendCost),
-                          MakeTimeChecker(Seconds(0)))
-            .AddAttribute("SendByteCost",
-                          "The sending host's CPU time per payload byte in seconds (copy "
-                          "from user space, checksum), added to SendCost for each datagram "
-                          "(a double: a fraction of a nanosecond per byte is typical).",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&UdpFlowSource::m_sendByteCost),
-                          MakeDoubleChecker<double>(0.0, 1e-3))
-            .AddAttribute("SendPacketCost",
-                          "The sending host's CPU time per frame of a datagram in seconds "
-                          "(the driver's transmission of each IP fragment), added to SendCost.",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&UdpFlowSource::m_sendPacketCost),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("MulticastTtl",
-                          "IP TTL of datagrams sent to a multicast group (hops).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&UdpFlowSource::m_multicastTtl),
-                          MakeUintegerChecker<uint8_t>(1))
-            .AddTraceSource("Tx",
-                            "A datagram was handed to the socket.",
-                            MakeTraceSourceAccessor(&UdpFlowSource::m_txTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("TxFailure",
-                            "The socket refused a datagram (Send returned -1).",
-                            MakeTraceSourceAccessor(&UdpFlowSource::m_txFailureTrace),
-                            "ns3::Packet::TracedCallback");
+    static TypeId tid = [] {
+        TypeId t = TypeId("ns3::UdpFlowSource")
+                       .SetParent<Application>()
+                       .SetGroupName("Lanloss")
+                       .AddConstructor<UdpFlowSource>();
+        AddFlowAttributes(t);
+        AddSendingHostAttributes(t);
+        AddTraceSources(t);
+        return t;
+    }();
     return tid;
 }
 

@@ -131,6 +131,11 @@ class UdpFlowSource : public Application
     void DoDispose() override;
 
   private:
+    // The attribute table of GetTypeId, a group of related attributes each.
+    static void AddFlowAttributes(TypeId& tid);
+    static void AddSendingHostAttributes(TypeId& tid);
+    static void AddTraceSources(TypeId& tid);
+
     enum PatternKind
     {
         CBR,

@@ -169,6 +169,17 @@ class Bed : public lanlosstest::TwoHosts
         sink->SetStartTime(Seconds(0));
     }
 
+    /** @p n datagrams of 18 bytes (60-byte frames) sent at once at t = 1 ms. */
+    void Burst(uint32_t n)
+    {
+        Traffic(18,
+                1000,
+                MilliSeconds(1),
+                MilliSeconds(1) + NanoSeconds(1),
+                Seconds(0),
+                "burst:" + std::to_string(n));
+    }
+
     /** Run until @p end, read everything, destroy the simulation. */
     Outcome Finish(Time end, uint32_t payload)
     {

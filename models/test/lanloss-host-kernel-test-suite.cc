@@ -45,13 +45,7 @@ class NapiBudgetTestCase : public TestCase
         bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(2048));
         bed.host.SetRxPathAttribute("MaxSoftirqRestart", UintegerValue(m_maxRestart));
         bed.Install(0);
-        // 1000 datagrams of 18 bytes (60-byte frames) at once at t = 1 ms.
-        bed.Traffic(18,
-                    1000,
-                    MilliSeconds(1),
-                    MilliSeconds(1) + NanoSeconds(1),
-                    Seconds(0),
-                    "burst:1000");
+        bed.Burst(1000);
         Outcome o = bed.Finish(MilliSeconds(200), 18);
 
         NS_TEST_ASSERT_MSG_EQ(o.sent, 1000, "one burst");
@@ -148,12 +142,7 @@ class RpsBacklogTestCase : public TestCase
         bed.host.SetRxPathAttribute("BacklogSize", UintegerValue(m_backlog));
         bed.host.SetRxPathAttribute("DevWeight", UintegerValue(m_devWeight));
         bed.Install(0);
-        bed.Traffic(18,
-                    1000,
-                    MilliSeconds(1),
-                    MilliSeconds(1) + NanoSeconds(1),
-                    Seconds(0),
-                    "burst:100");
+        bed.Burst(100);
         Ptr<HostCpu> cpu = bed.rx.cpu;
         Outcome o = bed.Finish(MilliSeconds(200), 18);
         const uint64_t through = 100 - m_drops;

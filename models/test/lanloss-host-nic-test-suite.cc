@@ -158,12 +158,7 @@ class RxBufferWriteTestCase : public TestCase
         bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(40));
         bed.host.SetRxPathAttribute("RxBufferWrite", UintegerValue(m_rxBufferWrite));
         bed.Install(0);
-        bed.Traffic(18,
-                    1000,
-                    MilliSeconds(1),
-                    MilliSeconds(1) + NanoSeconds(1),
-                    Seconds(0),
-                    "burst:100");
+        bed.Burst(100);
         Outcome o = bed.Finish(MilliSeconds(50), 18);
         NS_TEST_ASSERT_MSG_EQ(o.received, 100, "no loss: the FIFO holds the rest");
         NS_TEST_ASSERT_MSG_EQ(o.stats.peakRingFrames, 39, "a ring of 40 holds 39");
@@ -207,12 +202,7 @@ class RingAndFifoTestCase : public TestCase
         bed.host.SetRxPathAttribute("RxFifoBytes", UintegerValue(m_fifo));
         bed.host.SetRxPathAttribute("DropWhenNoDescriptor", BooleanValue(m_dropEn));
         bed.Install(1);
-        bed.Traffic(18,
-                    1000,
-                    MilliSeconds(1),
-                    MilliSeconds(1) + NanoSeconds(1),
-                    Seconds(0),
-                    "burst:50");
+        bed.Burst(50);
         Outcome o = bed.Finish(MilliSeconds(50), 18);
 
         NS_TEST_ASSERT_MSG_EQ(o.sent, 50, "one burst of 50");

@@ -124,37 +124,25 @@ class CbrTestCase : public TestCase
     void DoRun() override
     {
         TwoHosts net(DataRate("100Mbps"), 1500);
-        Ptr<UdpFlowSource> src = MakeSource(net,
-                                            InetSocketAddress(net.addr[1], PORT),
-                                            m_payload,
-                                            m_rate,
-                                            m_start,
-                                            m_start + m_duration);
+        Ptr<UdpFlowSource> src =
+            MakeSourceToHost1(net, m_payload, m_rate, m_start, m_start + m_duration);
         Ptr<UdpFlowSink> sink = MakeSink(net, m_start, m_start + m_duration);
         sink->TraceConnectWithoutContext("Rx", MakeCallback(&CbrTestCase::Rx, this));
-        Simulator::Stop(m_start + m_duration + MilliSeconds(10));
-        Simulator::Run();
-        const uint64_t sent = src->GetSent();
-        const uint64_t failures = src->GetSendFailures();
-        const Time first = src->GetFirstSendTime();
-        const Time last = src->GetLastSendTime();
-        const Time blocked = src->GetBlockedTime();
-        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
-        const std::vector<uint32_t> flows = sink->GetFlowIds();
-        Simulator::Destroy();
+        const FlowResult r = RunFlow(src, sink, m_start + m_duration + MilliSeconds(10));
+        const UdpFlowSink::FlowStats& s = r.stats;
 
         const uint64_t bps = DataRate(m_rate).GetBitRate();
-        NS_TEST_ASSERT_MSG_EQ(sent, m_expected, "datagrams due in [start, stop)");
-        NS_TEST_ASSERT_MSG_EQ(failures, 0, "no socket failures");
-        NS_TEST_ASSERT_MSG_EQ(first, m_start, "first datagram at StartTime");
-        NS_TEST_ASSERT_MSG_EQ(last,
+        NS_TEST_ASSERT_MSG_EQ(r.sent, m_expected, "datagrams due in [start, stop)");
+        NS_TEST_ASSERT_MSG_EQ(r.failures, 0, "no socket failures");
+        NS_TEST_ASSERT_MSG_EQ(r.first, m_start, "first datagram at StartTime");
+        NS_TEST_ASSERT_MSG_EQ(r.last,
                               m_start + Paced(m_expected - 1, m_payload, bps),
                               "absolute schedule, no drift");
-        NS_TEST_ASSERT_MSG_EQ(blocked, Seconds(0), "never blocked");
+        NS_TEST_ASSERT_MSG_EQ(r.blocked, Seconds(0), "never blocked");
         NS_TEST_ASSERT_MSG_EQ(m_rx, m_expected, "every datagram read");
         NS_TEST_ASSERT_MSG_EQ(m_bad, 0, "tag, size and header bytes round trip");
-        NS_TEST_ASSERT_MSG_EQ(flows.size(), 1, "one flow");
-        NS_TEST_ASSERT_MSG_EQ(flows[0], 7, "flow id from the tag");
+        NS_TEST_ASSERT_MSG_EQ(r.flowIds.size(), 1, "one flow");
+        NS_TEST_ASSERT_MSG_EQ(r.flowIds[0], 7, "flow id from the tag");
         NS_TEST_ASSERT_MSG_EQ(s.received, m_expected, "no loss below line rate");
         NS_TEST_ASSERT_MSG_EQ(s.lost, 0, "no loss below line rate");
         NS_TEST_ASSERT_MSG_EQ(s.duplicated, 0, "no duplicates");
@@ -205,21 +193,12 @@ class PatternTestCase : public TestCase
     {
         TwoHosts net(DataRate("100Mbps"), 1500);
         // 1472 B at 11.776 Mbit/s: mean gap 1 ms; 1 s -> 1000 expected
-        Ptr<UdpFlowSource> src = MakeSource(net,
-                                            InetSocketAddress(net.addr[1], PORT),
-                                            1472,
-                                            "11.776Mbps",
-                                            Seconds(0),
-                                            Seconds(1));
+        Ptr<UdpFlowSource> src = MakeSourceToHost1(net, 1472, "11.776Mbps", Seconds(0), Seconds(1));
         src->SetAttribute("Pattern", StringValue("poisson"));
         src->SetAttribute("Seed", UintegerValue(seed));
         Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), Seconds(1));
-        Simulator::Stop(Seconds(1.01));
-        Simulator::Run();
-        uint64_t sent = src->GetSent();
-        uint64_t received = sink->GetFlowStats(7, sent).received;
-        Simulator::Destroy();
-        return sent == received ? sent : 0;
+        const FlowResult r = RunFlow(src, sink, Seconds(1.01));
+        return r.sent == r.stats.received ? r.sent : 0;
     }
 
     void DoRun() override
@@ -227,22 +206,14 @@ class PatternTestCase : public TestCase
         {
             TwoHosts net(DataRate("100Mbps"), 1500);
             // 1472 B at 11.776 Mbit/s: period 1 ms; bursts at 0, 4, ..., 96 ms
-            Ptr<UdpFlowSource> src = MakeSource(net,
-                                                InetSocketAddress(net.addr[1], PORT),
-                                                1472,
-                                                "11.776Mbps",
-                                                Seconds(0),
-                                                MilliSeconds(100));
+            Ptr<UdpFlowSource> src =
+                MakeSourceToHost1(net, 1472, "11.776Mbps", Seconds(0), MilliSeconds(100));
             src->SetAttribute("Pattern", StringValue("burst:4"));
             src->TraceConnectWithoutContext("Tx", MakeCallback(&PatternTestCase::Tx, this));
             Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(100));
-            Simulator::Stop(MilliSeconds(110));
-            Simulator::Run();
-            uint64_t sent = src->GetSent();
-            UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
-            Simulator::Destroy();
-            NS_TEST_ASSERT_MSG_EQ(sent, 100, "25 bursts of 4");
-            NS_TEST_ASSERT_MSG_EQ(s.received, 100, "no loss");
+            const FlowResult r = RunFlow(src, sink, MilliSeconds(110));
+            NS_TEST_ASSERT_MSG_EQ(r.sent, 100, "25 bursts of 4");
+            NS_TEST_ASSERT_MSG_EQ(r.stats.received, 100, "no loss");
             uint64_t wrong = 0;
             for (uint64_t k = 0; k < m_txTimes.size(); ++k)
             {
@@ -250,7 +221,7 @@ class PatternTestCase : public TestCase
             }
             NS_TEST_ASSERT_MSG_EQ(wrong, 0, "datagram k leaves at 4 ms * floor(k / 4)");
             // Back to back: the 4th waits for three 1538-byte slots (3 * 123.04 us).
-            NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyMaxUs,
+            NS_TEST_ASSERT_MSG_EQ_TOL(r.stats.latencyMaxUs,
                                       122.08 + 1.0 + 3 * 123.04,
                                       1e-6,
                                       "last of a burst queues behind three");
@@ -293,35 +264,26 @@ class MaxRateTestCase : public TestCase
     void DoRun() override
     {
         TwoHosts net(DataRate("100Mbps"), 1500);
-        Ptr<UdpFlowSource> src = MakeSource(net,
-                                            InetSocketAddress(net.addr[1], PORT),
-                                            m_payload,
-                                            "1Mbps",
-                                            MilliSeconds(10),
-                                            MilliSeconds(400));
+        Ptr<UdpFlowSource> src =
+            MakeSourceToHost1(net, m_payload, "1Mbps", MilliSeconds(10), MilliSeconds(400));
         src->SetAttribute("MaxRate", BooleanValue(true));
         net.dev[0]->TraceConnectWithoutContext("MacTxDrop",
                                                MakeCallback(&MaxRateTestCase::Drop, this));
         Ptr<UdpFlowSink> sink = MakeSink(net, MilliSeconds(100), MilliSeconds(300));
         // Long enough after StopTime for the 1 MiB transmit queue to drain.
-        Simulator::Stop(Seconds(1));
-        Simulator::Run();
-        const uint64_t sent = src->GetSent();
-        const Time blocked = src->GetBlockedTime();
-        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
-        Simulator::Destroy();
+        const FlowResult r = RunFlow(src, sink, Seconds(1));
 
         const ethernet::DatagramFrames f = ethernet::UdpDatagramFrames(m_payload, 1500);
         NS_TEST_ASSERT_MSG_EQ(f.wireBytes, m_wireBytes, "closed-form wire bytes");
         const double closedForm = 100e6 * m_payload / f.wireBytes;
         NS_TEST_ASSERT_MSG_EQ_TOL(closedForm / 1e6, m_expectedMbps, 0.005, "closed form");
-        NS_TEST_ASSERT_MSG_EQ_TOL(s.goodputBps,
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.stats.goodputBps,
                                   closedForm,
                                   closedForm * 0.005,
                                   "goodput within 0.5% of line rate");
         NS_TEST_ASSERT_MSG_EQ(m_drops, 0, "a blocking sender never overflows its queue");
-        NS_TEST_ASSERT_MSG_EQ(s.received, sent, "nothing lost");
-        NS_TEST_ASSERT_MSG_GT(blocked, Seconds(0), "the sender waited for room");
+        NS_TEST_ASSERT_MSG_EQ(r.stats.received, r.sent, "nothing lost");
+        NS_TEST_ASSERT_MSG_GT(r.blocked, Seconds(0), "the sender waited for room");
     }
 
     uint32_t m_payload;
@@ -352,25 +314,17 @@ class MaxRateArpTestCase : public TestCase
     void DoRun() override
     {
         TwoHosts net(DataRate("100Mbps"), 1500, 0, false);
-        Ptr<UdpFlowSource> src = MakeSource(net,
-                                            InetSocketAddress(net.addr[1], PORT),
-                                            1472,
-                                            "1Mbps",
-                                            Seconds(0),
-                                            MilliSeconds(20));
+        Ptr<UdpFlowSource> src =
+            MakeSourceToHost1(net, 1472, "1Mbps", Seconds(0), MilliSeconds(20));
         src->SetAttribute("MaxRate", BooleanValue(true));
         Config::ConnectWithoutContext("/NodeList/*/$ns3::ArpL3Protocol/Drop",
                                       MakeCallback(&MaxRateArpTestCase::ArpDrop, this));
         Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(20));
-        Simulator::Stop(Seconds(1));
-        Simulator::Run();
-        const uint64_t sent = src->GetSent();
-        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
-        Simulator::Destroy();
+        const FlowResult r = RunFlow(src, sink, Seconds(1));
 
         NS_TEST_ASSERT_MSG_EQ(m_arpDrops, 0, "at most one datagram waits for ARP at a time");
-        NS_TEST_ASSERT_MSG_GT(sent, 100, "the sender ran once ARP resolved");
-        NS_TEST_ASSERT_MSG_EQ(s.received, sent, "nothing lost");
+        NS_TEST_ASSERT_MSG_GT(r.sent, 100, "the sender ran once ARP resolved");
+        NS_TEST_ASSERT_MSG_EQ(r.stats.received, r.sent, "nothing lost");
     }
 
     uint64_t m_arpDrops{0};
@@ -406,48 +360,38 @@ class OverloadTestCase : public TestCase
     {
         // 64 KiB transmit queue: 43 full frames, overflows within ~5 ms at 2x.
         TwoHosts net(DataRate("100Mbps"), 1500, 65536);
-        Ptr<UdpFlowSource> src = MakeSource(net,
-                                            InetSocketAddress(net.addr[1], PORT),
-                                            1472,
-                                            "200Mbps",
-                                            Seconds(0),
-                                            MilliSeconds(50));
+        Ptr<UdpFlowSource> src =
+            MakeSourceToHost1(net, 1472, "200Mbps", Seconds(0), MilliSeconds(50));
         src->SetAttribute("Blocking", BooleanValue(m_blocking));
         net.dev[0]->TraceConnectWithoutContext("MacTxDrop",
                                                MakeCallback(&OverloadTestCase::Drop, this));
         Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(50));
-        Simulator::Stop(MilliSeconds(100));
-        Simulator::Run();
-        const uint64_t sent = src->GetSent();
-        const Time blocked = src->GetBlockedTime();
-        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
-        const std::vector<uint64_t> missing = sink->MissingSeqs(7, sent);
-        Simulator::Destroy();
+        const FlowResult r = RunFlow(src, sink, MilliSeconds(100));
 
         // Datagrams due in [0, 50 ms) every 58.88 us: ceil(849.18) = 850.
         if (!m_blocking)
         {
-            NS_TEST_ASSERT_MSG_EQ(sent, 850, "the paced sender keeps its schedule");
+            NS_TEST_ASSERT_MSG_EQ(r.sent, 850, "the paced sender keeps its schedule");
             NS_TEST_ASSERT_MSG_GT(m_dropped.size(), 0, "the queue overflows");
             NS_TEST_ASSERT_MSG_EQ(m_dropFrames, m_dropped.size(), "one frame per datagram");
-            NS_TEST_ASSERT_MSG_EQ(sent, s.received + m_dropped.size(), "conservation");
-            NS_TEST_ASSERT_MSG_EQ(s.lost, m_dropped.size(), "lost = dropped");
+            NS_TEST_ASSERT_MSG_EQ(r.sent, r.stats.received + m_dropped.size(), "conservation");
+            NS_TEST_ASSERT_MSG_EQ(r.stats.lost, m_dropped.size(), "lost = dropped");
             NS_TEST_ASSERT_MSG_EQ(
-                bool(missing == std::vector<uint64_t>(m_dropped.begin(), m_dropped.end())),
+                bool(r.missing == std::vector<uint64_t>(m_dropped.begin(), m_dropped.end())),
                 true,
                 "the missing seqs are exactly the dropped ones");
-            NS_TEST_ASSERT_MSG_EQ(blocked, Seconds(0), "never blocked");
-            NS_TEST_ASSERT_MSG_GT(s.lossRunCount, 0, "loss runs counted");
+            NS_TEST_ASSERT_MSG_EQ(r.blocked, Seconds(0), "never blocked");
+            NS_TEST_ASSERT_MSG_GT(r.stats.lossRunCount, 0, "loss runs counted");
         }
         else
         {
             NS_TEST_ASSERT_MSG_EQ(m_dropFrames, 0, "a blocking sender is never dropped");
-            NS_TEST_ASSERT_MSG_EQ(s.received, sent, "nothing lost");
-            NS_TEST_ASSERT_MSG_LT(sent, 850, "the sender slipped behind its schedule");
-            NS_TEST_ASSERT_MSG_GT(blocked, Seconds(0), "the sender waited for room");
+            NS_TEST_ASSERT_MSG_EQ(r.stats.received, r.sent, "nothing lost");
+            NS_TEST_ASSERT_MSG_LT(r.sent, 850, "the sender slipped behind its schedule");
+            NS_TEST_ASSERT_MSG_GT(r.blocked, Seconds(0), "the sender waited for room");
             // The wire carries one 1538-byte slot per 123.04 us; the sender may
             // additionally have filled the 43-frame queue once.
-            NS_TEST_ASSERT_MSG_EQ_TOL(double(sent), 50e3 / 123.04 + 43, 3.0, "line rate");
+            NS_TEST_ASSERT_MSG_EQ_TOL(double(r.sent), 50e3 / 123.04 + 43, 3.0, "line rate");
         }
     }
 
@@ -483,30 +427,21 @@ class BlockingSlipTestCase : public TestCase
         TwoHosts net(DataRate("100Mbps"), 1500, 3 * 1514);
         net.dev[0]->SetFlowControl(true);
         // 1472 B at 11.776 Mbit/s: datagram k due at k ms
-        Ptr<UdpFlowSource> src = MakeSource(net,
-                                            InetSocketAddress(net.addr[1], PORT),
-                                            1472,
-                                            "11.776Mbps",
-                                            Seconds(0),
-                                            MilliSeconds(30));
+        Ptr<UdpFlowSource> src =
+            MakeSourceToHost1(net, 1472, "11.776Mbps", Seconds(0), MilliSeconds(30));
         src->SetAttribute("Blocking", BooleanValue(true));
         src->TraceConnectWithoutContext("Tx", MakeCallback(&BlockingSlipTestCase::Tx, this));
         Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(30));
         // PAUSE sent at 10.5 ms arrives after 72 wire bytes (5.76 us) + 1 us cable,
         // and holds 977 quanta * 5.12 us = 5.00224 ms: the pause ends at 15.509 ms.
         Simulator::Schedule(MicroSeconds(10500), &EthernetNetDevice::SendPause, net.dev[1], 977);
-        Simulator::Stop(MilliSeconds(40));
-        Simulator::Run();
-        const uint64_t sent = src->GetSent();
-        const Time blocked = src->GetBlockedTime();
-        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
-        Simulator::Destroy();
+        const FlowResult r = RunFlow(src, sink, MilliSeconds(40));
 
         const Time pauseEnd = MicroSeconds(15509);
-        NS_TEST_ASSERT_MSG_EQ(m_txTimes.size(), sent, "one Tx per datagram");
+        NS_TEST_ASSERT_MSG_EQ(m_txTimes.size(), r.sent, "one Tx per datagram");
         NS_TEST_ASSERT_MSG_EQ(m_txTimes[13], MilliSeconds(13), "seq 13 fills the queue");
         NS_TEST_ASSERT_MSG_EQ(m_txTimes[14], pauseEnd, "seq 14 leaves when the pause ends");
-        NS_TEST_ASSERT_MSG_EQ(blocked, pauseEnd - MilliSeconds(14), "blocked from 14 ms");
+        NS_TEST_ASSERT_MSG_EQ(r.blocked, pauseEnd - MilliSeconds(14), "blocked from 14 ms");
         uint64_t wrong = 0;
         for (uint64_t k = 14; k < m_txTimes.size(); ++k)
         {
@@ -514,8 +449,8 @@ class BlockingSlipTestCase : public TestCase
         }
         NS_TEST_ASSERT_MSG_EQ(wrong, 0, "1 ms spacing from the departure of seq 14");
         // 0..13 on time, then 15.509 + j ms < 30 ms for j = 0..14
-        NS_TEST_ASSERT_MSG_EQ(sent, 29, "one datagram fewer than the unblocked schedule");
-        NS_TEST_ASSERT_MSG_EQ(s.received, sent, "nothing lost");
+        NS_TEST_ASSERT_MSG_EQ(r.sent, 29, "one datagram fewer than the unblocked schedule");
+        NS_TEST_ASSERT_MSG_EQ(r.stats.received, r.sent, "nothing lost");
     }
 
     std::vector<Time> m_txTimes;
@@ -553,33 +488,25 @@ class FragmentationTestCase : public TestCase
     {
         TwoHosts net(DataRate("100Mbps"), 1500);
         // 64512 B at 10 Mbit/s: period 51.6096 ms; [0, 200 ms) holds 4 datagrams
-        Ptr<UdpFlowSource> src = MakeSource(net,
-                                            InetSocketAddress(net.addr[1], PORT),
-                                            64512,
-                                            "10Mbps",
-                                            Seconds(0),
-                                            MilliSeconds(200));
+        Ptr<UdpFlowSource> src =
+            MakeSourceToHost1(net, 64512, "10Mbps", Seconds(0), MilliSeconds(200));
         src->SetAttribute("Blocking", BooleanValue(true));
         net.dev[0]->TraceConnectWithoutContext("PhyTxBegin",
                                                MakeCallback(&FragmentationTestCase::PhyTx, this));
         Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(200));
         sink->TraceConnectWithoutContext("Rx", MakeCallback(&FragmentationTestCase::Rx, this));
-        Simulator::Stop(MilliSeconds(300));
-        Simulator::Run();
-        const uint64_t sent = src->GetSent();
-        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
-        Simulator::Destroy();
+        const FlowResult r = RunFlow(src, sink, MilliSeconds(300));
 
         const ethernet::DatagramFrames f = ethernet::UdpDatagramFrames(64512, 1500);
         NS_TEST_ASSERT_MSG_EQ(f.fragments, 44, "ceil(64520 / 1480) fragments");
-        NS_TEST_ASSERT_MSG_EQ(sent, 4, "4 datagrams due");
+        NS_TEST_ASSERT_MSG_EQ(r.sent, 4, "4 datagrams due");
         NS_TEST_ASSERT_MSG_EQ(m_frames, 4 * f.fragments, "every fragment on the wire");
         NS_TEST_ASSERT_MSG_EQ(m_taggedFrames, m_frames, "every fragment carries the tag");
         NS_TEST_ASSERT_MSG_EQ(m_whole, 4, "reassembled whole, tag and header intact");
-        NS_TEST_ASSERT_MSG_EQ(s.received, 4, "no loss");
+        NS_TEST_ASSERT_MSG_EQ(r.stats.received, 4, "no loss");
         // Idle link: the last fragment arrives after all 44 slots minus the final IFG.
         const double us = (f.wireBytes - 12) * 8 / 100.0 + 1.0;
-        NS_TEST_ASSERT_MSG_EQ_TOL(s.latencyMaxUs, us, 1e-6, "latency of the whole datagram");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.stats.latencyMaxUs, us, 1e-6, "latency of the whole datagram");
     }
 
     uint64_t m_whole{0};
@@ -628,18 +555,13 @@ class MulticastTestCase : public TestCase
         net.nodes.Get(1)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
             "LocalDeliver",
             MakeCallback(&MulticastTestCase::Deliver, this));
-        Simulator::Stop(MilliSeconds(60));
-        Simulator::Run();
-        const uint64_t sent = src->GetSent();
-        const uint64_t failures = src->GetSendFailures();
-        const UdpFlowSink::FlowStats s = sink->GetFlowStats(7, sent);
-        Simulator::Destroy();
+        const FlowResult r = RunFlow(src, sink, MilliSeconds(60));
 
-        NS_TEST_ASSERT_MSG_EQ(failures, 0, "the group is routable");
-        NS_TEST_ASSERT_MSG_EQ(sent, 50, "one per ms");
+        NS_TEST_ASSERT_MSG_EQ(r.failures, 0, "the group is routable");
+        NS_TEST_ASSERT_MSG_EQ(r.sent, 50, "one per ms");
         NS_TEST_ASSERT_MSG_EQ(m_groupFrames, 50, "frames to 01:00:5e:01:02:03");
         NS_TEST_ASSERT_MSG_EQ(m_ttlOk, 50, "IP TTL = MulticastTtl");
-        NS_TEST_ASSERT_MSG_EQ(s.received, 50, "the member receives every datagram");
+        NS_TEST_ASSERT_MSG_EQ(r.stats.received, 50, "the member receives every datagram");
     }
 
     Ipv4Address m_group{"225.1.2.3"};

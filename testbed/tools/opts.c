@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,16 @@ bad:
 	ll_usage_error(
 		"--%s: invalid value '%s' (expected an integer %llu..%llu)",
 		flag, val, (unsigned long long)lo, (unsigned long long)hi);
+}
+
+int64_t ll_opt_sockbuf(const char *flag, const char *val)
+{
+	return (int64_t)ll_opt_u64(flag, val, 1, INT_MAX);
+}
+
+unsigned ll_opt_batch(const char *val)
+{
+	return (unsigned)ll_opt_u64("batch", val, 1, 1024);
 }
 
 double ll_opt_dbl(const char *flag, const char *val, double lo, double hi)

@@ -17,6 +17,10 @@ uint64_t ll_opt_u64(const char *flag, const char *val, uint64_t lo,
 double ll_opt_dbl(const char *flag, const char *val, double lo, double hi);
 struct in_addr ll_opt_ipv4(const char *flag, const char *val);
 enum ll_proto ll_opt_proto(const char *flag, const char *val);
+/* A socket buffer size in bytes (--rcvbuf, --sndbuf): 1..INT_MAX. */
+int64_t ll_opt_sockbuf(const char *flag, const char *val);
+/* Datagrams per recvmmsg/sendmmsg call (--batch): 1..1024. */
+unsigned ll_opt_batch(const char *val);
 
 /* After getopt_long returned '?' or ':' (optstring must start with ':'). */
 void ll_opt_bad(int c, char **argv) __attribute__((noreturn));

@@ -134,8 +134,7 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 			c->iface = ll_opt_ipv4("iface-addr", optarg);
 			break;
 		case O_RCVBUF:
-			c->rcvbuf = (int64_t)ll_opt_u64("rcvbuf", optarg, 1,
-							INT_MAX);
+			c->rcvbuf = ll_opt_sockbuf("rcvbuf", optarg);
 			break;
 		case O_RCVBUF_FORCE:
 			c->rcvbuf_force = true;
@@ -153,8 +152,7 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 					optarg);
 			break;
 		case O_BATCH:
-			c->batch =
-				(unsigned)ll_opt_u64("batch", optarg, 1, 1024);
+			c->batch = ll_opt_batch(optarg);
 			break;
 		case O_DURATION:
 			c->duration = ll_opt_dbl("duration", optarg, 1e-3, 1e7);

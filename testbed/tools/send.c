@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +122,42 @@ bad:
 		v);
 }
 
+/* --rate: bit/s 1..10^12, or max (0: as fast as the socket takes). */
+static uint64_t parse_rate(const char *v)
+{
+	if (!strcmp(v, "max"))
+		return 0;
+	if (v[0] < '0' || v[0] > '9')
+		ll_usage_error(
+			"--rate: invalid value '%s' (expected bit/s as an integer 1..10^12, or max)",
+			v);
+	return ll_opt_u64("rate", v, 1, 1000000000000ull);
+}
+
+/*
+ * What the options say together: --dst is required, --payload's range depends on
+ * --proto (given as text @payload, or NULL), TCP needs a unicast --dst, --sndbuf-force
+ * needs --sndbuf.
+ */
+static void check_args(struct send_cfg *c, const char *dst,
+		       const char *payload)
+{
+	if (!dst)
+		ll_usage_error(
+			"--dst: missing (the destination address is required)");
+	if (payload)
+		c->payload = (uint32_t)ll_opt_u64("payload", payload, 1,
+						  c->proto == LL_UDP
+							  ? LL_UDP_MAX_PAYLOAD
+							  : LL_TCP_MAX_MESSAGE);
+	if (c->proto == LL_TCP && ll_is_multicast(c->dst))
+		ll_usage_error(
+			"--dst: invalid value '%s' (TCP needs a unicast address)",
+			dst);
+	if (c->sndbuf_force && c->sndbuf < 0)
+		ll_usage_error("--sndbuf-force: needs --sndbuf BYTES");
+}
+
 static void parse_args(int argc, char **argv, struct send_cfg *c,
 		       const char **json)
 {
@@ -147,15 +182,7 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 			payload = optarg; /* range depends on --proto */
 			break;
 		case O_RATE:
-			if (!strcmp(optarg, "max"))
-				c->rate = 0;
-			else if (optarg[0] < '0' || optarg[0] > '9')
-				ll_usage_error(
-					"--rate: invalid value '%s' (expected bit/s as an integer 1..10^12, or max)",
-					optarg);
-			else
-				c->rate = ll_opt_u64("rate", optarg, 1,
-						     1000000000000ull);
+			c->rate = parse_rate(optarg);
 			break;
 		case O_PATTERN:
 			parse_pattern(c, optarg);
@@ -181,15 +208,13 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 			c->has_mcast_if = true;
 			break;
 		case O_SNDBUF:
-			c->sndbuf = (int64_t)ll_opt_u64("sndbuf", optarg, 1,
-							INT_MAX);
+			c->sndbuf = ll_opt_sockbuf("sndbuf", optarg);
 			break;
 		case O_SNDBUF_FORCE:
 			c->sndbuf_force = true;
 			break;
 		case O_BATCH:
-			c->batch =
-				(unsigned)ll_opt_u64("batch", optarg, 1, 1024);
+			c->batch = ll_opt_batch(optarg);
 			break;
 		case O_GSO:
 			c->gso = true;
@@ -216,20 +241,7 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 		}
 	}
 	ll_opt_no_args(argc, argv);
-	if (!dst)
-		ll_usage_error(
-			"--dst: missing (the destination address is required)");
-	if (payload)
-		c->payload = (uint32_t)ll_opt_u64("payload", payload, 1,
-						  c->proto == LL_UDP
-							  ? LL_UDP_MAX_PAYLOAD
-							  : LL_TCP_MAX_MESSAGE);
-	if (c->proto == LL_TCP && ll_is_multicast(c->dst))
-		ll_usage_error(
-			"--dst: invalid value '%s' (TCP needs a unicast address)",
-			dst);
-	if (c->sndbuf_force && c->sndbuf < 0)
-		ll_usage_error("--sndbuf-force: needs --sndbuf BYTES");
+	check_args(c, dst, payload);
 }
 
 uint64_t ll_tx_start(const struct send_cfg *c)

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cli_checks import assert_sim_run_refused
 
 from lanloss.record import load
 
@@ -67,13 +68,7 @@ PROGRAM_HOST = [
     ],
 )
 def test_bad_host_and_traffic_options_are_named(cli, tmp_path, args, named):
-    out = tmp_path / "run.json"
-    proc = cli("sim", "run", *args, "--out", str(out))
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert named in lines[0]
-    assert not out.exists()
+    assert_sim_run_refused(cli, tmp_path, args, named)
 
 
 @pytest.mark.parametrize(

@@ -15,16 +15,22 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_sigterm_of_sim_run_stops_the_program_and_removes_its_folder(tmp_path, built):
-    proc = subprocess.Popen(
+def _start_long_run(tmp_path: Path, output: int) -> subprocess.Popen:
+    """A 600 s `lanloss sim run` with its temporary folder in @tmp_path; @output is where
+    its stdout and stderr go (subprocess.PIPE or DEVNULL)."""
+    return subprocess.Popen(
         [sys.executable, "-m", "lanloss.cli", "sim", "run", "--rate", "90Mbps"]
         + ["--duration", "600s", "--out", str(tmp_path / "never.json")],
         cwd=REPO,
         env={**os.environ, "TMPDIR": str(tmp_path)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=output,
+        stderr=output,
         text=True,
     )
+
+
+def test_sigterm_of_sim_run_stops_the_program_and_removes_its_folder(tmp_path, built):
+    proc = _start_long_run(tmp_path, subprocess.PIPE)
     child = _wait_child(proc, "lanloss-sim")
     assert list(tmp_path.glob("lanloss-sim-*"))
     proc.send_signal(signal.SIGTERM)
@@ -36,14 +42,7 @@ def test_sigterm_of_sim_run_stops_the_program_and_removes_its_folder(tmp_path, b
 
 
 def test_kill_9_of_sim_run_takes_the_program_along(tmp_path, built):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lanloss.cli", "sim", "run", "--rate", "90Mbps"]
-        + ["--duration", "600s", "--out", str(tmp_path / "never.json")],
-        cwd=REPO,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = _start_long_run(tmp_path, subprocess.DEVNULL)
     child = _wait_child(proc, "lanloss-sim")
     proc.kill()
     proc.wait()

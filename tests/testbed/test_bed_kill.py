@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from lanloss.testbed.settings import SYSCTLS, sysctl_path
+from bed_process import bed_cmd, raising_args, read_settings, start, wait_for_traffic
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces, sysctls)"),
@@ -25,54 +24,6 @@ pytestmark = [
 REPO = Path(__file__).resolve().parents[2]
 PREFIX_A = "lltb-a-"
 PREFIX_B = "lltb-b-"
-
-
-def read_settings() -> dict[str, str]:
-    out = {}
-    for key in SYSCTLS:
-        try:
-            out[key] = Path(sysctl_path(key)).read_text().rstrip("\n")
-        except FileNotFoundError:
-            pass
-    return out
-
-
-def raising_args() -> list[str]:
-    """Options that make the run raise rmem_max and netdev_max_backlog above today's."""
-    s = read_settings()
-    rmem = int(s["net.core.rmem_max"]) + (1 << 20)
-    backlog = int(s["net.core.netdev_max_backlog"]) + 1000
-    return ["--rcvbuf", str(rmem), "--backlog", str(backlog), "--rate", "20Mbps"]
-
-
-def bed_cmd(prefix: str, *args: str) -> list[str]:
-    return [sys.executable, "-m", "lanloss.cli", "bed", "run", "--prefix", prefix, *args]
-
-
-def start(state: Path, prefix: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        bed_cmd(prefix, "--out", str(state / "never.json"), *args),
-        cwd=REPO,
-        env={**os.environ, "LANLOSS_STATE_DIR": str(state)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def wait_for_traffic(state: Path, proc: subprocess.Popen, prefix: str) -> None:
-    journal = state / f"journal-{prefix.rstrip('-')}.json"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()
-        try:
-            if json.loads(journal.read_text()).get("phase") == "traffic":
-                time.sleep(0.5)  # well inside the traffic phase
-                return
-        except (FileNotFoundError, json.JSONDecodeError):
-            pass
-        time.sleep(0.05)
-    raise AssertionError("the run never reached its traffic phase")
 
 
 def running(pattern: str) -> list[str]:
@@ -168,7 +119,8 @@ def test_a_run_of_another_prefix_restores_the_killed_runs_journal(tmp_path):
         rec = json.loads(out.read_text())
         machine = rec["env"]["hosts"]["machine"]["settings_before"]
         for key, value in before.items():
-            assert machine[f"sysctl {key}"] == value, key  # the machine's own, not A's
+            # the machine's own, not A's (the record holds the text without its newline)
+            assert machine[f"sysctl {key}"] == value.decode().rstrip("\n"), key
         assert read_settings() == before
         # nothing of A is left: namespaces, cgroup, journal, tools
         assert not leftovers(PREFIX_A)

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_bed_kill import leftovers, restore, wait_for_traffic
+from bed_process import start, wait_for_traffic
+from test_bed_kill import leftovers, restore
 
 from lanloss.record import load
 
@@ -158,15 +159,7 @@ def test_a_standing_lan_that_lost_a_namespace_is_rebuilt_not_reused(state, tmp_p
 
 def test_a_killed_run_on_a_reused_lan_is_restored_by_the_next_run(state, tmp_path):
     before = machine_before(run_point(state, tmp_path / "1.json", "--rate", "50Mbps", "--keep-lan"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lanloss.cli", "bed", "run", "--prefix", PREFIX, "--keep-lan"]
-        + ["--rate", "20Mbps", "--duration", "20s", "--out", str(tmp_path / "never.json")],
-        cwd=REPO,
-        env={**os.environ, "LANLOSS_STATE_DIR": str(state)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start(state, PREFIX, "--keep-lan", "--rate", "20Mbps", "--duration", "20s")
     wait_for_traffic(state, proc, PREFIX)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=30)

@@ -10,13 +10,10 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-
-from lanloss.testbed.settings import SYSCTLS, sysctl_path
+from bed_process import raising_args, read_settings, start, wait_for_traffic
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces, sysctls)"),
@@ -26,77 +23,10 @@ pytestmark = [
 REPO = Path(__file__).resolve().parents[2]
 
 
-def read_settings() -> dict[str, bytes]:
-    """The kernel-wide settings the harness captures, as raw bytes from /proc/sys."""
-    out = {}
-    for key in SYSCTLS:
-        try:
-            out[key] = Path(sysctl_path(key)).read_bytes()
-        except FileNotFoundError:
-            pass
-    return out
-
-
-def raising_args() -> list[str]:
-    """Options that make the harness change rmem_max, wmem_max and netdev_max_backlog."""
-    s = read_settings()
-    rmem = int(s["net.core.rmem_max"]) + (1 << 20)
-    wmem = int(s["net.core.wmem_max"]) + (1 << 20)
-    backlog = int(s["net.core.netdev_max_backlog"]) + 1000
-    return [
-        "--rcvbuf",
-        str(rmem),
-        "--sndbuf",
-        str(wmem),
-        "--backlog",
-        str(backlog),
-        "--rate",
-        "20Mbps",
-    ]
-
-
 def leftovers(ns_prefix: str) -> list[str]:
     names = os.listdir("/run/netns") if os.path.isdir("/run/netns") else []
     cg = os.listdir("/sys/fs/cgroup/cpu") if os.path.isdir("/sys/fs/cgroup/cpu") else []
     return [n for n in names + cg if n.startswith(ns_prefix)]
-
-
-def start(bed_state: Path, ns_prefix: str, *args: str) -> subprocess.Popen:
-    env = {**os.environ, "LANLOSS_STATE_DIR": str(bed_state)}
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "lanloss.cli",
-            "bed",
-            "run",
-            "--prefix",
-            ns_prefix,
-            "--out",
-            str(bed_state / "never.json"),
-            *args,
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def wait_for_traffic(bed_state: Path, proc: subprocess.Popen, ns_prefix: str) -> None:
-    journal = bed_state / f"journal-{ns_prefix.rstrip('-')}.json"
-    deadline = time.monotonic() + 90  # set-up is slow on a loaded 2-vCPU machine
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()
-        try:
-            if json.loads(journal.read_text()).get("phase") == "traffic":
-                time.sleep(0.5)  # well inside the traffic phase
-                return
-        except (FileNotFoundError, json.JSONDecodeError):
-            pass
-        time.sleep(0.05)
-    raise AssertionError("the run never reached its traffic phase")
 
 
 def test_settings_restored_after_a_successful_run(bed, tmp_path, ns_prefix):

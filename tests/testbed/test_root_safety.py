@@ -71,6 +71,23 @@ def one_line(res: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
+def make_untrusted(path: Path, mode: int | None, elsewhere: Path) -> None:
+    """Make @path one others could have written: give it @mode, or (None) move it to
+    @elsewhere and leave a symlink to it in its place."""
+    if mode is not None:
+        path.chmod(mode)
+    else:
+        path.rename(elsewhere)
+        path.symlink_to(elsewhere)
+
+
+def assert_refused_naming(res: subprocess.CompletedProcess, path: Path, word: str) -> None:
+    """Exit 1, one line naming @path and saying @word."""
+    assert res.returncode == 1, res.stderr
+    line = one_line(res)
+    assert str(path) in line and word in line
+
+
 def cgroup_cpu_root() -> str | None:
     """Where cpulimit would make a receiver's cgroup on this machine (None: no controller)."""
     if os.path.exists(f"{V1_CPU}/cpu.cfs_quota_us"):
@@ -367,9 +384,7 @@ def test_a_journal_owned_by_nobody_is_refused_and_nothing_in_it_is_done(tmp_path
         os.chown(journal, nobody(), nobody())
         for args in (["cleanup"], ["restore"]):
             res = lanloss_bed(*args, "--prefix", prefix, state=state, run_dir=private_run_dir)
-            assert res.returncode == 1, res.stderr
-            line = one_line(res)
-            assert str(journal) in line and f"owned by uid {nobody()}" in line
+            assert_refused_naming(res, journal, f"owned by uid {nobody()}")
             assert victim.is_dir()
         # a run of another prefix finds it in the registry and refuses it too
         other = tmp_path / "other"
@@ -384,25 +399,20 @@ def test_a_journal_owned_by_nobody_is_refused_and_nothing_in_it_is_done(tmp_path
 
 
 @needs_root
-@pytest.mark.parametrize("how", ["group-writable", "symlink"])
-def test_a_journal_others_could_have_written_is_refused(how, tmp_path, private_run_dir):
+@pytest.mark.parametrize(
+    "mode,word",
+    [(0o664, "writable by group or others"), (None, "symlink")],
+    ids=["group-writable", "symlink"],
+)
+def test_a_journal_others_could_have_written_is_refused(mode, word, tmp_path, private_run_dir):
     prefix = unique("j")
     victim = victim_folder(prefix)
     try:
         state = tmp_path / "state"
         journal = write_journal(state, prefix, victim)
-        if how == "group-writable":
-            journal.chmod(0o664)
-            word = "writable by group or others"
-        else:
-            real = tmp_path / "elsewhere.json"
-            journal.rename(real)
-            journal.symlink_to(real)
-            word = "symlink"
+        make_untrusted(journal, mode, tmp_path / "elsewhere.json")
         res = lanloss_bed("restore", "--prefix", prefix, state=state, run_dir=private_run_dir)
-        assert res.returncode == 1, res.stderr
-        line = one_line(res)
-        assert str(journal) in line and word in line
+        assert_refused_naming(res, journal, word)
         assert victim.is_dir()
     finally:
         victim.rmdir()
@@ -429,28 +439,21 @@ def test_one_untrusted_journal_stops_every_replay(tmp_path, private_run_dir):
 
 
 @needs_root
-@pytest.mark.parametrize("how", ["mode 0777", "symlink"])
-def test_a_registry_others_could_have_written_is_refused(how, tmp_path, private_run_dir):
+@pytest.mark.parametrize(
+    "mode,word", [(0o777, "has mode 777"), (None, "is a symlink")], ids=["mode 0777", "symlink"]
+)
+def test_a_registry_others_could_have_written_is_refused(mode, word, tmp_path, private_run_dir):
     prefix = unique("j")
     victim = victim_folder(prefix)
     registry = private_run_dir / "journals"
     try:
         journal = write_journal(tmp_path / "state", prefix, victim)
         jr.register(str(journal))
-        if how == "mode 0777":
-            registry.chmod(0o777)
-            word = "has mode 777"
-        else:
-            real = tmp_path / "planted"
-            registry.rename(real)
-            registry.symlink_to(real)
-            word = "is a symlink"
+        make_untrusted(registry, mode, tmp_path / "planted")
         res = lanloss_bed(
             "run", "--prefix", unique("k"), state=tmp_path / "mine", run_dir=private_run_dir
         )
-        assert res.returncode == 1, res.stderr
-        line = one_line(res)
-        assert str(registry) in line and word in line
+        assert_refused_naming(res, registry, word)
         assert victim.is_dir()
     finally:
         victim.rmdir()
