@@ -15,7 +15,8 @@ STAMP   := $(VENV)/.installed
 LOCK    := requirements.lock
 NS3_PREFIX = $(shell $(VPY) -c 'import ns3; print(list(ns3.__path__)[0])')
 
-.PHONY: all setup sysdeps venv lock build cxx ctools vm-image run test test-fast bench lint format clean
+.PHONY: all setup sysdeps venv lock build cxx ctools vm-image run test test-fast coverage bench lint format clean
+.PHONY: ns3-tree-fetch ns3-tree-build ns3-tree-test
 
 all: setup
 
@@ -82,10 +83,72 @@ run: setup
 	@echo "lanloss: results under results/ (runs, tables, fits, figures); report: results/report.zip"
 
 test: setup
-	$(VENV)/bin/pytest -q -ra
+	$(VENV)/bin/pytest -q -ra -m "not coverage"
+
+# The fit's interval coverage on synthetic data (tests/analysis/test_fit_coverage.py).
+coverage: setup
+	$(VENV)/bin/pytest -q -ra -m coverage
 
 test-fast: setup
-	$(VENV)/bin/pytest -q -ra -m "not slow"
+	$(VENV)/bin/pytest -q -ra -m "not slow and not coverage"
+
+# The module inside an ns-3 source tree (docs/building.md): Debian's ns-3 3.37 source
+# (bookworm's ns3 3.37-2; the tarball's sha256 is the one its ns3_3.37-2.dsc lists), unpacked
+# under build/ns3-tree with models/ linked as contrib/lanloss and ns3-scratch/ as
+# scratch/lanloss-sim; configured with only the modules lanloss needs (and only lanloss's own
+# tests and examples), built, then every lanloss suite under ns-3's test.py, the example and
+# the scenario program once (its record: build/ns3-tree/lanloss-sim.json). The tarball and
+# the built tree are kept: a second run rebuilds only what changed. tests/test_ns3_tree.py
+# runs this target.
+NS3_TREE_VERSION := 3.37
+NS3_TREE_TARBALL := ns3_$(NS3_TREE_VERSION).orig.tar.bz2
+NS3_TREE_SHA256  := dfa5ca1994ff3dbe1d4b23cef54e05e6079f5707a2ed6055f717bdd5b458c38d
+NS3_TREE_MIRROR  ?= http://deb.debian.org/debian
+NS3_TREE_CACHE   := build/ns3-tree
+NS3_TREE         := $(NS3_TREE_CACHE)/ns-$(NS3_TREE_VERSION)
+NS3_TREE_CONFIG  := -d release --enable-modules=lanloss --enable-tests --enable-examples \
+                    --filter-module-examples-and-tests=lanloss --disable-python --disable-werror
+NS3_TREE_SUITES   = $(shell sed -n 's/.*TestSuite."\(lanloss-[a-z0-9-]*\)".*/\1/p' models/test/*.cc)
+# One small point: two 60 Mbit/s senders into one 100 Mbit/s receiver port, ~2000 datagrams
+# of which the switch's egress buffer drops some.
+NS3_TREE_SIM_ARGS := --senders=2 --rate=60Mbps --duration=0.2s
+
+ns3-tree-fetch: $(NS3_TREE_CACHE)/$(NS3_TREE_TARBALL)
+$(NS3_TREE_CACHE)/$(NS3_TREE_TARBALL):
+	@mkdir -p $(@D)
+	@curl -fsSL --retry 2 -o $@.part $(NS3_TREE_MIRROR)/pool/main/n/ns3/$(NS3_TREE_TARBALL) || \
+		{ rm -f $@.part; echo "ns3-tree: download failed: $(NS3_TREE_MIRROR)/pool/main/n/ns3/$(NS3_TREE_TARBALL)"; exit 1; }
+	@echo "$(NS3_TREE_SHA256)  $@.part" | sha256sum -c --quiet || \
+		{ rm -f $@.part; echo "ns3-tree: $(NS3_TREE_TARBALL) does not have sha256 $(NS3_TREE_SHA256)"; exit 1; }
+	@mv $@.part $@
+
+# Only ns-3 itself is unpacked (not the allinone bundle's netanim, bake, ...).
+$(NS3_TREE)/.unpacked: $(NS3_TREE_CACHE)/$(NS3_TREE_TARBALL)
+	rm -rf $(NS3_TREE) && mkdir -p $(NS3_TREE)
+	tar xjf $< -C $(NS3_TREE) --strip-components=2 ns-allinone-$(NS3_TREE_VERSION)/ns-$(NS3_TREE_VERSION)
+	ln -sfn ../../../../models $(NS3_TREE)/contrib/lanloss
+	ln -sfn ../../../../ns3-scratch $(NS3_TREE)/scratch/lanloss-sim
+	@touch $@
+
+# Configured again only when the flags change; later edits re-run CMake by themselves.
+$(NS3_TREE)/.configured: $(NS3_TREE)/.unpacked
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(NS3_TREE_CONFIG)" ]; then \
+		cd $(NS3_TREE) && ./ns3 configure $(NS3_TREE_CONFIG) > configure.log 2>&1 || \
+			{ cat configure.log; exit 1; }; \
+		echo "$(NS3_TREE_CONFIG)" > .configured; \
+	fi
+
+# ./ns3 build runs cores - 1 jobs; CMake directly uses them all.
+ns3-tree-build: $(NS3_TREE)/.configured
+	cmake --build $(NS3_TREE)/cmake-cache -j $(JOBS)
+
+ns3-tree-test: ns3-tree-build
+	cd $(NS3_TREE) && for suite in $(NS3_TREE_SUITES); do \
+		./test.py --no-build --suite=$$suite || exit 1; done
+	cd $(NS3_TREE) && ./ns3 run --no-build lanloss-star-example
+	cd $(NS3_TREE) && ./ns3 run --no-build \
+		"lanloss-sim $(NS3_TREE_SIM_ARGS) --out=$(CURDIR)/$(NS3_TREE_CACHE)/lanloss-sim.json"
+	@echo "ns3-tree: $(words $(NS3_TREE_SUITES)) lanloss suites passed in ns-$(NS3_TREE_VERSION); scenario record $(NS3_TREE_CACHE)/lanloss-sim.json"
 
 bench: setup
 	$(VPY) bench/run.py

@@ -38,9 +38,14 @@ receiver: 1 us per interrupt and per frame, 10 us per read (a Java DatagramSocke
 
 ``x3440-2010``: seed 004's host (Xeon X3440, 4 cores, an 82574L with one queue on PCIe 1.1
 x1, e1000e, 20 KiB receive buffer, ring 256, ITR 20000, rmem_default 126976 of 2.6.32
-x86-64): the kernel's cost per frame (0.585 us), the cost per read (0.447 us) and per byte
-(4.97 ns) fitted to 3 of the seed's 9 receive rates (Model 1 with 1 and 2 processes, Model
+x86-64): the kernel's cost per frame (0.5805 us), the cost per read (0.4402 us) and per byte
+(4.897 ns) fitted to 3 of the seed's 9 receive rates (Model 1 with 1 and 2 processes, Model
 2 with 1); readers on every core, the first with the interrupt (``reader_cores all``).
+Its CPU family (``SocketLock``, ``Smt``; constants from the era's documentation, fitted to
+nothing): Linux 2.6.32's socket locks for threads sharing one socket (the queue spinlock
+with a 28 ns cache-line transfer, lock_sock around the free, every sleeping thread woken by
+a datagram) and hyper-threading (8 logical CPUs, a sibling at 0.65 of a core while the
+other runs). Every other preset has neither (the model's simpler defaults).
 
 ``modern``: an igb-class NIC (82576: 64 KiB receive FIFO, E1000_PBA_64K in igb_reset) with
 its ring at the 4096 maximum, four cores, itr 20000 (dynamic conservative mode's rate for
@@ -55,6 +60,11 @@ sender's CPU), the reader on core 1; no interrupts, no NIC FIFO or ring to overf
 beyond reach), rmem_default 212992 as on the testbed machine (``rcvbuf`` 106496);
 ``packet_cost`` and ``read_cost`` (2 us each) are orders of magnitude for a virtual CPU:
 ``lanloss fit`` calibrates them against the testbed, and its host file starts from here.
+
+``qemu-e1000``: the vm testbed's receiving guest (QEMU's emulated 82545EM, Linux 6.1's
+e1000, one vCPU at -icount shift 4): its costs are guest instructions converted to times by
+the shift, its interrupt floor (at most 7,813/s even with ITR 0) and FIFO (the tap's 1000
+frames) applied to each run by ``qemu_e1000_rules``; see the constants above its entry.
 
 ``wakeup_cost`` (a context switch: 1.5-5 us by era) only matters for readers that share a
 socket; ``read_byte_cost`` 0 means the preset's read cost was set at one payload size and
@@ -99,10 +109,40 @@ class Nic:
 
 
 @dataclass(frozen=True)
+class SocketLock:
+    """How readers sharing one socket take it (HostSocket QueueSpinlock). Off (the default):
+    one recvmsg at a time under a sleeping lock, wakeup_cost at each handoff. On: Linux's
+    sk_receive_queue.lock, a spinlock with interrupts off around the dequeue only; each
+    taking core pays ``line_transfer`` when the lock's cache line was last on another core,
+    then holds it ``hold`` seconds; ``wake_all``: a datagram wakes every sleeping reader.
+    ``owner``: Linux 2.6.25-2.6.32's lock_sock around skb_free_datagram after the copy, that
+    many seconds of read_cost under the socket's owner lock (a sleeping lock; the softirq
+    parks datagrams in the socket's backlog meanwhile); 0 = none (2.6.33 and later)."""
+
+    spinlock: bool = False
+    line_transfer: float = 0.0  # s per move of the lock's line between cores
+    hold: float = 0.0  # s the lock is held once its line is here
+    wake_all: bool = False  # threads polling one descriptor without EPOLLEXCLUSIVE
+    owner: float = 0.0  # s of read_cost under lock_sock after the copy
+
+
+@dataclass(frozen=True)
+class Smt:
+    """Simultaneous multithreading (HostCpu SmtSiblings, SmtShare): ``threads`` logical CPUs
+    per core (the host has ``cores`` x threads of them; i and i + n/2 are siblings), each at
+    ``share`` of the core's speed while its sibling is busy. 1 thread: no SMT."""
+
+    threads: int = 1
+    share: float = 1.0
+
+
+@dataclass(frozen=True)
 class Preset:
     summary: str  # what it is, in a few words (the `host` option's help)
     values: dict[str, Any]  # every HOST_OPTIONS value, canonical (seconds, bytes, counts)
     nic: Nic
+    lock: SocketLock = SocketLock()
+    smt: Smt = Smt()
 
 
 # The e1000-2008 PC (seed 000's era), which seed 000's client shares but for its read cost.
@@ -129,6 +169,78 @@ _E1000_2008: dict[str, Any] = {
 _E1000_NIC = Nic(1_064_000_000, 0.5, 0x0680, 0x0340, False)
 
 
+# The modern igb-class PC, which seed 003's Java PCs share but for their costs and ring.
+_MODERN: dict[str, Any] = {
+    "cores": 4,
+    "irq_cost": 1e-6,
+    "packet_cost": 0.6e-6,
+    "read_cost": 1.27e-6,
+    "read_byte_cost": 0.0,
+    "wakeup_cost": 1.5e-6,
+    "reader_cores": "others",
+    "truesize": 0,
+    "rx_fifo": 65536,
+    "rx_ring": 4096,
+    "itr": 20000,
+    "backlog": 1000,
+    "rcvbuf": 106496,
+    "stall_period": 0.0,
+    "stall_length": 0.0,
+    "rps": "off",
+}
+
+
+# QEMU's emulated Intel 82545EM (-device e1000-82545em) driven by Linux 6.1's e1000 in a
+# one-vCPU guest whose instruction rate is fixed (QEMU -icount shift=N: 10^9 / 2^N
+# instructions per second of the guest's clock; testbed/vm.py, --vm-icount). Its CPU costs
+# are counts of guest instructions, so one calibration serves every shift; the model takes
+# times, so they are converted here by the shift (qemu_e1000_values). The counts below are
+# orders of magnitude for a Linux 6.1 receive path (an interrupt with its NAPI schedule, a
+# frame through e1000_clean_rx_irq, IP and UDP, a recvmsg), fitted to nothing:
+# ``lanloss calibrate --table`` fits them to a third of a vm study (lanloss/analysis/
+# calibrate.py).
+QEMU_E1000_SHIFT = 4  # the shift of the preset's times (the vm-e1000 study's)
+QEMU_E1000_INSTRUCTIONS: dict[str, float] = {
+    "irq_cost": 4000.0,
+    "packet_cost": 3000.0,
+    "read_cost": 3000.0,
+    "read_byte_cost": 0.3,  # copy_user_generic_unrolled: ~20 instructions per 64 bytes
+    "wakeup_cost": 4000.0,
+}
+# QEMU's e1000 model (hw/net/e1000.c, set_interrupt_cause) arms its mitigation timer after
+# every interrupt it raises for max(the ITR register, 500) units of 256 ns of the guest's
+# clock: "a maximum observable interrupt rate of 7813 interrupts/sec" even with ITR 0 (the
+# driver's rx-usecs 0). The model's ITR interval is floor(1e9 / (256 itr)) units, so itr
+# 7812 is the largest rate that gives 500.
+QEMU_E1000_MIN_ITR_UNITS = 500
+QEMU_E1000_MAX_ITR = 7812
+# A full RX ring makes QEMU stop reading the tap; the frames wait in the tap's queue (its
+# tx_queue_len, 1000 frames here) and are dropped beyond it: the emulated NIC's "FIFO".
+QEMU_E1000_TAP_FRAMES = 1000
+
+
+def qemu_e1000_values(shift: int, instructions: dict[str, float]) -> dict[str, float]:
+    """Instruction counts -> the model's times (seconds) at the guest's shift."""
+    return {k: float(v) * 2**shift / 1e9 for k, v in instructions.items()}
+
+
+def qemu_e1000_rules(params: dict[str, Any], explicit: set[str]) -> None:
+    """What QEMU's e1000 model fixes beyond a preset's constants, applied to a resolved
+    run: its interrupt floor (an itr of 0, or one faster than the floor, is the floor) and
+    its FIFO of QEMU_E1000_TAP_FRAMES frames of the run's datagrams (MAC header to FCS),
+    unless rx_fifo was given."""
+    itr = int(params.get("itr") or 0)
+    if itr == 0 or itr > QEMU_E1000_MAX_ITR:
+        params["itr"] = QEMU_E1000_MAX_ITR
+    if "rx_fifo" not in explicit:
+        mtu, payload = int(params.get("mtu") or 1500), int(params.get("payload") or 0)
+        per_frame = mtu - 20 - 8  # the UDP payload bytes of a full first fragment
+        frames, rest = divmod(payload, per_frame) if payload > per_frame else (0, payload)
+        last = max(rest + 8 + 20 + 14, 60) + 4
+        size = frames * (mtu + 14 + 4) + last  # the datagram's frames, MAC header to FCS
+        params["rx_fifo"] = QEMU_E1000_TAP_FRAMES * size // (frames + 1)
+
+
 # The one table of presets (see the module docstring and models/doc/host-model.rst for
 # sources). The scenario program's copy is generated from it at build time
 # (``python -m lanloss.host_values --cxx-header``: build/.../scenario-presets.h), so adding a
@@ -141,24 +253,7 @@ TABLE: dict[str, Preset] = {
     ),
     "modern": Preset(
         "igb-class, 4 cores",
-        {
-            "cores": 4,
-            "irq_cost": 1e-6,
-            "packet_cost": 0.6e-6,
-            "read_cost": 1.27e-6,
-            "read_byte_cost": 0.0,
-            "wakeup_cost": 1.5e-6,
-            "reader_cores": "others",
-            "truesize": 0,
-            "rx_fifo": 65536,
-            "rx_ring": 4096,
-            "itr": 20000,
-            "backlog": 1000,
-            "rcvbuf": 106496,
-            "stall_period": 0.0,
-            "stall_length": 0.0,
-            "rps": "off",
-        },
+        _MODERN,
         # 82576 (igb) on PCIe 2.0 x4 (16 Gbit/s after 8b/10b); igb_reset: pause_time 0xFFFF
         # with XON; igb_setup_srrctl sets DROP_EN with several queues and rx pause off.
         # Driver 0.25 us + stack 0.35 us of the 0.6 us packet_cost.
@@ -194,6 +289,27 @@ TABLE: dict[str, Preset] = {
         # the e1000-2008 PC, but for the client's cost per datagram read
         {**_E1000_2008, "read_cost": 13.71e-6},
         _E1000_NIC,
+    ),
+    "qemu-e1000": Preset(
+        f"a QEMU guest at -icount shift {QEMU_E1000_SHIFT}: emulated 82545EM, Linux 6.1, one vCPU",
+        {
+            "cores": 1,
+            **qemu_e1000_values(QEMU_E1000_SHIFT, QEMU_E1000_INSTRUCTIONS),
+            "reader_cores": "others",
+            "truesize": 0,  # e1000's copybreak rule (copybreak 256 in 6.1 as in 2.6)
+            "rx_fifo": QEMU_E1000_TAP_FRAMES * 110,  # 64-byte datagrams; qemu_e1000_rules
+            "rx_ring": 256,  # e1000 RxDescriptors default (E1000_DEFAULT_RXD)
+            "itr": QEMU_E1000_MAX_ITR,  # the emulation's floor; the driver's rx-usecs 0
+            "backlog": 1000,  # net.core.netdev_max_backlog of 6.1
+            "rcvbuf": 106496,  # rmem_default 212992 of 6.1 x86-64, halved
+            "stall_period": 0.0,
+            "stall_length": 0.0,
+            "rps": "off",
+        },
+        # QEMU copies a frame from the tap into guest memory when it reads it (no bus to
+        # wait for: the DMA rate is the netns preset's "beyond reach"); e1000's driver share
+        # and pause constants (QEMU's model sends and honours no PAUSE); no DROP_EN.
+        Nic(400_000_000_000, 0.5, 0x0680, 0x0340, False),
     ),
     "athlon-2003": Preset(
         "seed 001's 2003 lab PC: Athlon XP, 100 Mbit/s NIC, one core; read cost fitted",
@@ -244,23 +360,14 @@ TABLE: dict[str, Preset] = {
     ),
     "java-2015": Preset(
         "seed 003's 2015 PCs with a Java receiver: 4 cores, igb-class NIC",
+        # the modern PC (an igb-class NIC, the same kernel), but for its costs and its ring
         {
-            "cores": 4,
-            "irq_cost": 1e-6,
+            **_MODERN,
             "packet_cost": 1e-6,
             "read_cost": 10e-6,
             "read_byte_cost": 0.3e-9,
             "wakeup_cost": 2e-6,
-            "reader_cores": "others",
-            "truesize": 0,
-            "rx_fifo": 65536,
             "rx_ring": 256,
-            "itr": 20000,
-            "backlog": 1000,
-            "rcvbuf": 106496,
-            "stall_period": 0.0,
-            "stall_length": 0.0,
-            "rps": "off",
         },
         # an igb/e1000e-class NIC on PCIe (the modern preset's family)
         Nic(16_000_000_000, 0.4, 0xFFFF, 0x7FFF, True),
@@ -270,9 +377,9 @@ TABLE: dict[str, Preset] = {
         {
             "cores": 4,
             "irq_cost": 1e-6,
-            "packet_cost": 0.585e-6,
-            "read_cost": 0.447e-6,
-            "read_byte_cost": 4.97e-9,
+            "packet_cost": 0.5805e-6,
+            "read_cost": 0.4402e-6,
+            "read_byte_cost": 4.897e-9,
             "wakeup_cost": 1.5e-6,
             "reader_cores": "all",
             "truesize": 0,
@@ -288,6 +395,21 @@ TABLE: dict[str, Preset] = {
         # 82574L (e1000e) on PCIe 1.1 x1 (2 Gbit/s after 8b/10b): a 20 KiB receive packet
         # buffer (PBA), one queue, no DROP_EN; E1000_FC_PAUSE_TIME 0x0680 refreshed at half.
         Nic(2_000_000_000, 0.4, 0x0680, 0x0340, False),
+        # Linux 2.6.32's queue spinlock on a Nehalem die (X3440: 4 cores, 8 MiB inclusive
+        # L3): a line modified in another core's cache reaches a core in about 28 ns (Molka
+        # et al., PACT 2009, Xeon X5570, the same core and L3); the hold, a locked
+        # instruction pair and __skb_unlink, ~50 cycles at 2.53 GHz: 20 ns (an order of
+        # magnitude). The seed's receivers are asynchronous (epoll, 2010: no
+        # EPOLLEXCLUSIVE) and "all threads are activated" by a datagram: wake_all. 2.6.32's
+        # udp_recvmsg frees under lock_sock: three lines the softirq wrote (the socket
+        # lock's, sk_rmem_alloc's, the skb head's) at 28 ns and four locked instructions
+        # (~20 cycles each): 0.116 us of the read (an order of magnitude).
+        SocketLock(spinlock=True, line_transfer=28e-9, hold=20e-9, wake_all=True, owner=116e-9),
+        # Hyper-threading: 8 logical CPUs on the 4 cores (Intel X3440 specification); a
+        # pair does up to 30 % more than one thread (Marr et al., "Hyper-Threading
+        # Technology Architecture and Microarchitecture", Intel Technology Journal 6(1),
+        # 2002): each sibling at 0.65 of the core while both run.
+        Smt(threads=2, share=0.65),
     ),
 }
 

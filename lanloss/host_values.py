@@ -35,7 +35,7 @@ import os
 import sys
 from typing import Any
 
-from lanloss import inputs
+from lanloss import host_presets, inputs
 from lanloss.host_presets import HOST_OPTIONS, TABLE, Nic, Preset  # noqa: F401 (re-exported)
 from lanloss.options import BY_NAME, OptionError, parse_value
 
@@ -134,6 +134,7 @@ def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = No
         for key in HOST_OPTIONS:
             if key not in explicit:
                 params[key] = loaded[key]
+        _emulation_rules(params, explicit)
         return
     if host == IDEAL:
         for key in (*HOST_OPTIONS, "readers", "recv_cpu", "recv_work"):
@@ -148,6 +149,18 @@ def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = No
     for key in HOST_OPTIONS:
         if key not in explicit or params.get(key) is None:
             params[key] = PRESETS[host][key]
+    _emulation_rules(params, explicit)
+
+
+def _emulation_rules(params: dict[str, Any], explicit: set[str]) -> None:
+    """An emulated NIC's own rules on top of its preset's values (qemu-e1000: its interrupt
+    floor and its tap-queue FIFO, lanloss/host_presets.py)."""
+    if params.get("host") == "qemu-e1000":
+        host_presets.qemu_e1000_rules(params, explicit)
+
+
+def _cxx_bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def cxx_header() -> str:
@@ -156,9 +169,12 @@ def cxx_header() -> str:
     rows = []
     for name, p in TABLE.items():
         n = p.nic
+        lk = p.lock
         rows.append(
             f'    {{"{name}", {n.dma_bps}ULL, {n.driver_share!r}, 0x{n.pause_time:04X}, '
-            f"0x{n.pause_refresh:04X}, {'true' if n.drop_when_no_ring else 'false'}}},"
+            f"0x{n.pause_refresh:04X}, {_cxx_bool(n.drop_when_no_ring)}, "
+            f"{_cxx_bool(lk.spinlock)}, {lk.line_transfer!r}, {lk.hold!r}, "
+            f"{_cxx_bool(lk.wake_all)}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}}},"
         )
     return "\n".join(
         [
@@ -182,6 +198,13 @@ def cxx_header() -> str:
             "    uint16_t pauseTime;   //!< quanta of a host XOFF",
             "    uint16_t refresh;     //!< XOFF refresh while the FIFO stays high",
             "    bool dropWhenNoRing;  //!< SRRCTL.DROP_EN when receive flow control is off",
+            "    bool queueSpinlock;   //!< readers take Linux's queue spinlock (SocketLock)",
+            "    double lineTransferS; //!< its cache line's move between cores, seconds",
+            "    double lockHoldS;     //!< its hold, seconds",
+            "    bool wakeAll;         //!< a datagram wakes every sleeping reader",
+            "    double ownerS;        //!< read time under lock_sock after the copy, s",
+            "    uint32_t smtThreads;  //!< logical CPUs per core (Smt)",
+            "    double smtShare;      //!< a sibling's speed while the other is busy",
             "};",
             "",
             "inline constexpr NicFamily FAMILIES[] = {",

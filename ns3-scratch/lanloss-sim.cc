@@ -38,6 +38,7 @@ namespace
 {
 
 constexpr uint16_t SINK_PORT = LANLOSS_PORT;
+constexpr uint16_t ECHO_PORT = 8888; //!< seed 003's timing port on the sender (option echo)
 const Ipv4Address GROUP(LANLOSS_GROUP); // the testbed's group too
 
 static_assert(flags::topology::COUNT == 3,
@@ -110,6 +111,7 @@ StopWhenDrained(ScenarioRun* run)
     {
         // TCP: an idle LAN may only be waiting for a retransmission timer.
         drained = drained && (!f.tcpSource || f.TcpReceived() >= f.tcpSource->GetBytes());
+        drained = drained && f.EchoIdle();
     }
     if (!drained)
     {
@@ -434,6 +436,41 @@ InstallTcpReceiver(Scenario& s, const std::string& to, uint16_t port, ScenarioFl
     flow.tcpSink = sink;
 }
 
+/** Option echo for flow @p k (seed 003's timing): the receiving host's echo thread, fed by
+ *  the receiving application's reads, and the sender's timing thread on port ECHO_PORT + k,
+ *  which looks each message's stamp up in the source. */
+template <typename Source>
+void
+InstallEcho(Scenario& s, ScenarioFlow& flow, Ptr<Source> src, uint32_t messageSize)
+{
+    const ScenarioOptions& o = s.o;
+    src->KeepStamps();
+    const uint16_t port = ECHO_PORT + flow.id;
+    Ptr<EchoTimer> timer = CreateObject<EchoTimer>();
+    timer->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
+    timer->SetAttribute("ReceiveCost", TimeValue(o.echoRecvCost));
+    timer->SetAttribute("WindowStart", TimeValue(s.start + o.warmup));
+    timer->SetAttribute("WindowEnd", TimeValue(s.stop));
+    timer->SetStampSource(MakeCallback(&Source::GetStamp, src));
+    s.lan.GetHost(flow.from)->AddApplication(timer);
+    timer->SetStartTime(Seconds(0));
+    // A thread of its own, beside the reader (the reader's core: InstallTcpReader).
+    const HostValues& v = o.hostValues;
+    const uint32_t readerCore = v.cores == 1 || v.readersOnEveryCore ? 0 : 1;
+    Ptr<MessageEcho> echo = CreateObject<MessageEcho>();
+    echo->SetAttribute(
+        "Remote",
+        AddressValue(InetSocketAddress(s.lan.GetHostAddress(flow.from), port)));
+    echo->SetAttribute("Cost", TimeValue(o.echoCost));
+    echo->SetAttribute("Core", UintegerValue(std::min(readerCore + 1, v.cores - 1)));
+    echo->SetAttribute("MessageSize", UintegerValue(messageSize));
+    echo->SetAttribute("FlowId", UintegerValue(flow.id));
+    s.lan.GetHost(flow.to)->AddApplication(echo);
+    echo->SetStartTime(Seconds(0));
+    flow.echo = echo;
+    flow.echoTimer = timer;
+}
+
 /** Flow @p k over TCP: a connection of its own (one listening socket each). */
 void
 InstallTcpFlow(Scenario& s, const Send& send, uint32_t k, DataRate rate, bool maxRate)
@@ -466,6 +503,13 @@ InstallTcpFlow(Scenario& s, const Send& send, uint32_t k, DataRate rate, bool ma
     flow.id = k;
     flow.rate = maxRate ? DataRate(0) : rate;
     flow.tcpSource = src;
+    if (o.echo)
+    {
+        InstallEcho(s, flow, src, o.payload);
+        flow.tcpReader->TraceConnectWithoutContext(
+            "Rx",
+            MakeCallback(&MessageEcho::Read, flow.echo));
+    }
     s.run.flows.push_back(flow);
 }
 
@@ -517,6 +561,13 @@ InstallUdpFlow(Scenario& s, const Send& send, uint32_t k, DataRate rate, bool ma
         flow.rate = maxRate ? DataRate(0) : rate;
         flow.source = src;
         flow.accountant = s.AccountantOf(to);
+        if (o.echo)
+        {
+            InstallEcho(s, flow, src, 0);
+            s.run.sinks.at(to)->TraceConnectWithoutContext(
+                "Rx",
+                MakeCallback(&MessageEcho::Read, flow.echo));
+        }
         s.run.flows.push_back(flow);
     }
     node->AddApplication(src);

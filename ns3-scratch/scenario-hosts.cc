@@ -97,7 +97,12 @@ InstallReceiverHosts(const ScenarioOptions& o,
     const HostValues& v = o.hostValues;
     const NicFamily& family = Family(o.host);
     HostReceiverHelper helper;
-    helper.SetCpuAttribute("Cores", UintegerValue(v.cores));
+    helper.SetCpuAttribute("Cores", UintegerValue(v.cores * family.smtThreads));
+    if (family.smtThreads > 1)
+    {
+        helper.SetCpuAttribute("SmtSiblings", UintegerValue(family.smtThreads));
+        helper.SetCpuAttribute("SmtShare", DoubleValue(family.smtShare));
+    }
     helper.SetNicAttribute("RxFifoBytes", UintegerValue(v.rxFifo));
     helper.SetNicAttribute("RxRingSize", UintegerValue(v.rxRing));
     helper.SetNicAttribute("DmaRate", DataRateValue(DataRate(family.dmaBps)));
@@ -115,7 +120,8 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetKernelAttribute("DriverCost", TimeValue(TimeStep(driverSteps)));
     helper.SetKernelAttribute("StackCost",
                               TimeValue(TimeStep(v.packetCost.GetTimeStep() - driverSteps)));
-    const uint64_t everyCore = v.cores >= 64 ? ~uint64_t(0) : (uint64_t(1) << v.cores) - 1;
+    const uint32_t cpus = v.cores * family.smtThreads; // logical CPUs
+    const uint64_t everyCore = cpus >= 64 ? ~uint64_t(0) : (uint64_t(1) << cpus) - 1;
     helper.SetKernelAttribute("RpsCpus", UintegerValue(v.rps ? everyCore : 0));
     helper.SetKernelAttribute("BacklogSize", UintegerValue(v.backlog));
     helper.SetNicAttribute("Truesize", UintegerValue(v.truesize));
@@ -124,6 +130,14 @@ InstallReceiverHosts(const ScenarioOptions& o,
     // no clamp: sk_rcvbuf = max(2 * rcvbuf, SOCK_MIN_RCVBUF).
     helper.SetSocketAttribute("RcvBuf", UintegerValue(v.rcvbuf));
     helper.SetSocketAttribute("Force", BooleanValue(true));
+    if (family.queueSpinlock)
+    {
+        helper.SetSocketAttribute("QueueSpinlock", BooleanValue(true));
+        helper.SetSocketAttribute("LineTransfer", TimeValue(Seconds(family.lineTransferS)));
+        helper.SetSocketAttribute("LockHold", TimeValue(Seconds(family.lockHoldS)));
+        helper.SetSocketAttribute("WakeAll", BooleanValue(family.wakeAll));
+        helper.SetSocketAttribute("OwnerCost", TimeValue(Seconds(family.ownerS)));
+    }
     helper.SetReaderAttribute("ReadCost", TimeValue(v.readCost));
     helper.SetReaderAttribute("ReadByteCost", DoubleValue(v.readByteCost));
     helper.SetReaderAttribute("WakeupCost", TimeValue(v.wakeupCost));

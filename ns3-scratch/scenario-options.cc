@@ -427,6 +427,13 @@ ReadReceivers(const FlagTexts& f, ScenarioOptions& o)
     {
         o.recvWork = f.Duration("recv_work");
     }
+    o.echo = f.OnOff("echo");
+    if (o.echo && o.multicast)
+    {
+        Fail("echo", f.Text("echo"), "needs cast unicast (every member would echo each message)");
+    }
+    o.echoCost = f.Duration("echo_cost");
+    o.echoRecvCost = f.Duration("echo_recv_cost");
 }
 
 /** An ideal host takes no host value (HOST_VALUE_FLAGS, scenario-presets.h), one reader and
@@ -452,6 +459,10 @@ CheckIdealHost(const FlagTexts& f, const ScenarioOptions& o)
         {
             Fail(name, f.Text(name), needs);
         }
+    }
+    if (o.echo)
+    {
+        Fail("echo", f.Text("echo"), needs);
     }
 }
 

@@ -114,6 +114,9 @@ struct ScenarioOptions
     bool reusePort = false; //!< a socket per reader (SO_REUSEPORT group), else one shared
     uint32_t recvCpu = 0;   //!< readers' CPU quota, % of one CPU (0 = none)
     ns3::Time recvWork;     //!< the application's work per datagram
+    bool echo = false;      //!< seed 003's echo of each message and its round-trip timing
+    ns3::Time echoCost;     //!< the receiver's echo thread, per echo
+    ns3::Time echoRecvCost; //!< the sender's timing thread, per echo
     double frameLoss = 0;
     std::string out;        //!< JSON result file ("" = stdout)
     std::string pcap;       //!< pcap prefix ("" = none)

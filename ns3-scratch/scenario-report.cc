@@ -68,8 +68,17 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
                 .Field("read", socket->GetRead())
                 .Field("peak_rmem_alloc", socket->GetPeakRmemAlloc())
                 .Field("peak_queue", socket->GetPeakQueueLength())
-                .Field("lock_handoffs", socket->GetLockHandoffs())
-                .EndObject();
+                .Field("lock_handoffs", socket->GetLockHandoffs());
+            if (socket->IsQueueSpinlock())
+            {
+                // Linux's queue spinlock (the preset's SocketLock): its contention
+                j.Field("wakeups", socket->GetWakeups())
+                    .Field("futile_wakeups", socket->GetFutileWakeups())
+                    .Field("line_transfers", socket->GetLineTransfers())
+                    .Field("spin_s", socket->GetSpinTime().GetSeconds())
+                    .Field("backlogged", socket->GetBacklogged());
+            }
+            j.EndObject();
         }
         j.EndArray();
         if (h.host.cpuGroup != HostCpu::NONE)
@@ -295,6 +304,18 @@ WriteTiming(JsonWriter& j, const ScenarioRun& run)
     j.EndObject();
 }
 
+/** A sender's echo timing (option echo): the mean round trip of the messages stamped
+ *  inside the goodput window, and the counts behind it. */
+void
+WriteEcho(JsonWriter& j, const ScenarioFlow& f)
+{
+    j.Field("echo_timed", f.echoTimer->GetTimed())
+        .Field("echo_rtt_mean_s", f.echoTimer->GetMeanRoundTrip().GetSeconds())
+        .Field("echo_received", f.echoTimer->GetReceived())
+        .Field("echoed", f.echo->GetEchoed())
+        .Field("echo_queue_drops", f.echo->GetQueueDrops());
+}
+
 /** extra "senders": each source's own counters, once per source (multicast: one source,
  *  a flow per receiver). */
 void
@@ -324,6 +345,10 @@ WriteSenders(JsonWriter& j, const ScenarioRun& run)
                 .Field("send_cpu_s", f.source->GetSendCpuTime().GetSeconds())
                 .Field("first_send_s", f.source->GetFirstSendTime().GetSeconds())
                 .Field("last_send_s", f.source->GetLastSendTime().GetSeconds());
+        }
+        if (f.echoTimer)
+        {
+            WriteEcho(j, f);
         }
         j.Field("frames_on_link",
                 run.senderFrames.count(f.from)

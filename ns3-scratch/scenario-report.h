@@ -47,6 +47,14 @@ struct ScenarioFlow
     ns3::Ptr<ns3::PacketSink> tcpSink;
     ns3::Ptr<ns3::HostTcpReader> tcpReader;
     std::shared_ptr<TcpWindowBytes> tcpWindow;
+    ns3::Ptr<ns3::MessageEcho> echo;      //!< option echo: the receiver's echo thread
+    ns3::Ptr<ns3::EchoTimer> echoTimer;   //!< and the sender's timing thread
+
+    /** @return whether the echo threads have nothing left to do (no echo: true) */
+    bool EchoIdle() const
+    {
+        return (!echo || echo->IsIdle()) && (!echoTimer || echoTimer->IsIdle());
+    }
 
     /** @return the bytes the TCP receiver has read so far */
     uint64_t TcpReceived() const

@@ -5,6 +5,7 @@
 #include "ethernet-rx-path.h"
 #include "ethernet-switch-net-device.h"
 #include "ethernet-wire.h"
+#include "lanloss-ns3-compat.h"
 #include "mac-control-header.h"
 
 #include "ns3/boolean.h"
@@ -68,7 +69,7 @@ EthernetNetDevice::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::EthernetNetDevice")
-            .SetParent<NetDevice>()
+            .SetParent<Mac48NetDevice>()
             .SetGroupName("Lanloss")
             .AddConstructor<EthernetNetDevice>()
             .AddAttribute("Address",
@@ -84,8 +85,7 @@ EthernetNetDevice::GetTypeId()
             .AddAttribute("Mtu",
                           "Largest MAC payload in bytes (1500; up to 9216 for jumbo frames).",
                           UintegerValue(1500),
-                          MakeUintegerAccessor(&EthernetNetDevice::SetMtu,
-                                               &EthernetNetDevice::GetMtu),
+                          MakeUintegerAccessor(&EthernetNetDevice::m_mtu),
                           MakeUintegerChecker<uint16_t>(68, ethernet::MAX_JUMBO_MTU))
             .AddAttribute("TxQueue",
                           "Transmit queue of data frames (limit in bytes).",
@@ -100,7 +100,8 @@ EthernetNetDevice::GetTypeId()
             .AddAttribute("PauseTimerStart",
                           "When a PAUSE received during a transmission starts its timer.",
                           EnumValue(PAUSE_ON_RECEIPT),
-                          MakeEnumAccessor<PauseTimerStart>(&EthernetNetDevice::m_pauseTimerStart),
+                          lanloss_compat::MakeEnumAccessor<PauseTimerStart>(
+                              &EthernetNetDevice::m_pauseTimerStart),
                           MakeEnumChecker(PAUSE_ON_RECEIPT,
                                           "OnReceipt",
                                           PAUSE_AFTER_FRAME,
@@ -157,8 +158,6 @@ EthernetNetDevice::GetTypeId()
 EthernetNetDevice::EthernetNetDevice()
     : m_switchPort(0),
       m_bps(DataRate("100Mbps")),
-      m_mtu(1500),
-      m_ifIndex(0),
       m_flowControl(false),
       m_pauseTimerStart(PAUSE_ON_RECEIPT),
       m_pauseEnd(Seconds(0)),
@@ -180,7 +179,6 @@ EthernetNetDevice::~EthernetNetDevice() = default;
 void
 EthernetNetDevice::DoDispose()
 {
-    m_node = nullptr;
     m_channel = nullptr;
     m_rxPath = nullptr;
     m_switch = nullptr;
@@ -191,7 +189,7 @@ EthernetNetDevice::DoDispose()
     m_readyEvent.Cancel();
     m_pauseEvent.Cancel();
     m_rxCallback = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
-    NetDevice::DoDispose();
+    Mac48NetDevice::DoDispose();
 }
 
 bool
@@ -240,12 +238,6 @@ EthernetNetDevice::GetFlowControl() const
 }
 
 // ---------------------------------------------------------------- transmit
-
-bool
-EthernetNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
-{
-    return SendFrame(packet, m_address, Mac48Address::ConvertFrom(dest), protocolNumber);
-}
 
 bool
 EthernetNetDevice::SendFrom(Ptr<Packet> packet,
@@ -349,7 +341,7 @@ EthernetNetDevice::TryTransmit()
     if (now < m_gapEnd)
     {
         // Busy (frame or IFG): wake up when the IFG ends, if anything is waiting.
-        if ((m_pendingPause || !m_queue->IsEmpty()) && !m_readyEvent.IsPending())
+        if ((m_pendingPause || !m_queue->IsEmpty()) && m_readyEvent.IsExpired())
         {
             m_readyEvent = Simulator::Schedule(m_gapEnd - now, &EthernetNetDevice::TryTransmit, this);
         }
@@ -657,36 +649,12 @@ EthernetNetDevice::GetRxPath() const
     return m_rxPath;
 }
 
-// ---------------------------------------------------------------- NetDevice boilerplate
-
-void
-EthernetNetDevice::SetIfIndex(const uint32_t index)
-{
-    m_ifIndex = index;
-}
-
-uint32_t
-EthernetNetDevice::GetIfIndex() const
-{
-    return m_ifIndex;
-}
+// ---------------------------------------------------------------- NetDevice
 
 Ptr<Channel>
 EthernetNetDevice::GetChannel() const
 {
     return m_channel;
-}
-
-void
-EthernetNetDevice::SetAddress(Address address)
-{
-    m_address = Mac48Address::ConvertFrom(address);
-}
-
-Address
-EthernetNetDevice::GetAddress() const
-{
-    return m_address;
 }
 
 bool
@@ -698,12 +666,6 @@ EthernetNetDevice::SetMtu(const uint16_t mtu)
     }
     m_mtu = mtu;
     return true;
-}
-
-uint16_t
-EthernetNetDevice::GetMtu() const
-{
-    return m_mtu;
 }
 
 bool
@@ -719,57 +681,9 @@ EthernetNetDevice::AddLinkChangeCallback(Callback<void> callback)
 }
 
 bool
-EthernetNetDevice::IsBroadcast() const
-{
-    return true;
-}
-
-Address
-EthernetNetDevice::GetBroadcast() const
-{
-    return Mac48Address::GetBroadcast();
-}
-
-bool
-EthernetNetDevice::IsMulticast() const
-{
-    return true;
-}
-
-Address
-EthernetNetDevice::GetMulticast(Ipv4Address multicastGroup) const
-{
-    return Mac48Address::GetMulticast(multicastGroup);
-}
-
-Address
-EthernetNetDevice::GetMulticast(Ipv6Address addr) const
-{
-    return Mac48Address::GetMulticast(addr);
-}
-
-bool
 EthernetNetDevice::IsBridge() const
 {
     return false;
-}
-
-bool
-EthernetNetDevice::IsPointToPoint() const
-{
-    return false; // a switched LAN port: MAC addresses and ARP matter
-}
-
-Ptr<Node>
-EthernetNetDevice::GetNode() const
-{
-    return m_node;
-}
-
-void
-EthernetNetDevice::SetNode(Ptr<Node> node)
-{
-    m_node = node;
 }
 
 bool
@@ -788,12 +702,6 @@ void
 EthernetNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
     m_promiscCallback = cb;
-}
-
-bool
-EthernetNetDevice::SupportsSendFrom() const
-{
-    return true;
 }
 
 } // namespace ns3

@@ -5,10 +5,11 @@
 #ifndef LANLOSS_ETHERNET_NET_DEVICE_H
 #define LANLOSS_ETHERNET_NET_DEVICE_H
 
+#include "mac48-net-device.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
-#include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/queue.h"
@@ -46,7 +47,7 @@ class Node;
  * after its last bit arrived, as a NIC discards a frame with a bad FCS
  * (rx_crc_errors), and traced as PhyRxDrop; it never reaches the receive path.
  */
-class EthernetNetDevice : public NetDevice
+class EthernetNetDevice : public Mac48NetDevice
 {
   public:
     /** When the pause timer starts if a PAUSE arrives while a frame is being sent. */
@@ -135,34 +136,21 @@ class EthernetNetDevice : public NetDevice
                    Mac48Address destination,
                    PacketType type);
 
-    // NetDevice
-    void SetIfIndex(const uint32_t index) override;
-    uint32_t GetIfIndex() const override;
+    // NetDevice (the rest: Mac48NetDevice)
     Ptr<Channel> GetChannel() const override;
-    void SetAddress(Address address) override;
-    Address GetAddress() const override;
+    /** 68 (IPv4's minimum) to 9216 (jumbo frames); false, and unchanged, outside. */
     bool SetMtu(const uint16_t mtu) override;
-    uint16_t GetMtu() const override;
+    /** Up once attached to a channel. */
     bool IsLinkUp() const override;
     void AddLinkChangeCallback(Callback<void> callback) override;
-    bool IsBroadcast() const override;
-    Address GetBroadcast() const override;
-    bool IsMulticast() const override;
-    Address GetMulticast(Ipv4Address multicastGroup) const override;
-    Address GetMulticast(Ipv6Address addr) const override;
     bool IsBridge() const override;
-    bool IsPointToPoint() const override;
-    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
                   const Address& dest,
                   uint16_t protocolNumber) override;
-    Ptr<Node> GetNode() const override;
-    void SetNode(Ptr<Node> node) override;
     bool NeedsArp() const override;
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
-    bool SupportsSendFrom() const override;
 
   protected:
     void DoDispose() override;
@@ -180,17 +168,13 @@ class EthernetNetDevice : public NetDevice
     void PauseExpired();
     void ClosePauseInterval();
 
-    Ptr<Node> m_node;
     Ptr<EthernetChannel> m_channel;
     Ptr<EthernetRxPath> m_rxPath;
     Ptr<EthernetSwitchNetDevice> m_switch; //!< set on switch ports
     uint32_t m_switchPort;
     Ptr<Queue<Packet>> m_queue;
     Ptr<ErrorModel> m_receiveErrorModel;
-    Mac48Address m_address;
     DataRate m_bps;
-    uint16_t m_mtu;
-    uint32_t m_ifIndex;
     bool m_flowControl;
     PauseTimerStart m_pauseTimerStart;
 

@@ -4,6 +4,7 @@
 #include "ethernet-channel.h"
 #include "ethernet-net-device.h"
 #include "ethernet-wire.h"
+#include "lanloss-ns3-compat.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -29,7 +30,7 @@ EthernetSwitchNetDevice::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::EthernetSwitchNetDevice")
-            .SetParent<NetDevice>()
+            .SetParent<Mac48NetDevice>()
             .SetGroupName("Lanloss")
             .AddConstructor<EthernetSwitchNetDevice>()
             .AddAttribute("EgressBufferBytes",
@@ -50,7 +51,8 @@ EthernetSwitchNetDevice::GetTypeId()
             .AddAttribute("PauseStyle",
                           "Xon: XOFF then explicit XON; Timed: refreshed timed PAUSE, no XON.",
                           EnumValue(PAUSE_XON),
-                          MakeEnumAccessor<PauseStyle>(&EthernetSwitchNetDevice::m_pauseStyle),
+                          lanloss_compat::MakeEnumAccessor<PauseStyle>(
+                              &EthernetSwitchNetDevice::m_pauseStyle),
                           MakeEnumChecker(PAUSE_XON, "Xon", PAUSE_TIMED, "Timed"))
             .AddAttribute("PauseQuanta",
                           "pause_time of an XOFF, in quanta of 512 bit times.",
@@ -97,9 +99,7 @@ EthernetSwitchNetDevice::GetTypeId()
 }
 
 EthernetSwitchNetDevice::EthernetSwitchNetDevice()
-    : m_ifIndex(0),
-      m_mtu(1500),
-      m_egressBuffer(128 * 1024),
+    : m_egressBuffer(128 * 1024),
       m_sharedPool(0),
       m_poolBytes(0),
       m_pauseEnabled(false),
@@ -123,8 +123,7 @@ EthernetSwitchNetDevice::DoDispose()
         port.device = nullptr;
     }
     m_ports.clear();
-    m_node = nullptr;
-    NetDevice::DoDispose();
+    Mac48NetDevice::DoDispose();
 }
 
 void
@@ -135,7 +134,7 @@ EthernetSwitchNetDevice::DoInitialize()
         port.device->SetFlowControl(m_pauseEnabled); // attributes may change after AddPort
         ComputeThresholds(port);
     }
-    NetDevice::DoInitialize();
+    Mac48NetDevice::DoInitialize();
 }
 
 uint32_t
@@ -352,10 +351,18 @@ EthernetSwitchNetDevice::CheckXoff(uint32_t in)
         return;
     }
     port.holdingPeer = true;
+    SendXoff(in);
+}
+
+void
+EthernetSwitchNetDevice::SendXoff(uint32_t in)
+{
+    Port& port = m_ports[in];
     port.device->SendPause(m_pauseQuanta);
     m_pauseSentTrace(in, m_pauseQuanta);
     if (m_pauseStyle == PAUSE_TIMED)
     {
+        // timed style: re-sent every half pause time while the peer is held
         Time half = port.device->GetDataRate().CalculateBytesTxTime(
             uint32_t(m_pauseQuanta) * (ethernet::PAUSE_QUANTUM_BITS / 8) / 2);
         port.refresh = Simulator::Schedule(half, &EthernetSwitchNetDevice::RefreshPause, this, in);
@@ -385,16 +392,10 @@ EthernetSwitchNetDevice::CheckXon(uint32_t in)
 void
 EthernetSwitchNetDevice::RefreshPause(uint32_t in)
 {
-    Port& port = m_ports[in];
-    if (!port.holdingPeer)
+    if (m_ports[in].holdingPeer)
     {
-        return;
+        SendXoff(in);
     }
-    port.device->SendPause(m_pauseQuanta);
-    m_pauseSentTrace(in, m_pauseQuanta);
-    Time half = port.device->GetDataRate().CalculateBytesTxTime(
-        uint32_t(m_pauseQuanta) * (ethernet::PAUSE_QUANTUM_BITS / 8) / 2);
-    port.refresh = Simulator::Schedule(half, &EthernetSwitchNetDevice::RefreshPause, this, in);
 }
 
 // ---------------------------------------------------------------- accessors
@@ -465,19 +466,7 @@ EthernetSwitchNetDevice::IsHoldingPeer(uint32_t port) const
     return m_ports.at(port).holdingPeer;
 }
 
-// ---------------------------------------------------------------- NetDevice boilerplate
-
-void
-EthernetSwitchNetDevice::SetIfIndex(const uint32_t index)
-{
-    m_ifIndex = index;
-}
-
-uint32_t
-EthernetSwitchNetDevice::GetIfIndex() const
-{
-    return m_ifIndex;
-}
+// ---------------------------------------------------------------- NetDevice
 
 Ptr<Channel>
 EthernetSwitchNetDevice::GetChannel() const
@@ -485,29 +474,11 @@ EthernetSwitchNetDevice::GetChannel() const
     return nullptr;
 }
 
-void
-EthernetSwitchNetDevice::SetAddress(Address address)
-{
-    m_address = Mac48Address::ConvertFrom(address);
-}
-
-Address
-EthernetSwitchNetDevice::GetAddress() const
-{
-    return m_address;
-}
-
 bool
 EthernetSwitchNetDevice::SetMtu(const uint16_t mtu)
 {
     m_mtu = mtu;
     return true;
-}
-
-uint16_t
-EthernetSwitchNetDevice::GetMtu() const
-{
-    return m_mtu;
 }
 
 bool
@@ -522,51 +493,9 @@ EthernetSwitchNetDevice::AddLinkChangeCallback(Callback<void> callback)
 }
 
 bool
-EthernetSwitchNetDevice::IsBroadcast() const
-{
-    return true;
-}
-
-Address
-EthernetSwitchNetDevice::GetBroadcast() const
-{
-    return Mac48Address::GetBroadcast();
-}
-
-bool
-EthernetSwitchNetDevice::IsMulticast() const
-{
-    return true;
-}
-
-Address
-EthernetSwitchNetDevice::GetMulticast(Ipv4Address multicastGroup) const
-{
-    return Mac48Address::GetMulticast(multicastGroup);
-}
-
-Address
-EthernetSwitchNetDevice::GetMulticast(Ipv6Address addr) const
-{
-    return Mac48Address::GetMulticast(addr);
-}
-
-bool
 EthernetSwitchNetDevice::IsBridge() const
 {
     return true;
-}
-
-bool
-EthernetSwitchNetDevice::IsPointToPoint() const
-{
-    return false;
-}
-
-bool
-EthernetSwitchNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
-{
-    return SendFrom(packet, m_address, dest, protocolNumber);
 }
 
 bool
@@ -591,18 +520,6 @@ EthernetSwitchNetDevice::SendFrom(Ptr<Packet> packet,
     return true;
 }
 
-Ptr<Node>
-EthernetSwitchNetDevice::GetNode() const
-{
-    return m_node;
-}
-
-void
-EthernetSwitchNetDevice::SetNode(Ptr<Node> node)
-{
-    m_node = node;
-}
-
 bool
 EthernetSwitchNetDevice::NeedsArp() const
 {
@@ -617,12 +534,6 @@ EthernetSwitchNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
 void
 EthernetSwitchNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
-}
-
-bool
-EthernetSwitchNetDevice::SupportsSendFrom() const
-{
-    return true;
 }
 
 } // namespace ns3

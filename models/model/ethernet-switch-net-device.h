@@ -5,11 +5,12 @@
 #ifndef LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H
 #define LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H
 
+#include "mac48-net-device.h"
+
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
-#include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
@@ -56,7 +57,7 @@ class Node;
  * whole link, so a paused fast ingress stalls traffic to every egress
  * (head-of-line blocking) — as it does in real switches.
  */
-class EthernetSwitchNetDevice : public NetDevice
+class EthernetSwitchNetDevice : public Mac48NetDevice
 {
   public:
     enum PauseStyle
@@ -139,34 +140,20 @@ class EthernetSwitchNetDevice : public NetDevice
      */
     static uint32_t PauseHeadroom(uint32_t mtu, DataRate rate, Time delay);
 
-    // NetDevice
-    void SetIfIndex(const uint32_t index) override;
-    uint32_t GetIfIndex() const override;
+    // NetDevice (the rest: Mac48NetDevice). The switch has no channel of its own, is
+    // always up, takes any MTU, and hands nothing to the node's stack.
     Ptr<Channel> GetChannel() const override;
-    void SetAddress(Address address) override;
-    Address GetAddress() const override;
     bool SetMtu(const uint16_t mtu) override;
-    uint16_t GetMtu() const override;
     bool IsLinkUp() const override;
     void AddLinkChangeCallback(Callback<void> callback) override;
-    bool IsBroadcast() const override;
-    Address GetBroadcast() const override;
-    bool IsMulticast() const override;
-    Address GetMulticast(Ipv4Address multicastGroup) const override;
-    Address GetMulticast(Ipv6Address addr) const override;
     bool IsBridge() const override;
-    bool IsPointToPoint() const override;
-    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
                   const Address& dest,
                   uint16_t protocolNumber) override;
-    Ptr<Node> GetNode() const override;
-    void SetNode(Ptr<Node> node) override;
     bool NeedsArp() const override;
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
-    bool SupportsSendFrom() const override;
 
   protected:
     void DoDispose() override;
@@ -201,13 +188,11 @@ class EthernetSwitchNetDevice : public NetDevice
     void ComputeThresholds(Port& port);
     void CheckXoff(uint32_t in);
     void CheckXon(uint32_t in);
+    /** PAUSE with PauseQuanta out of port @p in (timed style: and its refresh). */
+    void SendXoff(uint32_t in);
     void RefreshPause(uint32_t in);
     uint32_t LookupPort(Mac48Address dst);
 
-    Ptr<Node> m_node;
-    Mac48Address m_address;
-    uint32_t m_ifIndex;
-    uint16_t m_mtu;
     std::vector<Port> m_ports;
     std::map<Mac48Address, Learned> m_learned;
     StationLocator m_locator;

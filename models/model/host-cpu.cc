@@ -2,9 +2,13 @@
 #include "host-cpu.h"
 
 #include "ns3/abort.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -31,13 +35,27 @@ HostCpu::GetTypeId()
                           "core (CFS gives each of two busy tasks sched_latency/2 = 3 ms).",
                           TimeValue(MilliSeconds(3)),
                           MakeTimeAccessor(&HostCpu::m_timeSlice),
-                          MakeTimeChecker(MicroSeconds(1)));
+                          MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("SmtSiblings",
+                          "Logical CPUs per physical core: 1, or 2 (hyper-threading: Cores "
+                          "counts logical CPUs, i and i + Cores/2 share a core).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&HostCpu::m_smt),
+                          MakeUintegerChecker<uint32_t>(1, 2))
+            .AddAttribute("SmtShare",
+                          "SMT: speed of a logical CPU while its sibling runs a job, as a "
+                          "share of the core's (the pair does 2 x SmtShare of a core's work).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&HostCpu::m_smtShare),
+                          MakeDoubleChecker<double>(0.01, 1.0));
     return tid;
 }
 
 HostCpu::HostCpu()
     : m_nCores(0),
       m_timeSlice(MilliSeconds(3)),
+      m_smt(1),
+      m_smtShare(1.0),
       m_created(Simulator::Now())
 {
     NS_LOG_FUNCTION(this);
@@ -133,12 +151,12 @@ HostCpu::GetCore(uint32_t context) const
 }
 
 void
-HostCpu::Submit(uint32_t context, Time cost, Work work, Callback<void> done)
+HostCpu::Submit(uint32_t context, Time cost, Work work, Callback<void> done, bool irqsOff)
 {
     NS_ASSERT(context < m_contexts.size());
     NS_ASSERT(!cost.IsStrictlyNegative());
     Context& x = m_contexts[context];
-    x.jobs.push_back(Job{cost, work, done});
+    x.jobs.push_back(Job{cost, work, done, irqsOff});
     if (x.level == TASK && !x.queued)
     {
         x.queued = true;
@@ -177,19 +195,67 @@ void
 HostCpu::Dispatch(uint32_t core)
 {
     Core& c = m_cores[core];
+    if (c.running != NONE && m_contexts[c.running].jobs.front().irqsOff)
+    {
+        return; // interrupts off: the job ends before anything else gets the core
+    }
     uint32_t best = Pick(core);
-    if (best == c.running)
+    if (best != c.running)
+    {
+        if (c.running != NONE)
+        {
+            Suspend(core); // may throttle a group: pick again
+            best = Pick(core);
+        }
+        if (best != NONE && c.running == NONE)
+        {
+            Start(core, best);
+        }
+    }
+    if (m_smt > 1)
+    {
+        Retime((core + m_nCores / 2) % m_nCores); // this CPU may have started or stopped
+    }
+}
+
+double
+HostCpu::SpeedOf(uint32_t core) const
+{
+    if (m_smt == 1)
+    {
+        return 1.0;
+    }
+    return m_cores[(core + m_nCores / 2) % m_nCores].running != NONE ? m_smtShare : 1.0;
+}
+
+Time
+HostCpu::Progress(uint32_t core, Time elapsed) const
+{
+    const double speed = m_cores[core].speed;
+    if (speed == 1.0)
+    {
+        return elapsed;
+    }
+    return TimeStep(int64_t(std::floor(double(elapsed.GetTimeStep()) * speed)));
+}
+
+void
+HostCpu::Retime(uint32_t core)
+{
+    Core& c = m_cores[core];
+    if (c.running == NONE || SpeedOf(core) == c.speed)
     {
         return;
     }
-    if (c.running != NONE)
+    const uint32_t id = c.running;
+    Suspend(core);
+    if (c.running == NONE && !m_contexts[id].jobs.empty() && Runnable(id))
     {
-        Suspend(core); // may throttle a group: pick again
-        best = Pick(core);
+        Start(core, id); // the same job, at the new speed
     }
-    if (best != NONE && c.running == NONE)
+    else
     {
-        Start(core, best);
+        Dispatch(core);
     }
 }
 
@@ -201,7 +267,7 @@ HostCpu::Start(uint32_t core, uint32_t context)
     c.running = context;
     c.started = Simulator::Now();
     Time run = x.jobs.front().remaining;
-    if (x.level == TASK)
+    if (x.level == TASK && !x.jobs.front().irqsOff)
     {
         Time left = m_timeSlice - x.sliceUsed;
         if (left.IsStrictlyNegative())
@@ -216,6 +282,13 @@ HostCpu::Start(uint32_t core, uint32_t context)
             run = std::min(run, std::max(g.runtime, Seconds(0)));
         }
     }
+    c.endsJob = run == x.jobs.front().remaining;
+    c.speed = SpeedOf(core);
+    if (c.speed != 1.0)
+    {
+        // the job's CPU work at this speed takes longer on the wall clock
+        run = TimeStep(int64_t(std::ceil(double(run.GetTimeStep()) / c.speed)));
+    }
     c.event = Simulator::Schedule(run, &HostCpu::Expire, this, core);
 }
 
@@ -226,7 +299,7 @@ HostCpu::Suspend(uint32_t core)
     Context& x = m_contexts[c.running];
     Job& j = x.jobs.front();
     const Time elapsed = Simulator::Now() - c.started;
-    j.remaining -= elapsed;
+    j.remaining -= std::min(j.remaining, Progress(core, elapsed));
     c.busy[j.work] += elapsed;
     if (x.level == TASK)
     {
@@ -246,7 +319,9 @@ HostCpu::Expire(uint32_t core)
     Context& x = m_contexts[id];
     Job& j = x.jobs.front();
     const Time elapsed = Simulator::Now() - c.started;
-    j.remaining -= elapsed;
+    // at its scheduled end the job is done (at SMT speed the wall time was rounded up)
+    j.remaining =
+        c.endsJob ? Seconds(0) : j.remaining - std::min(j.remaining, Progress(core, elapsed));
     c.busy[j.work] += elapsed;
     if (x.level == TASK)
     {
@@ -371,7 +446,8 @@ HostCpu::ChargeGroup(uint32_t context, Time elapsed)
     for (uint32_t core = 0; core < m_nCores; ++core)
     {
         const uint32_t running = m_cores[core].running;
-        if (running != NONE && running != context && m_contexts[running].group == x.group)
+        if (running != NONE && running != context && m_contexts[running].group == x.group &&
+            !m_contexts[running].jobs.front().irqsOff)
         {
             Suspend(core);
             Dispatch(core);

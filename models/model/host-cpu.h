@@ -46,6 +46,12 @@ namespace ns3
  * cores, runnable or not) until the next period refills it. Periods start at
  * the group's creation; unused quota does not carry over (cfs_burst_us 0).
  *
+ * SMT (SmtSiblings 2): the cores are logical CPUs, two per physical core, CPU
+ * i and i + Cores/2 siblings (Linux's numbering on Nehalem). A CPU whose
+ * sibling is running a job progresses at SmtShare of a core's speed, alone at
+ * full speed; a job's cost is CPU time at full speed, the CPU's busy time is
+ * its wall time (as /proc/stat counts a logical CPU).
+ *
  * Time is accounted by the kind of work (Work), not by the context it ran in:
  * softirq work done by ksoftirqd counts as softirq, as /proc/stat counts it
  * with CONFIG_IRQ_TIME_ACCOUNTING.
@@ -84,8 +90,11 @@ class HostCpu : public Object
     /**
      * Queue a job in context @p context: it runs for @p cost of CPU time as
      * soon as the context gets the core, and @p done is called when it ends.
+     * With @p irqsOff the job runs with interrupts and bottom halves off
+     * (spin_lock_irqsave): once started, nothing pre-empts it on its core and
+     * no time slice or bandwidth quota cuts it; keep such jobs short.
      */
-    void Submit(uint32_t context, Time cost, Work work, Callback<void> done);
+    void Submit(uint32_t context, Time cost, Work work, Callback<void> done, bool irqsOff = false);
 
     /**
      * A CFS bandwidth group: its tasks share @p quota of CPU time every @p period.
@@ -137,6 +146,7 @@ class HostCpu : public Object
         Time remaining;
         Work work;
         Callback<void> done;
+        bool irqsOff = false; //!< not pre-empted once started (spin_lock_irqsave)
     };
 
     struct Context
@@ -174,7 +184,16 @@ class HostCpu : public Object
         Time started;                  //!< when that job (re)started
         EventId event;                 //!< its end, or the end of its slice
         std::array<Time, N_WORK> busy{};
+        double speed = 1.0;  //!< SMT: progress per unit of wall time of the running job
+        bool endsJob = false; //!< the scheduled event is the running job's end
     };
+
+    /** SMT: the speed @p core runs at now (SmtShare while its sibling is busy). */
+    double SpeedOf(uint32_t core) const;
+    /** SMT: re-time the job running on @p core after its sibling started or stopped. */
+    void Retime(uint32_t core);
+    /** CPU work done in @p elapsed wall time on @p core at its speed. */
+    Time Progress(uint32_t core, Time elapsed) const;
 
     static Context MakeContext(Level level, uint32_t core, const std::string& name);
     /** The context that should run on @p core now (NONE: idle). */
@@ -197,6 +216,8 @@ class HostCpu : public Object
 
     uint32_t m_nCores;
     Time m_timeSlice;
+    uint32_t m_smt;    //!< logical CPUs per physical core (1 or 2)
+    double m_smtShare; //!< speed of a logical CPU while its sibling is busy
     Time m_created;
     std::vector<Core> m_cores;
     std::vector<Context> m_contexts;

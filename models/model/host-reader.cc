@@ -9,6 +9,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -81,6 +83,8 @@ HostReader::HostReader()
       m_reading(false),
       m_lockWait(false),
       m_stalled(false),
+      m_wokenTry(false),
+      m_taken(false),
       m_reads(0),
       m_stalls(0)
 {
@@ -118,6 +122,10 @@ HostReader::Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId)
     m_readDone = MakeCallback(&HostReader::ReadDone, this);
     m_workDone = MakeCallback(&HostReader::WorkDone, this);
     m_readLocked = MakeCallback(&HostReader::ReadLocked, this);
+    m_queueUnlocked = MakeCallback(&HostReader::QueueUnlocked, this);
+    m_woken = MakeCallback(&HostReader::Woken, this);
+    m_ownSocket = MakeCallback(&HostReader::OwnSocket, this);
+    m_ownerDone = MakeCallback(&HostReader::OwnerDone, this);
     if (m_stallPeriod.IsStrictlyPositive() && m_stallLength.IsStrictlyPositive())
     {
         Time at = m_stallStart - Simulator::Now();
@@ -145,7 +153,63 @@ HostReader::IsReading() const
 void
 HostReader::Wake()
 {
-    TryRead();
+    if (!m_socket->IsQueueSpinlock())
+    {
+        TryRead();
+        return;
+    }
+    // Woken from its sleep: back on its core (a context switch) before it looks.
+    m_reading = true;
+    m_cpuTime += m_wakeupCost;
+    m_cpu->Submit(m_thread, m_wakeupCost, HostCpu::APP_WORK, m_woken);
+}
+
+void
+HostReader::Woken()
+{
+    if (m_stalled)
+    {
+        m_reading = false; // a stall began meanwhile: it reads when it ends
+        return;
+    }
+    m_wokenTry = true;
+    LockQueue();
+}
+
+void
+HostReader::LockQueue()
+{
+    // __skb_try_recv_datagram: spin_lock_irqsave, take the head (if any), unlock
+    const Time locked = m_socket->LockQueue(m_core);
+    m_taken = !m_socket->IsEmpty();
+    if (m_taken)
+    {
+        m_current = m_socket->Dequeue();
+    }
+    m_cpuTime += locked;
+    m_cpu->Submit(m_thread, locked, HostCpu::APP_WORK, m_queueUnlocked, true);
+}
+
+void
+HostReader::QueueUnlocked()
+{
+    if (!m_taken)
+    {
+        if (m_wokenTry)
+        {
+            m_socket->CountFutileWakeup();
+        }
+        m_wokenTry = false;
+        m_reading = false;
+        TryRead(); // sleeps: the queue was empty when it looked
+        return;
+    }
+    m_wokenTry = false;
+    // the owner section (if any) is part of the read's cost: the copy is the rest
+    Time copy = m_readCost + Seconds(m_readByteCost * m_current.payloadBytes);
+    copy = std::max(copy - m_socket->GetOwnerCost(), Seconds(0));
+    m_cpuTime += copy;
+    m_cpu->Submit(m_thread, copy, HostCpu::APP_WORK, m_readDone);
 }
 
 void
@@ -154,6 +218,12 @@ HostReader::TryRead()
     if (m_reading || m_lockWait || m_stalled || !m_socket || m_socket->IsEmpty())
     {
         return; // blocked in recvmsg until the socket wakes us (or hands us its lock)
+    }
+    if (m_socket->IsQueueSpinlock())
+    {
+        m_reading = true;
+        LockQueue();
+        return;
     }
     if (!m_socket->AcquireRead(this))
     {
@@ -169,9 +239,13 @@ HostReader::LockHandedOver()
 {
     m_lockWait = false;
     m_reading = true;
-    // Woken up (a context switch) before it can read; the lock is its own meanwhile.
+    // Woken up (a context switch) before it can go on; the lock is its own meanwhile:
+    // to read (recvmsg lock) or to free what it has copied (the owner lock).
     m_cpuTime += m_wakeupCost;
-    m_cpu->Submit(m_thread, m_wakeupCost, HostCpu::APP_WORK, m_readLocked);
+    m_cpu->Submit(m_thread,
+                  m_wakeupCost,
+                  HostCpu::APP_WORK,
+                  m_socket->IsQueueSpinlock() ? m_ownSocket : m_readLocked);
 }
 
 void
@@ -194,12 +268,58 @@ HostReader::ReadLocked()
 void
 HostReader::ReadDone()
 {
+    if (m_socket->GetOwnerCost().IsStrictlyPositive())
+    {
+        // udp_recvmsg's out_free (2.6.25-2.6.32): lock_sock, sleeping while it is owned
+        if (!m_socket->AcquireRead(this))
+        {
+            m_lockWait = true;
+            return;
+        }
+        OwnSocket();
+        return;
+    }
+    FreeDatagram();
+}
+
+void
+HostReader::OwnSocket()
+{
+    // skb_free_datagram with bottom halves on: the softirq may pre-empt it
+    const Time cost = m_socket->GetOwnerCost();
+    m_cpuTime += cost;
+    m_cpu->Submit(m_thread, cost, HostCpu::APP_WORK, m_ownerDone);
+}
+
+void
+HostReader::OwnerDone()
+{
+    ++m_reads;
+    HostDatagram d = std::move(m_current);
+    m_current = HostDatagram();
+    m_socket->Consume(d);                  // sock_rfree
+    m_socket->ReleaseOwner(this, m_core); // release_sock
+    AfterRead();
+}
+
+void
+HostReader::FreeDatagram()
+{
     // recvmsg returns: the copy is done, the socket's charge released (skb_consume_udp)
     ++m_reads;
     HostDatagram d = std::move(m_current);
     m_current = HostDatagram();
-    m_socket->ReleaseRead(this);
+    if (!m_socket->IsQueueSpinlock())
+    {
+        m_socket->ReleaseRead(this);
+    }
     m_socket->Consume(d);
+    AfterRead();
+}
+
+void
+HostReader::AfterRead()
+{
     if (m_workCost.IsStrictlyPositive())
     {
         m_cpuTime += m_workCost;
@@ -225,7 +345,7 @@ HostReader::StallBegin()
     }
     ++m_stalls;
     m_stalled = true;
-    if (m_lockWait)
+    if (m_lockWait && !m_socket->IsQueueSpinlock())
     {
         m_lockWait = false;
         m_socket->CancelLockWait(this);

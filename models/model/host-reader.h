@@ -43,6 +43,17 @@ class HostSocket;
  * reads. Readers that share a socket therefore help only where the work after
  * recvmsg dominates (seed 004's Model 3: two threads on one descriptor read
  * less than one).
+ *
+ * With the socket's QueueSpinlock (Linux's lock) a read is instead: the
+ * spinlock around the dequeue (HostSocket::LockQueue: spin, the line's
+ * transfer, the hold; interrupts off, so the softirq cannot pre-empt it), then
+ * the copy (ReadCost + ReadByteCost per byte, pre-emptible) outside the lock.
+ * A reader that finds the queue empty sleeps; woken, it pays WakeupCost (the
+ * context switch) before it takes the lock, and may find the queue empty
+ * again (a futile wakeup: another reader took the datagram). With the socket's
+ * OwnerCost, the copy is followed by lock_sock, skb_free_datagram and
+ * release_sock (Linux 2.6.25-2.6.32): a reader that finds the socket owned
+ * sleeps until it is handed over and pays WakeupCost (LockHandedOver).
  */
 class HostReader : public Object
 {
@@ -89,7 +100,21 @@ class HostReader : public Object
     /** With the socket's lock: take a datagram and copy it (or give the lock back). */
     void ReadLocked();
     void ReadDone();
+    /** The datagram is copied out: release its charge, hand it on (no owner section). */
+    void FreeDatagram();
+    /** After the read: the application's work, then the next read. */
+    void AfterRead();
+    /** Owner section (socket OwnerCost): skb_free_datagram under lock_sock. */
+    void OwnSocket();
+    /** release_sock: the charge released, the backlog queued, the lock handed on. */
+    void OwnerDone();
     void WorkDone();
+    /** QueueSpinlock: take the queue's lock (and a datagram, if one is queued). */
+    void LockQueue();
+    /** QueueSpinlock: the lock is released; copy the datagram taken, if any. */
+    void QueueUnlocked();
+    /** QueueSpinlock: a woken reader is back on its core. */
+    void Woken();
     void StallBegin();
     void StallEnd();
 
@@ -113,6 +138,12 @@ class HostReader : public Object
     Callback<void> m_readDone;
     Callback<void> m_workDone;
     Callback<void> m_readLocked;
+    Callback<void> m_queueUnlocked;
+    Callback<void> m_woken;
+    Callback<void> m_ownSocket;
+    Callback<void> m_ownerDone;
+    bool m_wokenTry; //!< QueueSpinlock: this lock is a woken reader's first look
+    bool m_taken;    //!< QueueSpinlock: the lock's holder took a datagram
     EventId m_stallEvent;
     EventId m_stallEndEvent;
 

@@ -404,6 +404,7 @@ HostRxKernel::JobDone(uint32_t core)
     HostRxFrame f = std::move(sd.inflight);
     sd.inflight = HostRxFrame();
     ++sd.work;
+    m_stackCore = core; // IP and UDP of this frame ran here (the socket lock's taker)
     if (sd.current == NAPI_NIC)
     {
         m_nic->CleanedDescriptor();
@@ -583,7 +584,7 @@ HostRxKernel::DatagramReady(HostDatagram datagram)
             }
             datagram.payloadBytes = ipPayload - std::min<uint32_t>(ipPayload, 8); // UDP header
             ++m_stats.datagramsToSockets;
-            it->second.Pick()->Enqueue(std::move(datagram));
+            it->second.Pick()->Enqueue(std::move(datagram), m_stackCore);
             return;
         }
     }

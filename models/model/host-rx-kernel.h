@@ -206,6 +206,7 @@ class HostRxKernel : public Object
 
     std::vector<Softnet> m_softnet;
     std::vector<uint32_t> m_rpsList; //!< cores in RpsCpus
+    uint32_t m_stackCore = 0;        //!< core of the frame in IP and UDP now
     HostIpv4Defrag m_defrag;
 
     Stats m_stats;

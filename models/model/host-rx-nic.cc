@@ -394,7 +394,7 @@ HostRxNic::GetInterruptInterval() const
 void
 HostRxNic::MaybeInterrupt()
 {
-    if (!m_irqEnabled || m_ring.empty() || m_irqEvent.IsPending())
+    if (!m_irqEnabled || m_ring.empty() || !m_irqEvent.IsExpired())
     {
         return;
     }

@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -58,6 +59,38 @@ HostSocket::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&HostSocket::m_reusePort),
                           MakeBooleanChecker())
+            .AddAttribute("QueueSpinlock",
+                          "Readers take sk_receive_queue.lock (a spinlock, interrupts off) "
+                          "around the dequeue only, as Linux; off: one recvmsg at a time "
+                          "holds a sleeping lock over the whole call.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostSocket::m_queueSpinlock),
+                          MakeBooleanChecker())
+            .AddAttribute("LineTransfer",
+                          "QueueSpinlock: time (s) to move the lock's cache line from the "
+                          "core that held it last (a line modified in another core's cache).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostSocket::m_lineTransfer),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("LockHold",
+                          "QueueSpinlock: time (s) the lock is held once its line is here "
+                          "(the dequeue or enqueue: a few pointer writes and the unlock).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostSocket::m_lockHold),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("WakeAll",
+                          "QueueSpinlock: a datagram wakes every sleeping reader (threads "
+                          "polling one descriptor without EPOLLEXCLUSIVE), not one.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostSocket::m_wakeAll),
+                          MakeBooleanChecker())
+            .AddAttribute("OwnerCost",
+                          "QueueSpinlock: CPU time (s) of skb_free_datagram under lock_sock "
+                          "after each copy (Linux 2.6.25-2.6.32), a part of the reader's "
+                          "ReadCost; 0 = no owner section.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostSocket::m_ownerCost),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("SocketDrop",
                             "A datagram was dropped because the receive buffer was full "
                             "(Udp RcvbufErrors); the packet is its first frame (IPv4 header "
@@ -78,6 +111,13 @@ HostSocket::HostSocket()
       m_nextReader(0),
       m_lockHolder(nullptr),
       m_lockHandoffs(0),
+      m_queueSpinlock(false),
+      m_wakeAll(false),
+      m_backlogged(0),
+      m_lockCore(UINT32_MAX),
+      m_wakeups(0),
+      m_futileWakeups(0),
+      m_lineTransfers(0),
       m_rmemAlloc(0),
       m_peakRmem(0),
       m_peakQueue(0),
@@ -101,6 +141,7 @@ HostSocket::DoDispose()
     m_lockWaiters.clear();
     m_cpu = nullptr;
     m_queue.clear();
+    m_backlog.clear();
     m_deliver = MakeNullCallback<void, const HostDatagram&>();
     Object::DoDispose();
 }
@@ -167,9 +208,16 @@ HostSocket::GetReaders() const
 }
 
 bool
-HostSocket::Enqueue(HostDatagram datagram)
+HostSocket::Enqueue(HostDatagram datagram, uint32_t core)
 {
     NS_LOG_FUNCTION(this << datagram.truesize);
+    if (m_queueSpinlock && m_ownerCost.IsStrictlyPositive() && m_lockHolder)
+    {
+        // udp_queue_rcv_skb: sock_owned_by_user, so sk_add_backlog; release_sock queues it
+        ++m_backlogged;
+        m_backlog.push_back(std::move(datagram));
+        return true;
+    }
     // __udp_enqueue_schedule_skb: the test is made before charging, so the last
     // datagram admitted may take sk_rmem_alloc up to sk_rcvbuf + truesize.
     if (m_rmemAlloc > GetRcvbuf())
@@ -180,21 +228,123 @@ HostSocket::Enqueue(HostDatagram datagram)
     }
     m_rmemAlloc += datagram.truesize;
     m_peakRmem = std::max(m_peakRmem, m_rmemAlloc);
+    if (m_queueSpinlock)
+    {
+        TakeQueueLock(core); // skb_queue_tail
+    }
     m_queue.push_back(std::move(datagram));
     m_peakQueue = std::max<uint32_t>(m_peakQueue, m_queue.size());
     ++m_enqueued;
-    // sk_data_ready: an exclusive wake-up, one waiting reader; they take turns.
+    // sk_data_ready: an exclusive wake-up, one waiting reader; they take turns. With
+    // WakeAll every waiting reader is woken.
+    const bool all = m_queueSpinlock && m_wakeAll;
     for (std::size_t k = 0; k < m_readers.size(); ++k)
     {
         HostReader* r = PeekPointer(m_readers[(m_nextReader + k) % m_readers.size()]);
         if (r->IsWaiting())
         {
-            m_nextReader = (m_nextReader + k + 1) % m_readers.size();
+            if (!all)
+            {
+                m_nextReader = (m_nextReader + k + 1) % m_readers.size();
+            }
+            m_wakeups += m_queueSpinlock ? 1 : 0;
             r->Wake();
-            break;
+            if (!all)
+            {
+                break;
+            }
         }
     }
     return true;
+}
+
+Time
+HostSocket::TakeQueueLock(uint32_t core)
+{
+    const Time now = Simulator::Now();
+    const Time grant = std::max(now, m_lockFreeAt);
+    Time hold = m_lockHold;
+    if (m_lockCore != UINT32_MAX && m_lockCore != core)
+    {
+        hold += m_lineTransfer;
+        ++m_lineTransfers;
+    }
+    m_lockCore = core;
+    m_lockFreeAt = grant + hold;
+    return grant - now;
+}
+
+bool
+HostSocket::IsQueueSpinlock() const
+{
+    return m_queueSpinlock;
+}
+
+Time
+HostSocket::LockQueue(uint32_t core)
+{
+    NS_ASSERT(m_queueSpinlock);
+    const Time spin = TakeQueueLock(core);
+    m_spinTime += spin;
+    return m_lockFreeAt - Simulator::Now();
+}
+
+void
+HostSocket::CountFutileWakeup()
+{
+    ++m_futileWakeups;
+}
+
+Time
+HostSocket::GetOwnerCost() const
+{
+    return m_queueSpinlock ? m_ownerCost : Seconds(0);
+}
+
+void
+HostSocket::ReleaseOwner(HostReader* reader, uint32_t core)
+{
+    NS_ASSERT(m_lockHolder == reader);
+    // __release_sock: the parked datagrams are queued, then the owner lock is handed on
+    m_lockHolder = nullptr;
+    while (!m_backlog.empty())
+    {
+        HostDatagram d = std::move(m_backlog.front());
+        m_backlog.pop_front();
+        Enqueue(std::move(d), core);
+    }
+    m_lockHolder = reader;
+    ReleaseRead(reader);
+}
+
+uint64_t
+HostSocket::GetBacklogged() const
+{
+    return m_backlogged;
+}
+
+uint64_t
+HostSocket::GetWakeups() const
+{
+    return m_wakeups;
+}
+
+uint64_t
+HostSocket::GetFutileWakeups() const
+{
+    return m_futileWakeups;
+}
+
+uint64_t
+HostSocket::GetLineTransfers() const
+{
+    return m_lineTransfers;
+}
+
+Time
+HostSocket::GetSpinTime() const
+{
+    return m_spinTime;
 }
 
 bool
@@ -288,7 +438,7 @@ HostSocket::GetRead() const
 uint32_t
 HostSocket::GetQueueLength() const
 {
-    return m_queue.size();
+    return m_queue.size() + m_backlog.size();
 }
 
 uint32_t

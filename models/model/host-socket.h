@@ -46,7 +46,30 @@ class HostReader;
  *
  * Readers (HostReader) that share the socket copy one at a time: recvmsg holds
  * the socket's lock (AcquireRead / ReleaseRead), and a reader that finds it
- * taken sleeps until it is handed the lock. ReusePort (SO_REUSEPORT): sockets
+ * taken sleeps until it is handed the lock.
+ *
+ * QueueSpinlock (off by default) replaces that lock by the one Linux takes:
+ * sk_receive_queue.lock, a spinlock held with interrupts off only around the
+ * dequeue (__skb_try_recv_datagram) and the softirq's skb_queue_tail. Each
+ * taker spins until it is free, pays LineTransfer when the lock's cache line
+ * was last held by another core, then holds it for LockHold (LockQueue); the
+ * copy to user space runs outside it. A datagram wakes one sleeping reader, or
+ * every one with WakeAll (threads polling one descriptor without
+ * EPOLLEXCLUSIVE); a woken reader pays its WakeupCost and takes the lock, and
+ * one that finds the queue empty (another took the datagram) made a futile
+ * wakeup. The enqueue's spin and transfer delay the readers but are not charged
+ * to the softirq (its CPU per frame is the kernel's StackCost).
+ *
+ * OwnerCost > 0 adds what Linux 2.6.25 to 2.6.32 do after the copy: lock_sock,
+ * skb_free_datagram, release_sock (udp_recvmsg's out_free). lock_sock is the
+ * socket's owner lock: a reader that finds it owned sleeps until release_sock
+ * hands it over (then pays WakeupCost: AcquireRead / ReleaseRead); the owner
+ * runs OwnerCost with bottom halves on, so the softirq may pre-empt it; while
+ * the socket is owned the softirq parks arriving datagrams in the socket's
+ * backlog (udp_queue_rcv_skb: sk_add_backlog, unbounded before 2.6.34), and
+ * release_sock queues them (receive-buffer check, charge, wake-ups) on the
+ * owner's core. The charge of the datagram read is released at the end of the
+ * owner section (sock_rfree). ReusePort (SO_REUSEPORT): sockets
  * of one port that all set it form a group in HostRxKernel, which spreads the
  * port's datagrams over them.
  */
@@ -79,8 +102,12 @@ class HostSocket : public Object
     void AddReader(Ptr<HostReader> reader);
     std::vector<Ptr<HostReader>> GetReaders() const;
 
-    /** Queue a datagram, or drop it (SocketDrop) if the buffer is over sk_rcvbuf. */
-    bool Enqueue(HostDatagram datagram);
+    /**
+     * Queue a datagram, or drop it (SocketDrop) if the buffer is over sk_rcvbuf; with
+     * OwnerCost, park it in the backlog while a reader owns the socket.
+     * @param core the core whose softirq queues it (QueueSpinlock: the lock's taker)
+     */
+    bool Enqueue(HostDatagram datagram, uint32_t core = 0);
     bool IsEmpty() const;
     /** The oldest datagram, taken by a reader (it stays charged until Consume). */
     HostDatagram Dequeue();
@@ -101,13 +128,41 @@ class HostSocket : public Object
     /** @return times the lock was handed from one reader to a waiting one */
     uint64_t GetLockHandoffs() const;
 
+    /** @return whether QueueSpinlock is on (the lock around the dequeue only) */
+    bool IsQueueSpinlock() const;
+    /**
+     * QueueSpinlock: a reader on @p core takes sk_receive_queue.lock now.
+     * @return the CPU time it spends with interrupts off: spinning until the lock is
+     *         free, the line's transfer from another core, the hold
+     */
+    Time LockQueue(uint32_t core);
+    /** QueueSpinlock: a woken reader found the queue empty. */
+    void CountFutileWakeup();
+    /** QueueSpinlock: the CPU time of the owner section after a copy (0: none). */
+    Time GetOwnerCost() const;
+    /**
+     * QueueSpinlock with OwnerCost: release_sock by @p reader on @p core: the datagrams
+     * parked meanwhile are queued, then the owner lock goes to the longest waiting reader.
+     */
+    void ReleaseOwner(HostReader* reader, uint32_t core);
+    /** Datagrams the softirq parked in the socket's backlog while it was owned. */
+    uint64_t GetBacklogged() const;
+    /** Readers woken by arriving datagrams (QueueSpinlock). */
+    uint64_t GetWakeups() const;
+    /** Of those, wakeups that found the queue empty (QueueSpinlock). */
+    uint64_t GetFutileWakeups() const;
+    /** Times the lock's cache line moved between cores (QueueSpinlock). */
+    uint64_t GetLineTransfers() const;
+    /** CPU time readers spent spinning on the lock (QueueSpinlock). */
+    Time GetSpinTime() const;
+
     /** Datagrams queued so far. */
     uint64_t GetEnqueued() const;
     /** Datagrams dropped because the buffer was full (Udp RcvbufErrors). */
     uint64_t GetDrops() const;
     /** Datagrams read by the application. */
     uint64_t GetRead() const;
-    /** Datagrams waiting in the queue now. */
+    /** Datagrams waiting in the queue now (and in the backlog, with OwnerCost). */
     uint32_t GetQueueLength() const;
     /** sk_rmem_alloc now (bytes of truesize charged, read-in-progress included). */
     uint32_t GetRmemAlloc() const;
@@ -136,6 +191,24 @@ class HostSocket : public Object
     std::deque<HostReader*> m_lockWaiters;  //!< readers asleep on the lock, oldest first
     uint64_t m_lockHandoffs;
     Callback<void, const HostDatagram&> m_deliver;
+
+    /** Take sk_receive_queue.lock on @p core: the lock's line moves, the hold begins at
+     *  the later of now and its release. @return the taker's spin */
+    Time TakeQueueLock(uint32_t core);
+
+    bool m_queueSpinlock;
+    Time m_lineTransfer;
+    Time m_lockHold;
+    bool m_wakeAll;
+    Time m_ownerCost;
+    std::deque<HostDatagram> m_backlog; //!< parked while a reader owns the socket
+    uint64_t m_backlogged;
+    Time m_lockFreeAt;   //!< when the spinlock's current holder releases it
+    uint32_t m_lockCore; //!< core that held it last (UINT32_MAX: none yet)
+    uint64_t m_wakeups;
+    uint64_t m_futileWakeups;
+    uint64_t m_lineTransfers;
+    Time m_spinTime;
 
     uint64_t m_rmemAlloc;
     uint64_t m_peakRmem;

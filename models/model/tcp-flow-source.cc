@@ -222,7 +222,8 @@ TcpFlowSource::WriteOne()
     // the message counts once its last byte is in (a message may exceed the buffer).
     if (m_pending == 0)
     {
-        m_pending = m_messageSize;
+        m_pending = m_messageSize; // the call for message m_sent begins (it may block)
+        m_stamps.Record(m_sent, Simulator::Now());
     }
     const uint32_t n = std::min(m_socket->GetTxAvailable(), m_pending);
     if (n == 0)
@@ -255,6 +256,18 @@ TcpFlowSource::ChargeCpu(uint32_t bytes)
     const Time cost = m_sendCost + Seconds(perByte * bytes);
     m_cpuTime += cost;
     m_cpuFree = std::max(m_cpuFree, Simulator::Now()) + cost;
+}
+
+void
+TcpFlowSource::KeepStamps()
+{
+    m_stamps.Keep();
+}
+
+Time
+TcpFlowSource::GetStamp(uint64_t seq) const
+{
+    return m_stamps.Get(seq);
 }
 
 void

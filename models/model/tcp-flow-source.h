@@ -5,6 +5,8 @@
 #ifndef LANLOSS_TCP_FLOW_SOURCE_H
 #define LANLOSS_TCP_FLOW_SOURCE_H
 
+#include "send-stamps.h"
+
 #include "ns3/address.h"
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
@@ -72,6 +74,14 @@ class TcpFlowSource : public Application
     bool HasFailed() const;
     /** @return the sending host's CPU time spent in send() calls (the three costs) */
     Time GetSendCpuTime() const;
+    /** Keep each message's send stamp for GetStamp (call before the start). */
+    void KeepStamps();
+    /**
+     * When the send() call of message @p seq (0 = the first) began, its blocking included:
+     * the time a sending program reads just before the call (seed 003's Java sender stamps
+     * it into the message). Negative if the message was not begun or stamps are not kept.
+     */
+    Time GetStamp(uint64_t seq) const;
 
   protected:
     void DoDispose() override;
@@ -116,6 +126,7 @@ class TcpFlowSource : public Application
     uint64_t m_bytes;
     Time m_cpuFree;  //!< when the sending host's CPU is done with the last send() call
     Time m_cpuTime;  //!< the CPU those calls took
+    SendStamps m_stamps;
 };
 
 } // namespace ns3

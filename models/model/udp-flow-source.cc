@@ -503,12 +503,17 @@ UdpFlowSource::SendDue()
             // schedule (a paced one then catches up as fast as its CPU allows). It waits
             // for its CPU, not for the queue: no retry on frames leaving.
             StopWaiting();
-            if (!m_sendEvent.IsPending())
+            if (m_sendEvent.IsExpired())
             {
                 m_sendEvent =
                     Simulator::Schedule(m_cpuFreeAt - now, &UdpFlowSource::SendDue, this);
             }
             return;
+        }
+        if (m_callSeq != m_seq + 1)
+        {
+            m_callSeq = m_seq + 1; // the call for datagram m_seq begins (it may block)
+            m_callStart = now;
         }
         if (MustWait())
         {
@@ -546,6 +551,7 @@ UdpFlowSource::SendOne()
         WireHeader{seq, static_cast<uint64_t>(now.GetNanoSeconds()), m_flowId, HEADER_MAGIC});
     Ptr<Packet> packet = Create<Packet>(m_payload.data(), m_payloadSize);
     packet->AddPacketTag(FlowSeqTag(m_flowId, seq, now));
+    m_stamps.Record(seq, m_callStart);
     if (m_socket->Send(packet) < 0)
     {
         NS_LOG_LOGIC("send of seq " << seq << " failed: errno " << m_socket->GetErrno());
@@ -588,13 +594,25 @@ UdpFlowSource::DeviceTxBegin(Ptr<const Packet> frame)
 {
     // A frame left the queue: room may have appeared. Retry after the device's
     // event, not inside it, so the device is never re-entered from its own trace.
-    if (m_running && m_waiting && !m_retryEvent.IsPending())
+    if (m_running && m_waiting && m_retryEvent.IsExpired())
     {
         m_retryEvent = Simulator::ScheduleNow(&UdpFlowSource::SendDue, this);
     }
 }
 
 // ---------------------------------------------------------------- counters
+
+void
+UdpFlowSource::KeepStamps()
+{
+    m_stamps.Keep();
+}
+
+Time
+UdpFlowSource::GetStamp(uint64_t seq) const
+{
+    return m_stamps.Get(seq);
+}
 
 uint64_t
 UdpFlowSource::GetSent() const

@@ -8,7 +8,10 @@
 #include "ethernet-wire.h"
 #include "lanloss-schedule.h"
 #include "lanloss-linux-rx.h"
+#include "lanloss-ns3-compat.h"
 #include "lanloss-wire-format.h"
+
+#include "send-stamps.h"
 
 #include "ns3/address.h"
 #include "ns3/application.h"
@@ -112,7 +115,7 @@ class UdpFlowSource : public Application
      * @param stream the first stream index (unused)
      * @return the number of streams used (0)
      */
-    int64_t AssignStreams(int64_t stream) override;
+    int64_t AssignStreams(int64_t stream) LANLOSS_OVERRIDE_APPLICATION_ASSIGN_STREAMS;
 
     /** Datagrams handed to the socket successfully. */
     uint64_t GetSent() const;
@@ -126,6 +129,14 @@ class UdpFlowSource : public Application
     Time GetFirstSendTime() const;
     /** Time of the last successful send (zero if none). */
     Time GetLastSendTime() const;
+    /** Keep each datagram's send stamp for GetStamp (call before the start). */
+    void KeepStamps();
+    /**
+     * When the send() call of datagram @p seq began, its wait for room included: the time a
+     * sending program reads just before the call (seed 003's Java sender stamps it into
+     * the message). Negative if the datagram was not sent or stamps are not kept.
+     */
+    Time GetStamp(uint64_t seq) const;
 
   protected:
     void DoDispose() override;
@@ -213,6 +224,10 @@ class UdpFlowSource : public Application
     Time m_sendCpu;      //!< CPU spent in send() calls so far
     Time m_firstSend;
     Time m_lastSend;
+
+    SendStamps m_stamps;
+    uint64_t m_callSeq = 0;        //!< 1 + the seq whose send() call began at m_callStart
+    Time m_callStart;
 
     TracedCallback<Ptr<const Packet>> m_txTrace;
     TracedCallback<Ptr<const Packet>> m_txFailureTrace;

@@ -3,6 +3,8 @@
  * Tests of the Ethernet device, channel and PAUSE timing against IEEE 802.3
  * numbers computed by hand (exact event times, no tolerance unless stated).
  */
+#include "lanloss-test-compat.h"
+
 #include "ns3/ethernet-channel.h"
 #include "ns3/ethernet-helper.h"
 #include "ns3/ethernet-net-device.h"

@@ -5,6 +5,7 @@
  * (the bed: host-test-bed.h).
  */
 #include "host-test-bed.h"
+#include "lanloss-test-compat.h"
 
 using namespace ns3;
 using namespace hosttest;

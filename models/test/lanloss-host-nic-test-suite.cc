@@ -5,6 +5,7 @@
  * (the bed: host-test-bed.h).
  */
 #include "host-test-bed.h"
+#include "lanloss-test-compat.h"
 
 using namespace ns3;
 using namespace hosttest;
@@ -223,6 +224,46 @@ class RingAndFifoTestCase : public TestCase
 };
 
 /**
+ * The ring running dry between throttled interrupts: a ring of R descriptors holds R - 1
+ * frames, a fast kernel empties it at each interrupt, and with DROP_EN (no FIFO to fall
+ * back on) the frames of an interval of length T beyond R - 1 are dropped:
+ * max(0, lambda T - (R - 1)) per interval. 100,000 frames/s, R = 64: ITR 500 (T =
+ * 1999.872 us, 200 frames) drops 137 of every 200 (68.5 %); ITR 2500 (40 frames) none.
+ */
+class RingDryTestCase : public TestCase
+{
+  public:
+    RingDryTestCase(uint32_t itr, double loss)
+        : TestCase("ring of 64 at 100 kpps, ITR " + std::to_string(itr) +
+                   ": drops max(0, lambda T - 63) per interval"),
+          m_itr(itr),
+          m_loss(loss)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Bed bed(DataRate("100Mbps"));
+        bed.Costs(NanoSeconds(10), NanoSeconds(10), NanoSeconds(10), MicroSeconds(1));
+        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(m_itr));
+        bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(64));
+        bed.host.SetRxPathAttribute("DropWhenNoDescriptor", BooleanValue(true));
+        bed.Install(0);
+        bed.Traffic(18, 100000, MilliSeconds(1), MilliSeconds(201), MilliSeconds(0));
+        Outcome o = bed.Finish(MilliSeconds(250), 18);
+        NS_TEST_ASSERT_MSG_EQ(o.sent, 20000, "100 kpps for 200 ms");
+        // one interval's worth (200 frames of 20,000: 1 %) for where the first and last fall
+        NS_TEST_ASSERT_MSG_EQ_TOL(o.Loss(), m_loss, 0.01, "loss = (lambda T - 63) / lambda T");
+        NS_TEST_ASSERT_MSG_EQ(o.Drops(LossAccountant::RX_RING), o.lost, "all at the ring");
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+    }
+
+    uint32_t m_itr;
+    double m_loss;
+};
+
+/**
  * Host PAUSE comes from the NIC FIFO only. A host whose softirq cannot keep
  * up (DriverCost 20 us: 50 kpps, offered 80 kpps) exhausts its ring, the FIFO
  * fills, and every XOFF is sent with no free descriptor and the FIFO at the
@@ -357,6 +398,8 @@ class LanlossHostNicTestSuite : public TestSuite
         AddTestCase(new RingAndFifoTestCase(49152, false, 0, 0), Duration::QUICK);
         AddTestCase(new RingAndFifoTestCase(640, false, 33, 0), Duration::QUICK);
         AddTestCase(new RingAndFifoTestCase(49152, true, 0, 43), Duration::QUICK);
+        AddTestCase(new RingDryTestCase(500, 137.0 / 200.0), Duration::QUICK);
+        AddTestCase(new RingDryTestCase(2500, 0.0), Duration::QUICK);
         AddTestCase(new HostPauseTestCase, Duration::QUICK);
     }
 };

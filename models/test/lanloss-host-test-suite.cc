@@ -5,6 +5,9 @@
  * (the bed: host-test-bed.h).
  */
 #include "host-test-bed.h"
+#include "lanloss-test-compat.h"
+
+#include "ns3/double.h"
 
 using namespace ns3;
 using namespace hosttest;
@@ -382,6 +385,253 @@ class ReadersScaleTestCase : public TestCase
     }
 };
 
+/** A job's callback that records, under @p name, when the job ended. */
+Callback<void>
+RecordDone(std::map<std::string, Time>& done, const std::string& name)
+{
+    return Callback<void>([&done, name]() { done[name] = Simulator::Now(); });
+}
+
+/**
+ * A job submitted with interrupts off (spin_lock_irqsave) is not pre-empted on its
+ * core, neither by a hard IRQ nor a softirq nor by the end of its time slice: they run
+ * after it, in priority order.
+ */
+class HostCpuIrqsOffTestCase : public TestCase
+{
+  public:
+    HostCpuIrqsOffTestCase()
+        : TestCase("HostCpu: a job with interrupts off runs to its end, then IRQ > softirq")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<HostCpu> cpu = CreateObject<HostCpu>();
+        cpu->SetAttribute("TimeSlice", TimeValue(MicroSeconds(3)));
+        const uint32_t a = cpu->CreateThread(0, "a");
+        const uint32_t b = cpu->CreateThread(0, "b");
+        std::map<std::string, Time> done;
+        auto at = [&done](std::string n) { return RecordDone(done, n); };
+        Simulator::Schedule(Seconds(0), [&]() {
+            cpu->Submit(a, MicroSeconds(10), HostCpu::APP_WORK, at("a"), true);
+            cpu->Submit(b, MicroSeconds(2), HostCpu::APP_WORK, at("b"));
+        });
+        Simulator::Schedule(MicroSeconds(1), [&]() {
+            cpu->Submit(cpu->SoftIrqContext(0), MicroSeconds(1), HostCpu::SOFTIRQ_WORK, at("s"));
+            cpu->Submit(cpu->HardIrqContext(0), MicroSeconds(1), HostCpu::IRQ_WORK, at("i"));
+        });
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        const Time app = cpu->GetBusyTime(HostCpu::APP_WORK);
+        Simulator::Destroy();
+        // a 0-10 (no pre-emption, no slice end); irq 10-11; softirq 11-12; b 12-14
+        NS_TEST_ASSERT_MSG_EQ(done["a"], MicroSeconds(10), "interrupts off: a runs through");
+        NS_TEST_ASSERT_MSG_EQ(done["i"], MicroSeconds(11), "the hard IRQ waits for a");
+        NS_TEST_ASSERT_MSG_EQ(done["s"], MicroSeconds(12), "then the softirq");
+        NS_TEST_ASSERT_MSG_EQ(done["b"], MicroSeconds(14), "then the other task");
+        NS_TEST_ASSERT_MSG_EQ(app, MicroSeconds(12), "task time");
+    }
+};
+
+/**
+ * SMT (SmtSiblings 2, SmtShare 0.65): two logical CPUs of one core. A job alone runs at
+ * full speed; while both siblings run, each progresses at 0.65. Jobs of 10 us and 5 us
+ * started together: the 5 us job ends at 5 / 0.65 = 7.693 us (rounded up to the ns), the
+ * other has done 5 us by then and runs its last 5 us alone: 12.693 us. Busy time is wall
+ * time per logical CPU.
+ */
+class HostCpuSmtTestCase : public TestCase
+{
+  public:
+    HostCpuSmtTestCase()
+        : TestCase("HostCpu SMT: siblings at 0.65 of a core while both run, full speed alone")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<HostCpu> cpu = CreateObject<HostCpu>();
+        cpu->SetAttribute("SmtSiblings", UintegerValue(2));
+        cpu->SetAttribute("SmtShare", DoubleValue(0.65));
+        cpu->SetAttribute("Cores", UintegerValue(2));
+        const uint32_t a = cpu->CreateThread(0, "a");
+        const uint32_t b = cpu->CreateThread(1, "b");
+        std::map<std::string, Time> done;
+        auto at = [&done](std::string n) { return RecordDone(done, n); };
+        Simulator::Schedule(Seconds(0), [&]() {
+            cpu->Submit(a, MicroSeconds(10), HostCpu::APP_WORK, at("a"));
+            cpu->Submit(b, MicroSeconds(5), HostCpu::APP_WORK, at("b"));
+        });
+        // later, a job alone on CPU 1: full speed
+        Simulator::Schedule(MicroSeconds(100), [&]() {
+            cpu->Submit(b, MicroSeconds(4), HostCpu::APP_WORK, at("alone"));
+        });
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        const Time busy0 = cpu->GetBusyTime(0, HostCpu::APP_WORK);
+        const Time busy1 = cpu->GetBusyTime(1, HostCpu::APP_WORK);
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(done["b"], NanoSeconds(7693), "5 us at 0.65");
+        NS_TEST_ASSERT_MSG_EQ(done["a"], NanoSeconds(12693), "5 us shared, 5 us alone");
+        NS_TEST_ASSERT_MSG_EQ(done["alone"], MicroSeconds(104), "alone: full speed");
+        NS_TEST_ASSERT_MSG_EQ(busy0, NanoSeconds(12693), "CPU 0 wall time busy");
+        NS_TEST_ASSERT_MSG_EQ(busy1, NanoSeconds(7693 + 4000), "CPU 1 wall time busy");
+    }
+};
+
+/**
+ * The shared-socket bed of the socket-lock cases: a 3-core host, a fast kernel (1 us per
+ * interrupt, 0.5 us per frame), ITR @p itr, @p read per read, @p wakeup per wake-up,
+ * Linux's queue spinlock on, the readers sharing one socket.
+ */
+void
+SharedSocketHost(Bed& bed, uint32_t itr, Time read, Time wakeup)
+{
+    bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), read);
+    bed.host.SetCpuAttribute("Cores", UintegerValue(3));
+    bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(itr));
+    bed.host.SetReaderAttribute("WakeupCost", TimeValue(wakeup));
+    bed.host.SetSocketAttribute("QueueSpinlock", BooleanValue(true));
+    bed.host.SetReusePort(false);
+}
+
+/**
+ * Linux's socket lock (HostSocket QueueSpinlock): two readers on one socket, on cores 1
+ * and 2, the softirq's enqueue on core 0, datagrams 100 us apart so that both readers
+ * sleep before each one. Per datagram, with WakeAll: both are woken (2 wakeups, each
+ * paying W), the first takes the lock (its line from core 0: T + H) and the datagram,
+ * the second spins until the first releases it (T + H), takes it (T + H) and finds the
+ * queue empty (a futile wakeup). Exact counts: wakeups 2N, futile N, line transfers
+ * 3N - 1 (the first enqueue finds no previous holder), reader CPU N (2W + R + 3(T + H)),
+ * spin N (T + H). Exclusive wake-ups: N wakeups, none futile, 2N - 1 transfers, reader
+ * CPU N (W + R + T + H).
+ */
+class QueueSpinlockTestCase : public TestCase
+{
+  public:
+    QueueSpinlockTestCase()
+        : TestCase("socket lock as Linux: a spinlock around the dequeue, a line transfer per "
+                   "change of core, futile wakeups with wake-all")
+    {
+    }
+
+  private:
+    struct Counts
+    {
+        Outcome o;
+        uint64_t wakeups = 0;
+        uint64_t futile = 0;
+        uint64_t transfers = 0;
+        Time spin;
+    };
+
+    Counts Run(bool wakeAll)
+    {
+        Bed bed(DataRate("1Gbps"));
+        SharedSocketHost(bed, 0, MicroSeconds(2), MicroSeconds(1));
+        bed.host.SetSocketAttribute("LineTransfer", TimeValue(NanoSeconds(100)));
+        bed.host.SetSocketAttribute("LockHold", TimeValue(NanoSeconds(50)));
+        bed.host.SetSocketAttribute("WakeAll", BooleanValue(wakeAll));
+        bed.Install(2);
+        bed.Traffic(18, 10000, MilliSeconds(1), MilliSeconds(11), MilliSeconds(0));
+        Counts c;
+        const Ptr<HostSocket> sock = bed.rx.sockets.front();
+        c.o = bed.Finish(MilliSeconds(20), 18);
+        c.wakeups = sock->GetWakeups();
+        c.futile = sock->GetFutileWakeups();
+        c.transfers = sock->GetLineTransfers();
+        c.spin = sock->GetSpinTime();
+        return c;
+    }
+
+    void DoRun() override
+    {
+        const Time w = MicroSeconds(1);
+        const Time r = MicroSeconds(2);
+        const Time th = NanoSeconds(150);
+        const Counts all = Run(true);
+        const uint64_t n = all.o.sent;
+        NS_TEST_ASSERT_MSG_EQ(n, 100, "100 datagrams at 10,000/s for 10 ms");
+        NS_TEST_ASSERT_MSG_EQ(all.o.Conserved(), true, "conservation");
+        NS_TEST_ASSERT_MSG_EQ(all.o.received, n, "nothing lost at this rate");
+        NS_TEST_ASSERT_MSG_EQ(all.wakeups, 2 * n, "wake-all: both readers per datagram");
+        NS_TEST_ASSERT_MSG_EQ(all.futile, n, "one of the two finds the queue empty");
+        NS_TEST_ASSERT_MSG_EQ(all.transfers, 3 * n - 1, "enqueue, reader, reader");
+        NS_TEST_ASSERT_MSG_EQ(all.spin, th * int64_t(n), "the second spins T + H");
+        const Time cpu = all.o.readerCpu[0] + all.o.readerCpu[1];
+        NS_TEST_ASSERT_MSG_EQ(cpu, (w * 2 + r + th * 3) * int64_t(n), "readers' CPU");
+        NS_TEST_ASSERT_MSG_EQ(all.o.readerReads[0] + all.o.readerReads[1], n, "reads");
+
+        const Counts one = Run(false);
+        NS_TEST_ASSERT_MSG_EQ(one.o.Conserved(), true, "conservation, exclusive wake-ups");
+        NS_TEST_ASSERT_MSG_EQ(one.o.received, n, "nothing lost, exclusive wake-ups");
+        NS_TEST_ASSERT_MSG_EQ(one.wakeups, n, "exclusive: one reader per datagram");
+        NS_TEST_ASSERT_MSG_EQ(one.futile, 0, "no futile wakeups");
+        NS_TEST_ASSERT_MSG_EQ(one.transfers, 2 * n - 1, "enqueue, reader");
+        NS_TEST_ASSERT_MSG_EQ(one.spin, Seconds(0), "nobody spins");
+        const Time cpu1 = one.o.readerCpu[0] + one.o.readerCpu[1];
+        NS_TEST_ASSERT_MSG_EQ(cpu1, (w + r + th) * int64_t(n), "readers' CPU, exclusive");
+    }
+};
+
+/**
+ * Linux 2.6.25-2.6.32's owner lock (HostSocket OwnerCost): after its copy each reader
+ * frees the datagram under lock_sock. Two readers on cores 1 and 2 of one socket, fed
+ * faster than they read, 20 us per read of which O = 10 us under the lock, W = 5 us per
+ * handoff: the copies overlap, the owner sections do not, and each reader finds the
+ * socket owned by the other, so the lock passes with every datagram and the pair reads
+ * one per O + W = 15 us (66,667/s; one reader alone: 50,000/s). The softirq parks
+ * what arrives while the socket is owned and release_sock queues it: conservation holds.
+ */
+class OwnerLockTestCase : public TestCase
+{
+  public:
+    OwnerLockTestCase()
+        : TestCase("socket owner lock (2.6.32): two readers read one per owner section + "
+                   "handoff, the softirq parks datagrams meanwhile")
+    {
+    }
+
+  private:
+    Outcome Run(uint32_t readers, uint64_t& handoffs, uint64_t& backlogged)
+    {
+        Bed bed(DataRate("1Gbps"));
+        SharedSocketHost(bed, 20000, MicroSeconds(20), MicroSeconds(5));
+        bed.host.SetSocketAttribute("OwnerCost", TimeValue(MicroSeconds(10)));
+        bed.host.SetSocketAttribute("RcvBuf", UintegerValue(1 << 20));
+        bed.host.SetSocketAttribute("Force", BooleanValue(true));
+        bed.Install(readers);
+        bed.Traffic(1472, 81000, MilliSeconds(1), MilliSeconds(61), MilliSeconds(20));
+        const Ptr<HostSocket> sock = bed.rx.sockets.front();
+        const Outcome o = bed.Finish(MilliSeconds(200), 1472);
+        handoffs = sock->GetLockHandoffs();
+        backlogged = sock->GetBacklogged();
+        return o;
+    }
+
+    void DoRun() override
+    {
+        uint64_t handoffs = 0;
+        uint64_t backlogged = 0;
+        const Outcome one = Run(1, handoffs, backlogged);
+        NS_TEST_ASSERT_MSG_EQ(one.Conserved(), true, "conservation, one reader");
+        NS_TEST_ASSERT_MSG_EQ_TOL(one.goodputPps, 50000, 1000, "one reader: 1 / 20 us");
+        NS_TEST_ASSERT_MSG_EQ(handoffs, 0, "one reader never waits for the lock");
+        NS_TEST_ASSERT_MSG_GT(backlogged, 0, "datagrams parked while it owns the socket");
+        const Outcome two = Run(2, handoffs, backlogged);
+        NS_TEST_ASSERT_MSG_EQ(two.Conserved(), true, "conservation, two readers");
+        NS_TEST_ASSERT_MSG_EQ_TOL(two.goodputPps, 1e6 / 15, 1e6 / 15 * 0.02, "1 / (O + W)");
+        const uint64_t reads = two.readerReads[0] + two.readerReads[1];
+        NS_TEST_ASSERT_MSG_EQ(reads, two.received, "reads = datagrams received");
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(handoffs), double(reads), 0.01 * reads,
+                                  "the lock is handed over with every datagram");
+        NS_TEST_ASSERT_MSG_GT(backlogged, 0, "datagrams parked while a reader owns it");
+    }
+};
+
 /**
  * Several sockets: HostReceiverHelper::Install with two ports puts a
  * HostSocket on each, with its own reader, on cores 1 and 2 of a 3-core host
@@ -533,6 +783,10 @@ class LanlossHostTestSuite : public TestSuite
         AddTestCase(new StallBurstTestCase, Duration::QUICK);
         AddTestCase(new ReadersScaleTestCase, Duration::QUICK);
         AddTestCase(new TwoSocketsTestCase, Duration::QUICK);
+        AddTestCase(new HostCpuIrqsOffTestCase, Duration::QUICK);
+        AddTestCase(new HostCpuSmtTestCase, Duration::QUICK);
+        AddTestCase(new QueueSpinlockTestCase, Duration::QUICK);
+        AddTestCase(new OwnerLockTestCase, Duration::QUICK);
     }
 };
 

@@ -4,6 +4,8 @@
  * counting: ARP entries, frames on the wire before traffic starts, unknown
  * unicast floods, and the ports the station directory gives each switch.
  */
+#include "lanloss-test-compat.h"
+
 #include "ns3/arp-cache.h"
 #include "ns3/channel.h"
 #include "ns3/ethernet-net-device.h"

@@ -3,6 +3,8 @@
  * Tests of the Ethernet switch: learning and flooding, egress limits and the
  * shared pool, the PAUSE headroom formula, XOFF/XON.
  */
+#include "lanloss-test-compat.h"
+
 #include "ns3/boolean.h"
 #include "ns3/ethernet-helper.h"
 #include "ns3/ethernet-net-device.h"

@@ -2,6 +2,7 @@
 /*
  * Tests of TcpFlowSource on the two-host fixture (two-hosts.h): bulk and paced.
  */
+#include "lanloss-test-compat.h"
 #include "two-hosts.h"
 
 #include "ns3/boolean.h"

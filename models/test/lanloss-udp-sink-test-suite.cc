@@ -2,6 +2,7 @@
 /*
  * Tests of UdpFlowSink's bookkeeping and of FlowSeqTag, the per-datagram tag it reads.
  */
+#include "lanloss-test-compat.h"
 #include "udp-flow-fixture.h"
 
 #include "ns3/boolean.h"

@@ -4,6 +4,7 @@
  * blocking, fragmentation, multicast. Every case runs on the two-host fixture
  * (two-hosts.h); one case runs a live ARP exchange.
  */
+#include "lanloss-test-compat.h"
 #include "udp-flow-fixture.h"
 
 #include "ns3/boolean.h"

@@ -94,24 +94,9 @@ def test_host_file_run_records_its_values(cli, tmp_path: Path, built):
     host = tmp_path / "calibrated.yaml"
     host.write_text("name: lab-pc\nbase: e1000-2008\nread_cost: 7us\nitr: 2500\n")
     out = tmp_path / "run.json"
-    proc = cli(
-        "sim",
-        "run",
-        "--host-file",
-        str(host),
-        "--itr",
-        "0",
-        "--payload",
-        "64",
-        "--rate",
-        "10Mbps",
-        "--duration",
-        "0.05s",
-        "--warmup",
-        "0.01s",
-        "--out",
-        str(out),
-    )
+    proc = cli("sim", "run", "--host-file", str(host), "--itr", "0", "--payload", "64",
+               "--rate", "10Mbps", "--duration", "0.05s", "--warmup", "0.01s",
+               "--out", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     rec = load(str(out))
     assert rec.params["host"] == "e1000-2008"

@@ -32,10 +32,12 @@ def test_the_program_knows_the_tables_presets(built):
 def test_the_header_carries_every_nic_value():
     text = host_values.cxx_header()
     for name, p in host_values.TABLE.items():
-        n = p.nic
+        n, lk = p.nic, p.lock
         row = (
             f'{{"{name}", {n.dma_bps}ULL, {n.driver_share!r}, 0x{n.pause_time:04X}, '
-            f"0x{n.pause_refresh:04X}, {str(n.drop_when_no_ring).lower()}}}"
+            f"0x{n.pause_refresh:04X}, {str(n.drop_when_no_ring).lower()}, "
+            f"{str(lk.spinlock).lower()}, {lk.line_transfer!r}, {lk.hold!r}, "
+            f"{str(lk.wake_all).lower()}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}}}"
         )
         assert row in text
         # the double the program computes with is the table's, digit for digit

@@ -86,3 +86,36 @@ def test_reader_cores_all_puts_the_first_reader_with_the_interrupt(simulate):
     assert cores == [1, 2, 3, 1, 2]  # 1 + i mod (cores - 1): never the interrupt's core 0
     cores = [r["core"] for r in every.extra["hosts"]["r1"]["readers"]]
     assert cores == [0, 1, 2, 3, 0]  # i mod cores
+
+
+# Seed 004's host: Linux 2.6.32's socket locks and hyper-threading (host_presets.py,
+# SocketLock and Smt of x3440-2010); a short run at the seed's point.
+X3440 = dict(
+    host="x3440-2010",
+    edge_rate="1Gbps",
+    payload=1,
+    rate="max",
+    tx_queue="64KiB",
+    duration="0.03s",
+    warmup="0.005s",
+)
+
+
+def test_threads_on_one_socket_take_linuxs_locks(simulate):
+    rec = simulate(**X3440, readers=2, reuseport="off")
+    host = rec.extra["hosts"]["r1"]
+    sock = host["sockets"][0]
+    assert sock["read"] == sum(_reads(rec)) == rec.totals["received"]
+    assert 0 <= sock["futile_wakeups"] <= sock["wakeups"]
+    # the lock's line moves between the softirq's CPU 0 and the threads' CPUs 0 and 1
+    assert sock["line_transfers"] > 0 and sock["spin_s"] >= 0
+    assert [r["core"] for r in host["readers"]] == [0, 1]
+    # other presets keep the simpler lock over a whole recvmsg: no such counters
+    other = simulate(**FAST_KERNEL, read_cost="1us", readers=2, reuseport="off")
+    assert "wakeups" not in other.extra["hosts"]["r1"]["sockets"][0]
+
+
+def test_hyper_threading_gives_eight_logical_cpus(simulate):
+    rec = simulate(**X3440, readers=8, reuseport="on")
+    cores = [r["core"] for r in rec.extra["hosts"]["r1"]["readers"]]
+    assert cores == list(range(8))  # 4 cores x 2 threads, reader i on logical CPU i

@@ -53,6 +53,15 @@ def one_line(stderr: str) -> str:
     return lines[0]
 
 
+def refused_run(tmp_path: Path, *flags: str) -> tuple[int, str]:
+    """`lanloss sim run FLAGS --out FILE`, which must fail without writing FILE: its exit
+    status and its one line of error."""
+    out = tmp_path / "refused.json"
+    done = lanloss("sim", "run", *flags, "--out", str(out), tmpdir=tmp_path)
+    assert not out.exists(), done.stderr
+    return done.returncode, one_line(done.stderr)
+
+
 # -- refused up front -----------------------------------------------------------------------
 
 
@@ -73,17 +82,12 @@ def test_a_switch_buffer_at_the_pause_headroom_is_refused_above_it_runs(tmp_path
     assert headroom == 4948
     flags = ["--pause", "on", "--sender-rate", "1Gbps", "--duration", "0.05s"]
     flags += ["--warmup", "0.01s"]
-    out = tmp_path / "refused.json"
-    done = lanloss(
-        "sim", "run", *flags, "--switch-buffer", str(headroom), "--out", str(out),
-        tmpdir=tmp_path,
-    )  # fmt: skip
-    assert done.returncode == 2, done.stderr
-    line = one_line(done.stderr)
+    status, line = refused_run(tmp_path, *flags, "--switch-buffer", str(headroom))
+    assert status == 2
     assert line.startswith(f"lanloss: error: switch_buffer: '{headroom}' is not above")
     assert f"PAUSE headroom of link s1-sw1 ({headroom} B" in line
-    assert not out.exists()
     assert list(tmp_path.glob("lanloss-sim-*")) == []
+    out = tmp_path / "ok.json"
     ok = lanloss(
         "sim", "run", *flags, "--switch-buffer", str(headroom + 1), "--out", str(out),
         tmpdir=tmp_path,
@@ -95,14 +99,11 @@ def test_a_switch_buffer_at_the_pause_headroom_is_refused_above_it_runs(tmp_path
 
 
 def test_the_audit_case_pause_with_4kib_is_one_line_exit_2(tmp_path, built):
-    out = tmp_path / "a.json"
-    done = lanloss(
-        "sim", "run", "--pause", "on", "--switch-buffer", "4KiB", "--duration", "0.2s",
-        "--out", str(out), tmpdir=tmp_path,
-    )  # fmt: skip
-    assert done.returncode == 2
-    assert one_line(done.stderr).startswith("lanloss: error: switch_buffer: '4096' is not above")
-    assert not out.exists()
+    status, line = refused_run(
+        tmp_path, "--pause", "on", "--switch-buffer", "4KiB", "--duration", "0.2s"
+    )
+    assert status == 2
+    assert line.startswith("lanloss: error: switch_buffer: '4096' is not above")
 
 
 def test_a_sweep_refuses_a_point_below_the_headroom_before_running_any(tmp_path, built):
@@ -204,28 +205,25 @@ def test_timed_pause_at_100kbps_drains_through_every_pause_it_sits_out(simulate)
 
 
 def test_a_tcp_connection_given_up_is_an_error_not_a_record(tmp_path, built):
-    out = tmp_path / "tcp.json"
-    done = lanloss(
-        "sim", "run", "--protocol", "tcp", "--frame-loss", "0.5", "--duration", "0.2s",
-        "--out", str(out), tmpdir=tmp_path,
-    )  # fmt: skip
-    assert done.returncode == 1
-    assert one_line(done.stderr) == (
+    status, line = refused_run(
+        tmp_path, "--protocol", "tcp", "--frame-loss", "0.5", "--duration", "0.2s"
+    )
+    assert status == 1
+    assert line == (
         "lanloss: error: lanloss-sim failed (exit 1): lanloss-sim: error: TCP gave up the "
         "connection s1 -> r1 with data undelivered (ns-3's retransmissions, DataRetries, ran "
         "out); no record written"
     )
-    assert not out.exists()
 
 
 def test_a_tcp_connection_that_cannot_open_is_an_error_not_an_abort(tmp_path, built):
     # a 240 s round trip: longer than all of ns-3's SYN retries together
-    done = lanloss(
-        "sim", "run", "--protocol", "tcp", "--link-delay", "60s", "--duration", "0.1s",
-        "--warmup", "0.02s", "--out", str(tmp_path / "tcp.json"), tmpdir=tmp_path,
+    status, line = refused_run(
+        tmp_path, "--protocol", "tcp", "--link-delay", "60s", "--duration", "0.1s",
+        "--warmup", "0.02s",
     )  # fmt: skip
-    assert done.returncode == 1
-    assert one_line(done.stderr).endswith(
+    assert status == 1
+    assert line.endswith(
         "TCP gave up the connection s1 -> r1 while opening it (ns-3's SYN retries, ConnCount, "
         "ran out); no record written"
     )
