@@ -33,6 +33,16 @@ and this module turns that into the record's ``totals``:
     34 datagrams of 1472 bytes at its line rate, more than a 16 KiB switch port holds, so
     it loses where a CBR source would not. ``lanloss fit`` and ``lanloss validate`` leave
     out runs whose burst exceeds the receiver's switch port buffer.
+``max_recv_stall_s``, ``recv_buffer_s``, ``recv_stalled``
+    the receivers as scheduled: the longest time a receiving application was kept off
+    the CPU while datagrams waited in its socket (beyond what its ``recv_cpu`` quota
+    explains), how long that receiver's socket buffer lasts at its offered rate, and
+    whether the stall outlasted the buffer (the receiver was not running while its socket
+    overflowed: a disturbed run, which ``lanloss fit`` and ``lanloss validate`` leave out).
+    ``recv_run_delay_s`` and ``recv_nivcsw`` sum the receivers' run-queue delay and
+    involuntary context switches. Measured by the testbed's lanloss-recv; ``null`` where
+    nothing measured them (the simulator, whose receivers run when its host model says;
+    iperf3; TCP).
 """
 
 from __future__ import annotations
@@ -79,13 +89,66 @@ class Stream:
         return self.achieved_bps(payload, duration) >= (1 - tolerance) * rate
 
 
+@dataclass(frozen=True)
+class Receiver:
+    """One receiving application as it was scheduled (lanloss-recv's ``scheduling``)."""
+
+    max_stall_s: float  # longest off the CPU while datagrams waited in its socket
+    buffer_s: float  # how long its socket buffer lasts at its offered rate
+    # off-CPU time its recv_cpu quota explains (a CFS quota throttles the reader for up to
+    # period x (1 - share)); None: the quota is a scheduling class (SCHED_IDLE) that stalls
+    # it whenever anything else runs, so a stall cannot be told from the quota
+    explained_s: float | None = 0.0
+    run_delay_s: float | None = None  # its run-queue delay over the run
+    nivcsw: int | None = None  # its involuntary context switches
+
+    @property
+    def stalled(self) -> bool | None:
+        """Kept off the CPU, beyond what its quota explains, for longer than its socket
+        buffer lasts: the socket overflowed because the receiver was not running, which no
+        host model describes (None: not judged)."""
+        if self.explained_s is None:
+            return None
+        return self.max_stall_s - self.explained_s > self.buffer_s
+
+
+RECEIVER_KEYS = (
+    "max_recv_stall_s",
+    "recv_buffer_s",
+    "recv_stalled",
+    "recv_run_delay_s",
+    "recv_nivcsw",
+)
+
+
+def receiver_totals(receivers: Mapping[Any, Receiver] | None) -> dict[str, Any]:
+    """The totals' receiver keys: the longest stall and the shortest buffer over receivers,
+    whether one stalled (null if none did and one was not judged), and the sums; all null
+    when nothing measured the receivers."""
+    if not receivers:
+        return dict.fromkeys(RECEIVER_KEYS)
+    rs = list(receivers.values())
+    verdicts = [r.stalled for r in rs]
+    delays = [r.run_delay_s for r in rs]
+    switches = [r.nivcsw for r in rs]
+    return {
+        "max_recv_stall_s": max(r.max_stall_s for r in rs),
+        "recv_buffer_s": min(r.buffer_s for r in rs),
+        "recv_stalled": True if True in verdicts else (None if None in verdicts else False),
+        "recv_run_delay_s": None if None in delays else sum(delays),  # type: ignore[arg-type]
+        "recv_nivcsw": None if None in switches else sum(switches),  # type: ignore[arg-type]
+    }
+
+
 def run_totals(
     flows: Iterable[Mapping[str, Any]],
     streams: Mapping[Any, Stream],
     payload: int,
     duration: float,
+    receivers: Mapping[Any, Receiver] | None = None,
 ) -> dict[str, Any]:
-    """The record's totals from its flows (each names its ``stream``) and streams."""
+    """The record's totals from its flows (each names its ``stream``), streams and, where
+    they were measured, receivers."""
     flows = list(flows)
     offered = 0.0
     for f in flows:
@@ -108,6 +171,7 @@ def run_totals(
         "max_burst_datagrams": max(
             (st.burst_datagrams(payload) for st in streams.values()), default=0.0
         ),
+        **receiver_totals(receivers),
     }
 
 

@@ -6,7 +6,9 @@
 | sender_socket  | the sender tool's failed sends (send_errors: ENOBUFS, EAGAIN)  | sender app |
 | sender_queue   | drops of the root qdisc on the sender's interface (tc -s)      | sender     |
 | switch_ingress | rx drop of the switch port a flow enters by (/proc/net/dev)   | netns sw   |
+|                | (a switch read over SNMP: ifInDiscards + ifInErrors)          | SNMP sw    |
 | switch_egress  | drops of the root qdisc (the shaper) of switch ports on path  | netns sw   |
+|                | (a switch read over SNMP: ifOutDiscards)                      | SNMP sw    |
 | rx_fifo        | the driver's FIFO/port-buffer counters (lanloss.testbed.      | rx NIC     |
 |                | nic_counters; no map: rx fifo + ethtool rx_missed_errors)     |            |
 | rx_ring        | the driver's no-descriptor/no-buffer counters + what          | rx NIC     |
@@ -127,23 +129,32 @@ def _sender_sources(paths: list[FlowPath], deltas: dict[str, dict[str, Any]]) ->
 
 
 # Drops at switch ports: the point, the FlowPath attribute listing the ports a flow
-# crosses, and the counter (group, name) that counts them.
+# crosses, and the counters (group, name) that count them: the harness's own (an emulated
+# switch's namespace) or, for a switch read over SNMP (lanloss.testbed.snmp: the group
+# "ifmib" is in its deltas), the port's IF-MIB discards and errors.
 SWITCH_PORT_DROPS = (
-    ("switch_egress", "egress", ("qdisc", "drops")),
-    ("switch_ingress", "ingress", ("dev", "rx_drop")),
+    ("switch_egress", "egress", (("qdisc", "drops"),), (("ifmib", "ifOutDiscards"),)),
+    (
+        "switch_ingress",
+        "ingress",
+        (("dev", "rx_drop"),),
+        (("ifmib", "ifInDiscards"), ("ifmib", "ifInErrors")),
+    ),
 )
 
 
 def _switch_sources(paths: list[FlowPath], deltas: dict[str, dict[str, Any]]) -> list[Source]:
     """Drops at each switch port the flows cross, egress ports first."""
     out: list[Source] = []
-    for point, side, (group, counter) in SWITCH_PORT_DROPS:
-        label = "qdisc" if group == "qdisc" else counter
+    for point, side, own, snmp in SWITCH_PORT_DROPS:
         for sw, port in sorted({hp for p in paths for hp in getattr(p, side)}):
-            v = get(deltas.get(sw, {}), group, port, counter)
-            if v:
-                flows = _flows_where(paths, **{side: (sw, port)})
-                out.append(Source(point, v, flows, f"{sw} {port} {label}", True))
+            d = deltas.get(sw, {})
+            for group, counter in snmp if "ifmib" in d else own:
+                v = get(d, group, port, counter)
+                if v:
+                    flows = _flows_where(paths, **{side: (sw, port)})
+                    label = {"qdisc": "qdisc", "ifmib": f"{counter} (SNMP)"}.get(group, counter)
+                    out.append(Source(point, v, flows, f"{sw} {port} {label}", True))
     return out
 
 

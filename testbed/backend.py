@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from lanloss.testbed.keeper import Keeper
     from lanloss.testbed.runner import Request
     from lanloss.testbed.settings import Change
+    from lanloss.testbed.snmp import SwitchReader
 
 # name -> (module, class): imported when asked for, so `lanloss bed check` of a netns point
 # does not import QEMU's backend.
@@ -85,6 +86,8 @@ class Backend(ABC):
     # Whether it can leave its LAN standing between runs (lan, can_adopt, adopt); a run
     # with --keep-lan then gives it a keeper (lanloss.testbed.keeper) before setup.
     keeps_lan: ClassVar[bool] = False
+    # Whether it can serve its emulated switches over SNMP (--switch-snmp: snmp_agent).
+    serves_snmp: ClassVar[bool] = False
     keeper: Keeper | None = None
 
     machine: Host | None
@@ -164,6 +167,11 @@ class Backend(ABC):
         """(ingress, egress) switch ports of the path src -> dst, as (switch, port)."""
         return [], []
 
+    def snmp_readers(self) -> list[SwitchReader]:
+        """The switches whose ports are read over SNMP (lanloss.testbed.snmp), after setup;
+        their deltas join the switch's name in the run's counters."""
+        return []
+
     def nic_port(self, host: str) -> tuple[str, str] | None:
         """The switch port whose transmit drops are `host`'s NIC overflow (an emulated NIC
         fed by a tap), or None."""
@@ -172,6 +180,14 @@ class Backend(ABC):
     def network_idle(self) -> bool:
         """Nothing queued in the network the backend can see (polled after the traffic)."""
         return True
+
+    def traffic_starts(self) -> None:
+        """Called just before the point's traffic (a backend may read its hosts' clocks)."""
+        return None
+
+    def traffic_ended(self) -> None:
+        """Called just after the point's traffic."""
+        return None
 
     @abstractmethod
     def describe(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import argparse
 import os
 import re
 import sys
+from typing import Any
 
 from lanloss import progress
 from lanloss.options import OptionError
@@ -91,6 +92,7 @@ def _request(args: argparse.Namespace) -> runner.Request:
         pin=not args.no_pin,
         keep_log=not args.no_log,
         keep_lan=args.keep_lan is not None,
+        switch_snmp=args.switch_snmp,
         lan_idle_s=_lan_idle(args.keep_lan),
         senders=args.sender,
         receivers=args.receiver,
@@ -177,6 +179,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"bit/s of {record.totals['offered_bps']:.6g} offered (totals.offered_met false; "
             "lanloss fit leaves such runs out)"
         )
+    if record.totals.get("recv_stalled"):
+        _say(
+            f"warning: a receiver was kept off the CPU for {record.totals['max_recv_stall_s']:.3g}"
+            f" s, longer than its socket buffer lasts ({record.totals['recv_buffer_s']:.3g} s; "
+            "totals.recv_stalled true; lanloss fit leaves such runs out)"
+        )
     emit(record, args.out)
     return 0
 
@@ -235,12 +243,50 @@ def _cmd_check(args: argparse.Namespace) -> int:
             f"inventory {req.inv.path}: {len(req.inv.hosts)} host(s); senders "
             f"{[h.name for h in snd]}, receivers {[h.name for h in rcv]}"
         )
+        switches_ok = _probe_switches(req.inv)
+        _probe_clocks(snd, rcv)  # an unsynchronized clock nulls latency, fails no run
+        if not switches_ok:
+            return 1
     else:
         from lanloss.testbed import netns
 
         plan = netns.plan(req.params, req.prefix)
         _say(f"netns: namespaces {plan.namespaces()}, flows {[f[:2] for f in plan.flows]}")
     return 0
+
+
+def _probe_clocks(senders: list[Any], receivers: list[Any]) -> None:
+    """Each receiver's clock against each sender's (testbed/clocks.py): one line a pair,
+    with the remedy when they are not synchronized."""
+    import tempfile
+
+    from lanloss.testbed import clocks
+    from lanloss.testbed.hosts import Host
+    from lanloss.testbed.ssh import transport_for
+
+    with tempfile.TemporaryDirectory(prefix="lanloss-check-") as here:
+        hosts = {s.name: Host(s, transport_for(s), local_dir=here) for s in [*senders, *receivers]}
+        pairs = [(hosts[s.name], hosts[r.name]) for s in senders for r in receivers if s != r]
+        try:
+            for receiver, by_sender in clocks.offsets(pairs).items():
+                for sender, measured in by_sender.items():
+                    _say(clocks.check_line(receiver, sender, measured)[1])
+        finally:
+            for h in hosts.values():
+                h.transport.close()
+
+
+def _probe_switches(inv: Any) -> bool:
+    """Each inventory switch's SNMP agent, read-only: one line each; False if one fails."""
+    from lanloss.testbed import lab_switches
+    from lanloss.testbed.transport import Local
+
+    ok = True
+    for name, spec in inv.switches.items():
+        good, line = lab_switches.probe(spec, inv.ports_on(name), Local(name))
+        _say(line)
+        ok = ok and good
+    return ok
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
@@ -325,6 +371,12 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         "restore`, or when a run cannot use it",
     )
     g.add_argument(
+        "--switch-snmp",
+        action="store_true",
+        help="netns: run net-snmp's snmpd in each switch namespace and attribute the switch "
+        "drops from its IF-MIB counters, as for a lab's managed switch (needs snmp, snmpd)",
+    )
+    g.add_argument(
         "--no-log",
         action="store_true",
         help="no per-packet receive log (goodput then includes the warm-up)",
@@ -358,6 +410,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _state_args(p)
     p.set_defaults(func=_cmd_cleanup)
 
-    p = bed.add_parser("check", help="validate options and inventory; touch nothing")
+    p = bed.add_parser(
+        "check",
+        help="validate options and inventory; change nothing (reads the inventory switches' "
+        "SNMP agents)",
+    )
     _run_args(p)
     p.set_defaults(func=_cmd_check)

@@ -4,11 +4,15 @@
 # tshark reads the sim's pcaps; iproute2/ethtool/iperf3/openssh-server are the
 # testbed's tools; iputils-ping for connectivity checks; tcpdump for bench/bed_tools.py;
 # qemu-system-x86 runs the vm backend's guests (17 MB download, 85 MB installed).
+# snmp (snmpget, snmpbulkwalk) reads managed switches' counters; snmpd serves the netns
+# backend's emulated switches over SNMP (--switch-snmp; its tests).
+# curl and bzip2 fetch and unpack the ns-3 source of `make ns3-tree-test`.
 set -euo pipefail
 need=()
 for pair in tshark:tshark ip:iproute2 ethtool:ethtool iperf3:iperf3 sshd:openssh-server \
             ping:iputils-ping tcpdump:tcpdump tc:iproute2 cmake:cmake g++:g++ make:make \
-            qemu-system-x86_64:qemu-system-x86; do
+            curl:curl bzip2:bzip2 \
+            qemu-system-x86_64:qemu-system-x86 snmpget:snmp snmpd:snmpd; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ]; then need+=("$pkg"); fi
 done

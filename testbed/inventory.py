@@ -35,6 +35,7 @@ from typing import Any
 from lanloss import inputs
 from lanloss.inputs import shown
 from lanloss.options import OptionError
+from lanloss.testbed import lab_switches
 
 ROLES = ("sender", "receiver", "both")
 # Checked with fullmatch: a bare `$` also matches before a final newline ("a\n").
@@ -46,8 +47,8 @@ _HOSTNAME_RE = re.compile(
     r"(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
 )
 _CHECKING = ("yes", "accept-new", "no")
-_TOP_KEYS = {"ssh", "hosts", "tools_dir", "workdir"}
-_HOST_KEYS = {"address", "data_address", "interface", "role", "ssh"}
+_TOP_KEYS = {"ssh", "hosts", "tools_dir", "workdir", "switches", "links"}
+_HOST_KEYS = {"address", "data_address", "interface", "role", "ssh", "switch", "switch_port"}
 _SSH_KEYS = {"user", "key", "port", "connect_timeout", "known_hosts", "strict_host_key_checking"}
 
 # The ssh defaults of an inventory host (and of lanloss.testbed.ssh.SshTransport)
@@ -76,6 +77,8 @@ class HostSpec:
     interface: str  # the NIC under test
     ssh: SshSpec | None = None
     netns: str | None = None  # the netns backend's namespace
+    switch: str | None = None  # the inventory switch its interface is plugged into
+    switch_port: str | int | None = None  # ... and the port there (ifName or ifIndex)
 
     @property
     def sends(self) -> bool:
@@ -93,6 +96,29 @@ class Inventory:
     tools_dir: str = "/tmp/lanloss-tools"
     workdir: str = "/tmp"
     extra: dict[str, Any] = field(default_factory=dict)
+    switches: dict[str, lab_switches.SwitchSpec] = field(default_factory=dict)
+    links: list[lab_switches.Link] = field(default_factory=list)
+
+    def switch_port(self, switch: str, label: str) -> str | int:
+        """The port (ifName or ifIndex, as given) a path's port label names."""
+        plugged = {h.name: (h.switch, h.switch_port) for h in self.hosts.values()}
+        return lab_switches.plugs(plugged, self.links)[(switch, label)]
+
+    def ports_on(self, switch: str) -> list[str | int]:
+        """The ports of `switch` the hosts and links are plugged into, as given."""
+        plugged = {h.name: (h.switch, h.switch_port) for h in self.hosts.values()}
+        return [p for (sw, _), p in lab_switches.plugs(plugged, self.links).items() if sw == switch]
+
+    def flow_ports(self, src: str, dst: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """(ingress, egress) switch ports from host src to host dst; none when either is
+        not plugged into an inventory switch."""
+        a, b = self.hosts[src], self.hosts[dst]
+        if a.switch is None or b.switch is None:
+            return [], []
+        assert a.switch_port is not None and b.switch_port is not None
+        return lab_switches.path_ports(
+            self.links, (a.switch, a.switch_port), (b.switch, b.switch_port)
+        )
 
 
 def _fail(path: str, why: str) -> OptionError:
@@ -110,20 +136,20 @@ def check_ipv4(value: Any, what: str) -> str:
     return str(addr)
 
 
-def _address(path: str, host: str, value: Any) -> str:
+def _address(path: str, host: str, value: Any, kind: str = "host") -> str:
     text = str(value).strip() if value is not None else ""
     if not text:
-        raise _fail(path, f"host {host!r}: address is missing")
+        raise _fail(path, f"{kind} {host!r}: address is missing")
     try:
         return str(ipaddress.ip_address(text))
     except ValueError:
         pass
     if re.fullmatch(r"[0-9.]+", text) or not _HOSTNAME_RE.fullmatch(text):
-        raise _fail(path, f"host {host!r}: bad address {shown(text)}")
+        raise _fail(path, f"{kind} {host!r}: bad address {shown(text)}")
     try:
         socket.getaddrinfo(text, None, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):
-        raise _fail(path, f"host {host!r}: unknown host {text!r} (does not resolve)") from None
+        raise _fail(path, f"{kind} {host!r}: unknown host {text!r} (does not resolve)") from None
     return text
 
 
@@ -188,6 +214,11 @@ def load(path: str) -> Inventory:
     if not isinstance(raw_hosts, dict) or not raw_hosts:
         raise _fail(path, "no hosts (expected 'hosts:' with at least one host)")
 
+    switches = _switches(path, doc.get("switches"))
+    try:
+        links = lab_switches.links(doc.get("links"), switches)
+    except ValueError as exc:
+        raise _fail(path, str(exc)) from None
     hosts: dict[str, HostSpec] = {}
     data_addrs: dict[str, str] = {}
     for name, raw in raw_hosts.items():
@@ -223,15 +254,62 @@ def load(path: str) -> Inventory:
         if not isinstance(own_ssh, dict):
             raise _fail(path, f"host {name!r}: 'ssh' must be a mapping")
         ssh_raw = {**defaults, **own_ssh}
+        switch, port = _plug(path, name, raw, switches)
         hosts[name] = HostSpec(
-            name, role, address, data, iface, _ssh_spec(path, name, ssh_raw, base_dir)
-        )
+            name, role, address, data, iface, _ssh_spec(path, name, ssh_raw, base_dir),
+            switch=switch, switch_port=port,
+        )  # fmt: skip
+    try:
+        plugged = {h.name: (h.switch, h.switch_port) for h in hosts.values()}
+        lab_switches.plugs(plugged, links)
+        lab_switches.check_connected(sorted({h.switch for h in hosts.values() if h.switch}), links)
+    except ValueError as exc:
+        raise _fail(path, str(exc)) from None
     tools_dir = str(doc.get("tools_dir", "/tmp/lanloss-tools"))
     workdir = str(doc.get("workdir", "/tmp"))
     for key, value in (("tools_dir", tools_dir), ("workdir", workdir)):
         if not value.startswith("/") or any(c in value for c in "\n\0"):
             raise _fail(path, f"{key} {shown(value)} must be an absolute path")
-    return Inventory(hosts, os.path.abspath(path), tools_dir, workdir)
+    return Inventory(
+        hosts, os.path.abspath(path), tools_dir, workdir, switches=switches, links=links
+    )
+
+
+def _switches(path: str, raw: Any) -> dict[str, lab_switches.SwitchSpec]:
+    """The inventory's `switches:` (lanloss.testbed.lab_switches), by name."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise _fail(path, "'switches' must be a mapping of switch names")
+    out = {}
+    for name, spec in raw.items():
+        name = str(name)
+        if not _NAME_RE.fullmatch(name):
+            raise _fail(path, f"bad switch name {shown(name)}")
+        given = spec.get("address") if isinstance(spec, dict) else None
+        address = _address(path, name, given, "switch")
+        try:
+            out[name] = lab_switches.switch_spec(name, spec, address)
+        except ValueError as exc:
+            raise _fail(path, f"switch {name!r}: {exc}") from None
+    return out
+
+
+def _plug(
+    path: str, host: str, raw: dict[str, Any], switches: dict[str, lab_switches.SwitchSpec]
+) -> tuple[str | None, str | int | None]:
+    """The switch and port a host's interface is plugged into (both given, or neither)."""
+    if "switch" not in raw and "switch_port" not in raw:
+        return None, None
+    if "switch" not in raw or "switch_port" not in raw:
+        raise _fail(path, f"host {host!r}: give both switch and switch_port, or neither")
+    switch = str(raw["switch"])
+    if switch not in switches:
+        raise _fail(path, f"host {host!r}: switch {shown(raw['switch'])} is not in 'switches'")
+    try:
+        return switch, lab_switches.port_value(raw["switch_port"], "switch_port")
+    except ValueError as exc:
+        raise _fail(path, f"host {host!r}: {exc}") from None
 
 
 def select(

@@ -567,6 +567,7 @@ class NetnsBackend(Backend):
     name = "netns"
     changes_this_machine = True
     keeps_lan = True
+    serves_snmp = True
     # What veth (this backend's links) cannot set: ethtool -a/-c/-g are not supported.
     cannot = {
         "pause": "veth has no IEEE 802.3x flow control",
@@ -574,10 +575,14 @@ class NetnsBackend(Backend):
         "rx_ring": "veth has no RX descriptor ring",
     }
 
-    def __init__(self, params: dict[str, Any], prefix: str, run_dir: str) -> None:
+    def __init__(
+        self, params: dict[str, Any], prefix: str, run_dir: str, switch_snmp: bool = False
+    ) -> None:
         self.params = params
         self.prefix = prefix
         self.run_dir = run_dir
+        self.switch_snmp = switch_snmp  # serve each switch's counters with snmpd, read them
+        self.agents: dict[str, Any] = {}  # switch name -> snmp_agent.Served
         self.plan = plan(params, prefix)  # pure: bad topologies fail here
         self.machine: Any = None
         self.hosts: dict[str, Any] = {}
@@ -608,10 +613,16 @@ class NetnsBackend(Backend):
         refuse_guest_options(req, "netns")
         plan(req.params, req.prefix)  # with the run's own names
         cls.validate_machine()
+        if req.switch_snmp:
+            from lanloss.testbed import snmp_agent
+
+            why = snmp_agent.available()
+            if why:
+                raise BedError(f"--switch-snmp: {why}")
 
     @classmethod
     def create(cls, req: Any, run_id: str, run_dir: str) -> NetnsBackend:
-        return cls(req.params, req.prefix, run_dir)
+        return cls(req.params, req.prefix, run_dir, req.switch_snmp)
 
     @staticmethod
     def validate_machine() -> None:
@@ -659,6 +670,38 @@ class NetnsBackend(Backend):
         for h in [self.machine, *self.hosts.values()]:
             gather_facts(h)
             journal.record_host(h)
+        if self.switch_snmp:
+            self.serve_snmp(journal)
+
+    def serve_snmp(self, journal: Any) -> None:
+        """snmpd in each switch namespace (journalled by PID), for snmp_readers."""
+        from lanloss.testbed import snmp_agent
+
+        for sw in self.switches:
+            folder = os.path.join(self.run_dir, f"snmpd-{sw.name}")
+            served = snmp_agent.serve(sw.spec.netns, folder, sw.transport)
+            journal.record("procs", served.journal_entry())
+            self.agents[sw.name] = served
+
+    def snmp_readers(self) -> list[Any]:
+        from lanloss.testbed.snmp import SwitchReader
+
+        return [
+            SwitchReader(
+                sw.name, self.agents[sw.name].agent, self.switch_ports(sw.name), sw.transport
+            )
+            for sw in self.switches
+            if sw.name in self.agents
+        ]
+
+    def close(self) -> None:
+        """Stop the switches' SNMP agents (each run starts its own), then the hosts'."""
+        for name, served in list(self.agents.items()):
+            served.stop()
+            if self.journal is not None:
+                self.journal.forget("procs", served.journal_entry())
+            del self.agents[name]
+        super().close()
 
     def flows(self) -> list[tuple[str, str, int | None]]:
         return self.plan.flows

@@ -135,9 +135,24 @@ _PORT_ERRORS = (
 )
 
 
-def _port_errors(name: str) -> tuple[Rule, ...]:
-    """The _PORT_ERRORS rules, each counter named by the pattern `name` ("{}": the error)."""
-    return tuple(_r(name.format(e), "rx_error") for e in _PORT_ERRORS)
+def _vsi_and_port(driver: str, port: str, *own: Rule) -> DriverMap:
+    """A driver of the i40e/ice family: the VSI's drops, the port's (MAC's) counters, which
+    the two drivers name alike but for a prefix or suffix (the pattern `port`, "{}": the MAC's
+    own name), then the driver's `own` rules."""
+    return DriverMap(
+        driver,
+        (
+            _r("rx_dropped", "rx_ring", "VSI drops: no descriptor"),
+            _r(port.format("rx_dropped"), "rx_fifo", "port drops: no packet buffer"),
+            *(_r(port.format(e), "rx_error") for e in _PORT_ERRORS),
+            _r(port.format("illegal_bytes"), "not_drop", "a byte count"),
+            _r(port.format("rx_csum_bad"), "not_drop", "delivered"),
+            _r(port.format("link_xo(n|ff)_rx"), "pause_rx"),
+            _r(port.format("link_xo(n|ff)_tx"), "pause_tx"),
+            *own,
+        ),
+        ("rx_dropped",),
+    )
 
 
 # e1000 family (e1000, e1000e): counters from the hardware statistics registers.
@@ -220,41 +235,23 @@ IXGBE = DriverMap(
     ("rx_missed_errors",),
 )
 
-I40E = DriverMap(
+I40E = _vsi_and_port(
     "i40e",
-    (
-        _r("rx_dropped", "rx_ring", "VSI drops: no descriptor"),
-        _r(r"port\.rx_dropped", "rx_fifo", "port drops: no packet buffer"),
-        *_port_errors(r"port\.{}"),
-        _r("rx_crc_errors", "double", "copy of port.rx_crc_errors"),
-        _r("rx_length_errors", "double", "copy of port.rx_length_errors"),
-        _r("rx_errors", "double", "sum of the error counters"),
-        _r(r"port\.illegal_bytes", "not_drop", "a byte count"),
-        _r(r"port\.rx_csum_bad", "not_drop", "delivered"),
-        _r(r"(veb\.)?rx_unknown_protocol", "not_drop", "protocols the VSI does not take"),
-        _r(r"veb\.rx_discards", "uncertain", "VEB switch discards (SR-IOV)"),
-        _r(r"port\.link_xo(n|ff)_rx", "pause_rx"),
-        _r(r"port\.link_xo(n|ff)_tx", "pause_tx"),
-        _r(rf"port\.(rx|tx)_priority_{Q}_xo(n|ff)(_2_xoff)?", "not_drop", "PFC, not PAUSE"),
-    ),
-    ("rx_dropped",),
+    r"port\.{}",
+    _r("rx_crc_errors", "double", "copy of port.rx_crc_errors"),
+    _r("rx_length_errors", "double", "copy of port.rx_length_errors"),
+    _r("rx_errors", "double", "sum of the error counters"),
+    _r(r"(veb\.)?rx_unknown_protocol", "not_drop", "protocols the VSI does not take"),
+    _r(r"veb\.rx_discards", "uncertain", "VEB switch discards (SR-IOV)"),
+    _r(rf"port\.(rx|tx)_priority_{Q}_xo(n|ff)(_2_xoff)?", "not_drop", "PFC, not PAUSE"),
 )
 
-ICE = DriverMap(
+ICE = _vsi_and_port(
     "ice",
-    (
-        _r("rx_dropped", "rx_ring", "VSI drops: no descriptor"),
-        _r(r"rx_dropped\.nic", "rx_fifo", "port drops: no packet buffer"),
-        *_port_errors(r"{}\.nic"),
-        _r(r"illegal_bytes\.nic", "not_drop", "a byte count"),
-        _r(r"rx_csum_bad\.nic", "not_drop", "delivered"),
-        _r("rx_unknown_protocol", "not_drop", "protocols the VSI does not take"),
-        _r("rx_(pg_)?alloc_fail", "not_drop", "refill failure; the drop shows as rx_dropped"),
-        _r(r"link_xo(n|ff)_rx\.nic", "pause_rx"),
-        _r(r"link_xo(n|ff)_tx\.nic", "pause_tx"),
-        _r(rf"(rx|tx)_priority_{Q}_xo(n|ff)\.nic", "not_drop", "PFC, not PAUSE"),
-    ),
-    ("rx_dropped",),
+    r"{}\.nic",
+    _r("rx_unknown_protocol", "not_drop", "protocols the VSI does not take"),
+    _r("rx_(pg_)?alloc_fail", "not_drop", "refill failure; the drop shows as rx_dropped"),
+    _r(rf"(rx|tx)_priority_{Q}_xo(n|ff)\.nic", "not_drop", "PFC, not PAUSE"),
 )
 
 MLX5 = DriverMap(

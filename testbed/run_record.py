@@ -22,6 +22,7 @@ from lanloss.record import RunRecord
 from lanloss.testbed import (
     arrivals,
     attribution,
+    clocks,
     counters,
     cpulimit,
     nic_counters,
@@ -29,7 +30,7 @@ from lanloss.testbed import (
     traffic,
 )
 from lanloss.testbed.hosts import Host
-from lanloss.totals import Stream, run_totals
+from lanloss.totals import Receiver, Stream, run_totals
 
 if TYPE_CHECKING:
     from lanloss.testbed.runner import Request
@@ -100,6 +101,7 @@ class FlowRow:
     span: float  # its first to last send, seconds
     late: float  # its largest delay behind schedule, seconds
     drops: dict[str, int] = field(default_factory=dict)
+    latency_null_reason: str | None = None  # for the record's clocks section
 
     def flow(self) -> dict[str, Any]:
         """The record's flow."""
@@ -148,8 +150,25 @@ def _measured(
     return _whole_flow_goodput(flow_rep), {k: lat.get(k) for k in ("p50", "p99", "max")}
 
 
-def _lanloss_row(fp: FlowPlan, out: traffic.Outcome, p: dict[str, Any], shared_clock: bool):
+def _pair_shares_clock(fp: FlowPlan) -> bool:
+    """Sender and receiver run in one kernel (one boot id): one CLOCK_MONOTONIC."""
+    boot = fp.sender.facts.get("boot_id")
+    return boot is not None and boot == fp.receiver.facts.get("boot_id")
+
+
+def _one_way(
+    fp: FlowPlan, frep: dict[str, Any], raw: dict[str, float | None], t: traffic.Traffic
+) -> tuple[dict[str, float | None], str | None]:
+    """The flow's latency as reported (clocks.one_way_latency) and why it is null."""
+    measured = (t.clock_offsets.get(fp.receiver.name) or {}).get(fp.sender.name)
+    offset = clocks.Offset(**measured["probe"]) if measured and measured.get("probe") else None
+    negative = int(frep.get("latency_negative") or 0)
+    return clocks.one_way_latency(raw, negative, _pair_shares_clock(fp), offset)
+
+
+def _lanloss_row(fp: FlowPlan, out: traffic.Outcome, p: dict[str, Any], t: traffic.Traffic):
     """(the flow's row, its failed sends) from lanloss-send's and lanloss-recv's reports."""
+    shared_clock = t.shared_clock
     st = fp.stream
     srep = out.senders[st.id]
     fails = sum(int(v) for v in (srep.get("send_errors") or {}).values())
@@ -158,7 +177,8 @@ def _lanloss_row(fp: FlowPlan, out: traffic.Outcome, p: dict[str, Any], shared_c
     # the sender's first send is the traffic's start where both read one clock
     start_ns = int(srep.get("start_ns") or 0) if shared_clock else 0
     log = out.logs.get(fp.receiver.name, {}).get(st.id)
-    goodput, latency = _measured(frep, log, start_ns or None, p)
+    goodput, raw_latency = _measured(frep, log, start_ns or None, p)
+    latency, why = _one_way(fp, frep, raw_latency, t)
     row = FlowRow(
         fp.sender.name,
         fp.receiver.name,
@@ -173,6 +193,7 @@ def _lanloss_row(fp: FlowPlan, out: traffic.Outcome, p: dict[str, Any], shared_c
         rate=st.rate,
         span=max(0, int(srep.get("end_ns") or 0) - int(srep.get("start_ns") or 0)) / 1e9,
         late=float((srep.get("pacing") or {}).get("max_late_us") or 0.0) / 1e6,
+        latency_null_reason=why,
     )
     return row, fails
 
@@ -261,12 +282,12 @@ def build(
 ) -> RunRecord:
     """The run's record (source "bed")."""
     p = req.params
-    shared_clock = state.traffic is not None and state.traffic.shared_clock
+    assert state.traffic is not None
     rows: list[FlowRow] = []
     paths_ = []
     for fp in state.flows:
         if req.tool == "lanloss":
-            row, fails = _lanloss_row(fp, outcome.traffic, p, shared_clock)
+            row, fails = _lanloss_row(fp, outcome.traffic, p, state.traffic)
         else:
             row, fails = _iperf_row(fp, outcome.traffic, p)
         rows.append(row)
@@ -277,13 +298,19 @@ def build(
     for row, d in zip(rows, attr["flows"], strict=True):
         row.drops = d
     flows = [r.flow() for r in rows]
+    streams = _streams_done(req, rows)
     totals = run_totals(
         [{**f, "stream": r.stream} for f, r in zip(flows, rows, strict=True)],
-        _streams_done(req, rows),
+        streams,
         int(p["payload"]),
         float(p["duration"]),
+        _receivers_scheduled(req, state, outcome, streams),
     )
     nic = _nic_section(paths_, outcome, p["protocol"])
+    env = _env(req, state, outcome, restore_report)
+    env["clocks"]["latency_null_reason"] = {
+        str(r.stream): r.latency_null_reason for r in rows if r.latency_null_reason
+    }
     attr["flags"].extend(
         f"attribution incomplete: {why}" for why in nic["attribution"].get("incomplete", [])
     )
@@ -292,7 +319,7 @@ def build(
             "schema": "lanloss.run/1",
             "source": "bed",
             "params": dict(p),
-            "env": _env(req, state, outcome, restore_report),
+            "env": env,
             "flows": flows,
             "totals": totals,
             "drops": attr["totals"],
@@ -312,6 +339,77 @@ def _streams_done(req: Request, rows: list[FlowRow]) -> dict[int, Stream]:
             rate = r.rate if r.rate == "max" else float(r.rate)
             streams[r.stream] = Stream(rate, r.sent, r.span, req.params["pattern"], r.late)
     return streams
+
+
+def buffer_lasts_s(sk_rcvbuf: float, payload: int, mtu: int, datagrams_per_s: float) -> float:
+    """How long a socket buffer takes to fill at an arrival rate while nobody reads it:
+    its capacity over the rate. The capacity is the analysis's rule
+    (lanloss.analysis.loss_model): floor(sk_rcvbuf / truesize) + 1 datagrams, a datagram
+    charged the sum of its frames' skb truesizes by the e1000 copybreak rule (frames up
+    to the copybreak copied into a fitting skb, larger ones a 2 KiB receive buffer's)."""
+    from lanloss.analysis.loss_model import datagram_truesize, socket_capacity
+
+    if datagrams_per_s <= 0:
+        return float("inf")
+    capacity = float(socket_capacity(sk_rcvbuf, datagram_truesize(payload, mtu)))
+    return capacity / datagrams_per_s
+
+
+def _socket_rate(req: Request, state: RunState, receiver: str, streams: dict[int, Stream]) -> float:
+    """Datagrams per second offered to one of the receiver's sockets: its flows' streams
+    (rate max: what they achieved), split over the readers' sockets where SO_REUSEPORT
+    deals a unicast flow out in turn (a multicast group gives every socket a copy)."""
+    p = req.params
+    payload, duration = int(p["payload"]), float(p["duration"])
+    bps = 0.0
+    for fp in state.flows:
+        if fp.receiver.name == receiver:
+            st = streams[fp.stream.id]
+            bps += st.achieved_bps(payload, duration) if st.rate == "max" else float(st.rate)
+    readers = int(p.get("readers") or 1)
+    dealt = readers > 1 and p.get("reuseport") == "on" and not state.traffic.group
+    return bps / (8.0 * payload) / (readers if dealt else 1)
+
+
+def _quota_explains_s(state: RunState, receiver: str) -> float | None:
+    """The off-CPU time a receiver's recv_cpu quota explains: a CFS quota throttles it for
+    up to one period less its share; SCHED_IDLE (no quota) for as long as anything else
+    runs, so None: its stalls are not judged."""
+    if receiver not in state.cpu:
+        return 0.0
+    limit = state.cpu[receiver][1]
+    if limit.method == "sched-idle":
+        return None
+    return cpulimit.PERIOD_US / 1e6 * (1.0 - limit.percent / 100.0)
+
+
+def _receivers_scheduled(
+    req: Request, state: RunState, outcome: Outcome, streams: dict[int, Stream]
+) -> dict[str, Receiver] | None:
+    """Each receiver's scheduling as lanloss-recv measured it (its report's
+    ``scheduling``), against how long its socket buffer lasts; None where nothing measured
+    it (iperf3, TCP, a tool without the report)."""
+    if req.tool != "lanloss" or req.params["protocol"] != "udp" or state.traffic is None:
+        return None
+    p = req.params
+    out: dict[str, Receiver] = {}
+    for h in state.traffic.receivers:
+        rep = outcome.traffic.receivers[h.name]
+        sched = rep.get("scheduling") or {}
+        if sched.get("max_stall_us") is None or not rep.get("rcvbuf_actual"):
+            return None
+        rate = _socket_rate(req, state, h.name, streams)
+        delay = sched.get("run_delay_us")
+        out[h.name] = Receiver(
+            max_stall_s=float(sched["max_stall_us"]) / 1e6,
+            buffer_s=buffer_lasts_s(
+                float(rep["rcvbuf_actual"]), int(p["payload"]), int(p["mtu"]), rate
+            ),
+            explained_s=_quota_explains_s(state, h.name),
+            run_delay_s=None if delay is None else float(delay) / 1e6,
+            nivcsw=sched.get("nivcsw"),
+        )
+    return out
 
 
 def _env(
@@ -389,8 +487,21 @@ def _env(
             "mismatches": restore_report.mismatches,
         },
         "clock_shared": state.traffic.shared_clock,
+        "clocks": _clocks_env(state.traffic),
         "pinning": state.traffic.pin,
         **_backend_env(state.backend),
+    }
+
+
+def _clocks_env(t: traffic.Traffic) -> dict[str, Any]:
+    """The tools' stamp clock, each receiver's measured offset to its senders (ping-pong and
+    chrony/ptp4l status), and the rule one-way latency was reported by; the flows' reasons
+    for a null latency are added by build."""
+    return {
+        "stamp_clock": traffic.stamp_clock(t) if t.tool == "lanloss" else None,
+        "offsets": t.clock_offsets,
+        "latency_factor": clocks.LATENCY_FACTOR,
+        "latency_null_reason": {},
     }
 
 

@@ -29,6 +29,7 @@ from lanloss import header_constants, paths, provenance
 from lanloss.options import OptionError
 from lanloss.record import RunRecord
 from lanloss.testbed import (
+    clocks,
     counters,
     cpulimit,
     keeper,
@@ -36,6 +37,7 @@ from lanloss.testbed import (
     run_record,
     runfolder,
     settings,
+    snmp,
     traffic,
 )
 from lanloss.testbed import inventory as inv_mod
@@ -71,6 +73,7 @@ class Request:
     vm_guests: str = "all"  # --backend vm: which hosts are guests (all | receivers)
     driver_params: dict[str, int] = field(default_factory=dict)  # vm: NIC driver parameters
     keep_lan: bool = False  # leave the LAN standing for the prefix's next run (Backend.lan)
+    switch_snmp: bool = False  # netns: serve the switches with snmpd, read them over SNMP
     lan_idle_s: float = keeper.IDLE_S  # ... for this long without a run
     # filled by prepare()
     inv: inv_mod.Inventory | None = None
@@ -118,7 +121,13 @@ def prepare(req: Request) -> Request:
                 paths.ctool(name)
             except FileNotFoundError:
                 raise BedError(f"{name} is not built; run `make -C testbed/tools`") from None
-    backend_class(req.backend).check_request(req)
+    cls = backend_class(req.backend)
+    if req.switch_snmp and not cls.serves_snmp:
+        raise OptionError(
+            f"--switch-snmp: the {req.backend} backend has no emulated switch to serve over "
+            "SNMP (a lab's switches are read from the inventory's `switches:`)"
+        )
+    cls.check_request(req)
     return req
 
 
@@ -465,6 +474,10 @@ def _work(
     _fault("after-apply")
     state.traffic = _traffic(req, journal, backend, state, senders, receivers, force)
     state.traffic.streams, state.flows = _streams(req, senders, receivers, pairs)
+    if req.tool == "lanloss" and not state.traffic.shared_clock:
+        reporter.tick("measuring clock offsets")
+        pairs_ = [(fp.sender, fp.receiver) for fp in state.flows]
+        state.traffic.clock_offsets = clocks.offsets(pairs_)
     return _measure(reporter, journal, backend, state, timing)
 
 
@@ -589,18 +602,27 @@ def _measure(
             for h in count_hosts
         }
 
+    readers = backend.snmp_readers()  # switches read over SNMP
     journal.set_phase("traffic")
     reporter.tick("counters before")
-    before = snap_all()
+    before, snmp_before = snap_all(), snmp.snapshots(readers)
     _fault("traffic")
+    backend.traffic_starts()
     out = traffic.run(state.traffic, journal, backend.network_idle, reporter.tick)
+    backend.traffic_ended()
     reporter.tick("counters after")
-    after = snap_all()
+    after, snmp_after = snap_all(), snmp.snapshots(readers, settle=True)
     timing.update({k: round(v, 3) for k, v in out.timing.items()})
+    deltas = {n: counters.delta(before[n], after[n]) for n in before}
+    snmp.add_deltas(deltas, snmp_before, snmp_after)
+    errors = {n: s.errors for n, s in after.items() if s.errors}
+    for n, s in [*snmp_before.items(), *snmp_after.items()]:
+        if s.errors:
+            errors.setdefault(n, {}).update(s.errors)
     return Outcome(
         traffic=out,
-        deltas={n: counters.delta(before[n], after[n]) for n in before},
-        counter_errors={n: s.errors for n, s in after.items() if s.errors},
+        deltas=deltas,
+        counter_errors=errors,
         cpu_stat={n: cpulimit.stat(w, lim) for n, (w, lim) in state.cpu.items()},
         facts={h.name: dict(h.facts) for h in state.hosts.values()},
     )

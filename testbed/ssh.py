@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from lanloss import paths
 from lanloss.child import die_with_parent
+from lanloss.testbed import snmp
 from lanloss.testbed.backend import Backend, refuse_guest_options
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.inventory import SSH_CONNECT_TIMEOUT_S, SSH_HOST_KEY_CHECKING, SSH_PORT
-from lanloss.testbed.transport import JOIN_CGROUP, Proc, Transport
+from lanloss.testbed.snmp import SwitchReader
+from lanloss.testbed.transport import JOIN_CGROUP, Local, Proc, Transport
 
 if TYPE_CHECKING:
     from lanloss.testbed.hosts import Host
@@ -159,6 +161,21 @@ class SshTransport(Transport):
         except OSError:
             pass
         self._control_dir = None
+
+
+def transport_for(spec: HostSpec) -> SshTransport:
+    """How to reach an inventory host: its ssh settings."""
+    assert spec.ssh is not None
+    return SshTransport(
+        spec.name,
+        spec.address,
+        spec.ssh.user,
+        spec.ssh.key,
+        spec.ssh.port,
+        spec.ssh.connect_timeout,
+        spec.ssh.known_hosts,
+        spec.ssh.strict_host_key_checking,
+    )
 
 
 def kill_remote(transport: SshTransport, pidfile: str, sig: int) -> None:
@@ -309,6 +326,7 @@ class SshBackend(Backend):
         self.switches: list[Host] = []
         self.machine = None
         self.tool_dirs: dict[str, str] = {}
+        self.readers: list[SwitchReader] = []  # the inventory's switches on the flows' paths
 
     def flows(self) -> list[tuple[str, str, int | None]]:
         """Sender i to receiver i, the shorter list repeated."""
@@ -325,19 +343,10 @@ class SshBackend(Backend):
     def setup(self, journal: Any) -> None:
         from lanloss.testbed.hosts import Host, gather_facts
 
+        self.readers = self.reach_switches()  # every switch answers before a host is touched
         pending = []
         for spec in self.specs:
-            assert spec.ssh is not None
-            t = SshTransport(
-                spec.name,
-                spec.address,
-                spec.ssh.user,
-                spec.ssh.key,
-                spec.ssh.port,
-                spec.ssh.connect_timeout,
-                spec.ssh.known_hosts,
-                spec.ssh.strict_host_key_checking,
-            )
+            t = transport_for(spec)
             local = os.path.join(self.run_dir, spec.name)
             os.makedirs(local, exist_ok=True)
             pending.append(Host(spec, t, f"{self.inv.workdir}/lanloss-run-{self.run_id}", local))
@@ -361,6 +370,35 @@ class SshBackend(Backend):
             elif not t.run(["sh", "-c", "command -v iperf3"]).ok:
                 raise BedError(f"{host.name}: iperf3 is not installed")
 
+    def flow_ports(self, src: str, dst: str) -> tuple[list[Any], list[Any]]:
+        return self.inv.flow_ports(src, dst)
+
+    def reach_switches(self) -> list[SwitchReader]:
+        """A reader for each inventory switch on a flow's path, its ports found by ifName
+        or ifIndex; BedError naming the switch when its agent does not answer."""
+        ports: dict[str, list[str | int]] = {}
+        for src, dst, _ in self.flows():
+            ingress, egress = self.flow_ports(src, dst)
+            for sw, label in [*ingress, *egress]:
+                port = self.inv.switch_port(sw, label)
+                if port not in ports.setdefault(sw, []):
+                    ports[sw].append(port)
+        readers = []
+        for sw, wanted in sorted(ports.items()):
+            reader = SwitchReader(sw, self.inv.switches[sw].agent, wanted, Local(sw))
+            try:
+                reader.indexes = snmp.resolve(reader.transport, reader.agent, wanted)
+            except snmp.SnmpError as exc:
+                raise BedError(
+                    f"switch {sw}: {exc} (check its address, SNMP credentials and that this "
+                    "machine may query it; or remove its switch/switch_port from the hosts)"
+                ) from None
+            readers.append(reader)
+        return readers
+
+    def snmp_readers(self) -> list[SwitchReader]:
+        return self.readers
+
     def describe(self) -> dict[str, Any]:
         return {
             "inventory": self.inv.path,
@@ -372,8 +410,17 @@ class SshBackend(Backend):
                     "interface": s.interface,
                     "user": s.ssh.user if s.ssh else None,
                     "port": s.ssh.port if s.ssh else None,
+                    "switch_port": [s.switch, s.switch_port] if s.switch else None,
                 }
                 for s in self.specs
+            },
+            "switches": {  # read over SNMP (credentials left out)
+                r.name: {
+                    "agent": f"{r.agent.address}:{r.agent.port}",
+                    "snmp": f"v{r.agent.version}",
+                    "ports": r.indexes,
+                }
+                for r in self.readers
             },
         }
 

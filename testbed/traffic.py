@@ -28,6 +28,7 @@ from typing import Any
 
 from lanloss import header_constants, paths
 from lanloss.options import RECV_STOP_GRACE_S
+from lanloss.testbed import clocks
 from lanloss.testbed.arrivals import Arrival
 from lanloss.testbed.errors import BedError
 from lanloss.testbed.hosts import Host
@@ -89,6 +90,9 @@ class Traffic:
     rcvbuf_force: bool = False
     sndbuf_force: bool = False
     shared_clock: bool = False
+    # receiver -> sender -> receiver's clock minus the sender's (clocks.measure_pair; None:
+    # not measured), across kernels only
+    clock_offsets: dict[str, dict[str, Any]] = field(default_factory=dict)
     pin: dict[str, list[str]] = field(default_factory=dict)  # host -> exec wrapper (taskset)
     cgroups: dict[str, str] = field(default_factory=dict)  # host -> cgroup.procs file
     pre: dict[str, list[str]] = field(default_factory=dict)  # host -> extra exec wrapper
@@ -145,7 +149,12 @@ def recv_argv(t: Traffic, host: Host) -> list[str]:
     ]
     if t.keep_log:
         argv += ["--log", f"{w}/recv.log"]
-    return argv
+    return argv + ["--stamp-clock", stamp_clock(t)]
+
+
+def stamp_clock(t: Traffic) -> str:
+    """The tools' --stamp-clock: one kernel's CLOCK_MONOTONIC, else CLOCK_REALTIME."""
+    return clocks.STAMP_SHARED if t.shared_clock else clocks.STAMP_ACROSS
 
 
 SENDER_RT_PRIORITY = 10  # below the kernel's own RT threads (migration, watchdog: 99)
@@ -174,6 +183,8 @@ def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
         _duration(p),
         "--flow",
         str(s.id),
+        "--stamp-clock",
+        stamp_clock(t),
         "--json",
         f"{w}/send-{s.id}.json",
     ]

@@ -15,6 +15,11 @@ sshd) over a second, management NIC (virtio-net, QEMU user networking restricted
 host: ``hostfwd`` on the switch namespace's loopback), so management traffic never
 touches the NIC under test or the switch. The guest image: vmimage.py.
 
+With --vm-icount the guests run at a fixed instruction rate, and each point checks that
+they kept it: their clocks are read just before and after the traffic (``pace``); a
+guest whose clock did not keep real time marks the point invalid (``kept_pace`` in
+env.vm.icount).
+
 Guests die with the harness (QEMU gets PR_SET_PDEATHSIG), and with them every tool and
 every setting in them; what stays after a ``kill -9`` (namespaces, the receiver's
 cgroup, the machine's htb_hysteresis) is in the journal, which is listed in the machine
@@ -54,6 +59,80 @@ ICOUNT_SHIFTS = range(0, 11)  # -icount shift: the guest runs 10^9 / 2^shift ins
 ICOUNT_BOOT_S = 7.5  # a guest's boot at shift 0 in seconds of its clock (59 s at shift 3)
 # QEMU's -icount align warning when this machine cannot keep the guest's pace
 LATE = re.compile(r"guest is now late by (-?[0-9.]+)(?: to (-?[0-9.]+))? seconds")
+
+
+# The pace check of an icount guest: its clock (CLOCK_BOOTTIME, /proc/uptime, 10 ms steps)
+# read over ssh just before and just after the traffic, against this machine's
+# CLOCK_MONOTONIC around each read. With align=on,sleep=on the guest's clock is its
+# instruction count over the nominal rate while it runs: a guest this machine cannot
+# emulate fast enough falls behind real time, and QEMU's align lets a late guest run
+# faster than real time later to catch up (a guest that fell behind during its boot may
+# then run ahead during the traffic). Either way it was not the PC its shift says. Rule:
+# the point is invalid unless the guest's pace over the traffic (its clock's seconds per
+# real second) can be within PACE_TOLERANCE of 1 given the reads' uncertainty (each
+# read somewhere between its before and after, plus one 10 ms step): a guest 2 % off is
+# 2 % off its nominal capacity, inside the 5 % a knee is judged by.
+PACE_TOLERANCE = 0.02
+UPTIME_STEP_S = 0.01
+
+
+@dataclass(frozen=True)
+class ClockRead:
+    """One read of a guest's clock: its value, and this machine's clock before and after."""
+
+    guest_s: float
+    host_before: float
+    host_after: float
+
+
+def pace(start: ClockRead, end: ClockRead) -> dict[str, Any]:
+    """How fast the guest's clock went against real time between two reads: ``pace`` (the
+    central estimate), the interval the reads allow (``pace_low``, ``pace_high``), and
+    ``kept``: the interval meets [1 - PACE_TOLERANCE, 1 + PACE_TOLERANCE]."""
+    guest = end.guest_s - start.guest_s
+    central = (end.host_before + end.host_after - start.host_before - start.host_after) / 2
+    shortest = max(end.host_before - start.host_after, 1e-9)
+    longest = end.host_after - start.host_before
+    high = (guest + UPTIME_STEP_S) / shortest
+    low = max(guest - UPTIME_STEP_S, 0.0) / max(longest, 1e-9)
+    return {
+        "guest_s": round(guest, 3),
+        "real_s": round(central, 3),
+        "read_s": round(
+            max(start.host_after - start.host_before, end.host_after - end.host_before), 3
+        ),
+        "pace": round(guest / central, 4) if central > 0 else None,
+        "pace_low": round(low, 4),
+        "pace_high": round(high, 4),
+        "kept": high >= 1 - PACE_TOLERANCE and low <= 1 + PACE_TOLERANCE,
+    }
+
+
+def read_clock(transport: Any) -> ClockRead | None:
+    """The guest's CLOCK_BOOTTIME in seconds (its /proc/uptime), or None if unreadable."""
+    before = time.monotonic()
+    try:
+        r = transport.run(["cat", "/proc/uptime"], timeout=30)
+    except HostUnreachable:
+        return None
+    after = time.monotonic()
+    word = r.out.split()[0] if r.ok and r.out.split() else ""
+    try:
+        return ClockRead(float(word), before, after)
+    except ValueError:
+        return None
+
+
+def cpus_of(pid: int) -> str | None:
+    """The CPUs process `pid` may run on (its Cpus_allowed_list), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Cpus_allowed_list:"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
 
 
 def boot_timeout(icount: int | None) -> float:
@@ -207,6 +286,8 @@ class VmBackend(Backend):
         self.lan_dir: str | None = None  # consoles and QEMU logs of guests that stand
         self.icount: int | None = None  # -icount shift of the guests (None: as fast as TCG)
         self.log_marks: dict[str, int] = {}  # QEMU's output before the point, per guest
+        self.clock_reads: dict[str, list[ClockRead | None]] = {}  # around the traffic
+        self.load_avg: dict[str, list[float]] = {}  # this machine's, around the traffic
 
     # -- building --------------------------------------------------------------------------
 
@@ -613,6 +694,21 @@ class VmBackend(Backend):
     def flows(self) -> list[tuple[str, str, int | None]]:
         return self.plan.flows
 
+    def traffic_starts(self) -> None:
+        self._read_clocks("start")
+
+    def traffic_ended(self) -> None:
+        self._read_clocks("end")
+
+    def _read_clocks(self, when: str) -> None:
+        """The guests' clocks (icount guests only: a TCG guest without it keeps real time)
+        and this machine's load average."""
+        self.load_avg[when] = [round(x, 2) for x in os.getloadavg()]
+        if self.icount is None:
+            return
+        for name in self.qemu:
+            self.clock_reads.setdefault(name, []).append(read_clock(self.hosts[name].transport))
+
     def pinning(self, senders: list[Any], receivers: list[Any]) -> dict[str, list[str]]:
         """Guests are pinned by their QEMU (_cpu_of); namespace senders on CPU 0."""
         return {h.name: ["taskset", "-c", "0"] for h in senders if h.spec.netns}
@@ -648,6 +744,8 @@ class VmBackend(Backend):
             "image_debs": self.image.get("debs"),
             "boot_s": self.boot_s,
             "icount": self._icount_env(),
+            "qemu_cpus": {n: cpus_of(p.pid) for n, p in self.qemu.items()},
+            "load_avg": self.load_avg,
             "qemu_argv": self.qemu_argv,
             "channel": "ssh to the guest's sshd over a virtio-net management NIC "
             "(QEMU user networking, hostfwd on the switch namespace's loopback)",
@@ -670,6 +768,12 @@ class VmBackend(Backend):
             found = [m.groups() for m in LATE.finditer(text)]
             worst = max((float(b or a) for a, b in found), default=0.0)
             late[name] = {"warnings": len(found), "max_late_s": worst}
+        paces = {
+            name: pace(reads[0], reads[1])
+            for name, reads in self.clock_reads.items()
+            if len(reads) == 2 and reads[0] is not None and reads[1] is not None
+        }
+        unread = sorted(set(self.qemu) - set(paces))
         return {
             "shift": self.icount,
             "instructions_per_s": 1e9 / 2**self.icount,
@@ -677,6 +781,12 @@ class VmBackend(Backend):
             # QEMU prints how late the guest is when that crosses a whole second (up or
             # down): any warning during the point means its pace was not the nominal one
             "late_during_point": late,
+            "pace": paces,
+            "pace_rule": f"kept when the guest's clock went within {PACE_TOLERANCE:.0%} of "
+            "real time over the traffic, given the reads' uncertainty",
+            "pace_unread": unread,
+            # the point's verdict: every guest kept its pace (an unread clock is not kept)
+            "kept_pace": not unread and all(v["kept"] for v in paces.values()),
         }
 
     def describe(self) -> dict[str, Any]:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from lanloss.totals import Stream, late_streams, run_totals
+from lanloss.totals import (
+    RECEIVER_KEYS,
+    Receiver,
+    Stream,
+    late_streams,
+    receiver_totals,
+    run_totals,
+)
 
 P = 1472
 BITS = 8 * P
@@ -69,3 +76,33 @@ def test_a_late_sender_catches_up_with_a_burst_the_totals_state():
     t = run_totals([{"stream": "a", "sent": 6793, "received": 6793}], {"a": ok}, 1472, 1.0)
     assert t["max_late_s"] == 0 and t["max_burst_datagrams"] == 0
     assert Stream("max", 100, 1.0, max_late_s=1.0).burst_datagrams(1472) == 0
+
+
+def test_a_receiver_is_stalled_when_off_the_cpu_longer_than_its_buffer_lasts():
+    assert Receiver(max_stall_s=0.034, buffer_s=0.0335).stalled is True
+    assert Receiver(max_stall_s=0.033, buffer_s=0.0335).stalled is False
+    # a 5 % CFS quota throttles the reader for up to 95 ms per 100 ms period: explained
+    quota = 0.1 * (1 - 5 / 100)
+    assert Receiver(0.120, 0.0335, explained_s=quota).stalled is False  # 25 ms beyond it
+    assert Receiver(0.130, 0.0335, explained_s=quota).stalled is True  # 35 ms beyond it
+    # SCHED_IDLE stalls the reader whenever anything runs: not judged
+    assert Receiver(10.0, 0.0335, explained_s=None).stalled is None
+
+
+def test_receiver_totals_name_the_worst_and_say_null_where_nothing_measured():
+    st = Stream(20e6, 1699, 1698 * BITS / 20e6)
+    flows = [{"stream": "a", "sent": 1699, "received": 1699}]
+    sim = run_totals(flows, {"a": st}, P, 1.0)
+    assert {k: sim[k] for k in RECEIVER_KEYS} == dict.fromkeys(RECEIVER_KEYS)
+    receivers = {
+        "r1": Receiver(0.002, 0.0335, run_delay_s=0.01, nivcsw=3),
+        "r2": Receiver(0.300, 0.5, run_delay_s=0.02, nivcsw=5),
+    }
+    t = run_totals(flows, {"a": st}, P, 1.0, receivers)
+    assert (t["max_recv_stall_s"], t["recv_buffer_s"], t["recv_stalled"]) == (0.3, 0.0335, False)
+    assert t["recv_run_delay_s"] == pytest.approx(0.03) and t["recv_nivcsw"] == 8
+    receivers["r3"] = Receiver(0.05, 0.0335, nivcsw=None)
+    t = receiver_totals(receivers)
+    assert t["recv_stalled"] is True and t["recv_nivcsw"] is None and t["recv_run_delay_s"] is None
+    unjudged = {"r1": Receiver(0.002, 0.0335), "r2": Receiver(1.0, 0.0335, explained_s=None)}
+    assert receiver_totals(unjudged)["recv_stalled"] is None

@@ -4,6 +4,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/prctl.h>
 
 #include "util.h"
@@ -43,6 +44,31 @@ int64_t ll_real_minus_mono_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &m2);
 	mid = (ll_ts_ns(&m1) + ll_ts_ns(&m2)) / 2;
 	return (int64_t)(ll_ts_ns(&r) - mid);
+}
+
+int64_t ll_stamp_off_ns;
+static enum ll_stamp_clock ll_stamp_which = LL_STAMP_MONO;
+
+void ll_clock_set_stamp(enum ll_stamp_clock which)
+{
+	ll_stamp_which = which;
+	ll_stamp_off_ns = which == LL_STAMP_REALTIME ? ll_real_minus_mono_ns() : 0;
+}
+
+enum ll_stamp_clock ll_opt_stamp_clock(const char *v)
+{
+	if (!strcmp(v, "monotonic"))
+		return LL_STAMP_MONO;
+	if (!strcmp(v, "realtime"))
+		return LL_STAMP_REALTIME;
+	ll_usage_error(
+		"--stamp-clock: invalid value '%s' (expected monotonic or realtime)",
+		v);
+}
+
+const char *ll_stamp_clock_name(void)
+{
+	return ll_stamp_which == LL_STAMP_REALTIME ? "realtime" : "monotonic";
 }
 
 bool ll_wait_until(uint64_t t)

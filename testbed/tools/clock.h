@@ -27,6 +27,29 @@ static inline uint64_t ll_mono_ns(void)
  * onto the monotonic clock the sender stamps with. */
 int64_t ll_real_minus_mono_ns(void);
 
+/*
+ * The clock the datagram header's tx_ns and the receiver's delays are read on
+ * (--stamp-clock): CLOCK_MONOTONIC (the default) is one clock for every network
+ * namespace of a kernel but means nothing to another kernel; CLOCK_REALTIME is
+ * what NTP/PTP synchronize across machines. A stamp is CLOCK_MONOTONIC plus
+ * (realtime - monotonic) read once at start: one vDSO read per batch as before,
+ * and it follows the synchronization service's frequency corrections (which
+ * CLOCK_MONOTONIC shares); a step of the realtime clock during a run is not
+ * followed.
+ */
+enum ll_stamp_clock { LL_STAMP_MONO, LL_STAMP_REALTIME };
+extern int64_t ll_stamp_off_ns; /* stamp clock - CLOCK_MONOTONIC */
+void ll_clock_set_stamp(enum ll_stamp_clock which);
+/* Parse --stamp-clock's value (monotonic | realtime); exit 2 on anything else. */
+enum ll_stamp_clock ll_opt_stamp_clock(const char *v);
+const char *ll_stamp_clock_name(void);
+
+/* A CLOCK_MONOTONIC time on the stamp clock. */
+static inline uint64_t ll_stamp_of(uint64_t mono_ns)
+{
+	return mono_ns + (uint64_t)ll_stamp_off_ns;
+}
+
 /* Lower this thread's timer slack so clock_nanosleep wakes on time. */
 void ll_clock_tight_slack(void);
 

@@ -100,8 +100,14 @@ void ll_flows_add(struct ll_flows *ft, const struct ll_hdr *h, uint64_t rx_ns,
 				ll_fail("out of memory (latency histogram)");
 			ll_hist_init(f->lat);
 		}
-		/* Same CLOCK_MONOTONIC on both ends (shared across netns). */
-		ll_hist_add(f->lat, rx_ns > h->tx_ns ? rx_ns - h->tx_ns : 0);
+		/* rx_ns and tx_ns are on one stamp clock (clock.h). A
+		 * datagram received before it was sent says the two ends'
+		 * clocks disagree by more than the delay: it is counted, not
+		 * put in the histogram. */
+		if (rx_ns >= h->tx_ns)
+			ll_hist_add(f->lat, rx_ns - h->tx_ns);
+		else
+			f->lat_negative++;
 	}
 }
 
@@ -113,6 +119,7 @@ static void merge_one(struct ll_flow *d, struct ll_flow *s)
 	d->bytes += s->bytes;
 	d->duplicated += s->duplicated;
 	d->reordered += s->reordered;
+	d->lat_negative += s->lat_negative;
 	if (s->first_rx_ns &&
 	    (!d->first_rx_ns || s->first_rx_ns < d->first_rx_ns))
 		d->first_rx_ns = s->first_rx_ns;

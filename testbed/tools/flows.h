@@ -33,6 +33,7 @@ struct ll_flow {
 	uint64_t *seen; /* bitmap of seqs received */
 	uint64_t seen_words;
 	struct ll_hist *lat; /* rx_ns - tx_ns; NULL without timestamps */
+	uint64_t lat_negative; /* datagrams with rx_ns < tx_ns */
 	uint64_t first_rx_ns;
 	uint64_t last_rx_ns;
 	/* filled by ll_flows_finish */

@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,7 +79,8 @@ enum ll_proto ll_opt_proto(const char *flag, const char *val)
 		       val);
 }
 
-void ll_opt_bad(int c, char **argv)
+/* After getopt_long returned '?' or ':' (optstring ":"). */
+static void __attribute__((noreturn)) opt_bad(int c, char **argv)
 {
 	const char *arg = argv[optind - 1];
 
@@ -87,9 +89,30 @@ void ll_opt_bad(int c, char **argv)
 	ll_usage_error("unknown option '%s' (see --help)", arg);
 }
 
-void ll_opt_no_args(int argc, char **argv)
+/* Positional arguments left after the options are refused. */
+static void opt_no_args(int argc, char **argv)
 {
 	if (optind < argc)
 		ll_usage_error("unexpected argument '%s' (see --help)",
 			       argv[optind]);
+}
+
+int ll_opt_next(int argc, char **argv, const struct option *options,
+		const char *usage)
+{
+	int o, i = -1;
+
+	opterr = 0;
+	o = getopt_long(argc, argv, ":", options, &i);
+	if (o == -1) {
+		opt_no_args(argc, argv);
+		return -1;
+	}
+	if (o == '?' || o == ':')
+		opt_bad(o, argv);
+	if (i >= 0 && !strcmp(options[i].name, "help")) {
+		fputs(usage, stdout);
+		exit(0);
+	}
+	return o;
 }

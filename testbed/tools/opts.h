@@ -7,6 +7,7 @@
 #ifndef LL_OPTS_H
 #define LL_OPTS_H
 
+#include <getopt.h>
 #include <netinet/in.h>
 #include <stdint.h>
 
@@ -22,10 +23,14 @@ int64_t ll_opt_sockbuf(const char *flag, const char *val);
 /* Datagrams per recvmmsg/sendmmsg call (--batch): 1..1024. */
 unsigned ll_opt_batch(const char *val);
 
-/* After getopt_long returned '?' or ':' (optstring must start with ':'). */
-void ll_opt_bad(int c, char **argv) __attribute__((noreturn));
-/* Reject positional arguments left after option parsing. */
-void ll_opt_no_args(int argc, char **argv);
+/*
+ * The next option of the command line (getopt_long over @options), or -1 once none
+ * is left. "--help" prints @usage and exits 0; an unknown option, a missing value
+ * or, at the end, a positional argument ends the program with one line and exit
+ * status 2.
+ */
+int ll_opt_next(int argc, char **argv, const struct option *options,
+		const char *usage);
 
 static inline int ll_is_multicast(struct in_addr a)
 {

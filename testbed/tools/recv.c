@@ -49,6 +49,9 @@ static const char usage[] =
 	"  --payload N           TCP: message size, to count and parse messages\n"
 	"  --rx-time app|kernel  rx_ns: when recvmmsg returned (app), or the\n"
 	"                        kernel's SO_TIMESTAMPNS receive stamp (app)\n"
+	"  --stamp-clock monotonic|realtime\n"
+	"                        clock the senders stamp with (monotonic); rx_ns\n"
+	"                        in delays and the log is read on it too\n"
 	"  --log FILE            per-packet log, 32-byte records (see wire.h)\n"
 	"  --ready-file PATH     created once the sockets are bound and joined\n"
 	"  --json FILE           write the report to FILE instead of stdout\n";
@@ -69,6 +72,7 @@ enum {
 	O_WORK,
 	O_PAYLOAD,
 	O_RXTIME,
+	O_STAMP_CLOCK,
 	O_LOG,
 	O_READY,
 	O_JSON,
@@ -91,6 +95,7 @@ static const struct option options[] = {
 	{ "work-ns", required_argument, NULL, O_WORK },
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "rx-time", required_argument, NULL, O_RXTIME },
+	{ "stamp-clock", required_argument, NULL, O_STAMP_CLOCK },
 	{ "log", required_argument, NULL, O_LOG },
 	{ "ready-file", required_argument, NULL, O_READY },
 	{ "json", required_argument, NULL, O_JSON },
@@ -109,8 +114,7 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 {
 	int o;
 
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((o = ll_opt_next(argc, argv, options, usage)) != -1) {
 		switch (o) {
 		case O_BIND:
 			c->bind = ll_opt_ipv4("bind", optarg);
@@ -176,6 +180,9 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 					"--rx-time: invalid value '%s' (expected app or kernel)",
 					optarg);
 			break;
+		case O_STAMP_CLOCK:
+			ll_clock_set_stamp(ll_opt_stamp_clock(optarg));
+			break;
 		case O_LOG:
 			p->log = optarg;
 			break;
@@ -185,14 +192,8 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 		case O_JSON:
 			p->json = optarg;
 			break;
-		case O_HELP:
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			ll_opt_bad(o, argv);
 		}
 	}
-	ll_opt_no_args(argc, argv);
 	if (c->rcvbuf_force && c->rcvbuf < 0)
 		ll_usage_error("--rcvbuf-force: needs --rcvbuf BYTES");
 	if (c->proto == LL_TCP && c->has_group)

@@ -39,6 +39,24 @@ struct recv_cfg {
 
 #define LL_LOG_BUF_RECS 4096
 
+/* A reader thread's own scheduling (rx_sched.c). */
+struct ll_rx_sched {
+	uint64_t last_ns; /* CLOCK_MONOTONIC: last return with datagrams */
+	uint64_t last_cpu_ns; /* the thread's CPU time then */
+	uint64_t max_stall_ns; /* longest off the CPU while datagrams waited */
+	uint64_t max_stall_at_ns; /* CLOCK_MONOTONIC when that stall ended */
+	int64_t run_delay_ns; /* run-queue delay over its life; -1 = unknown */
+	int64_t nivcsw; /* involuntary context switches; -1 = unknown */
+	int64_t nvcsw; /* voluntary ones */
+};
+
+void ll_rx_sched_begin(struct ll_rx_sched *s);
+/* A receive call returned at now (CLOCK_MONOTONIC) with its oldest datagram
+ * received at oldest_arrival (same clock; 0 = no datagram or no stamp). */
+void ll_rx_sched_returned(struct ll_rx_sched *s, uint64_t now,
+			  uint64_t oldest_arrival);
+void ll_rx_sched_end(struct ll_rx_sched *s);
+
 struct reader {
 	unsigned idx;
 	const struct recv_cfg *c;
@@ -55,6 +73,7 @@ struct reader {
 	uint32_t ovfl_first;
 	uint32_t ovfl_last;
 	struct ll_flows flows;
+	struct ll_rx_sched sched;
 
 	uint8_t *logbuf; /* LL_LOG_BUF_RECS records */
 	unsigned logn;

@@ -21,6 +21,7 @@
  */
 #include <arpa/inet.h>
 
+#include "clock.h"
 #include "json.h"
 #include "recv.h"
 
@@ -36,6 +37,63 @@ static void latency(struct ll_json *j, const struct ll_flow *f)
 	ll_json_dbl(j, "p50", ll_hist_quantile(f->lat, 0.50) / 1e3);
 	ll_json_dbl(j, "p99", ll_hist_quantile(f->lat, 0.99) / 1e3);
 	ll_json_dbl(j, "max", f->lat->max / 1e3);
+	ll_json_obj_end(j);
+}
+
+/* -1 (unknown) stays -1 in a sum. */
+static int64_t add_known(int64_t sum, int64_t v)
+{
+	return sum < 0 || v < 0 ? -1 : sum + v;
+}
+
+static void known_i64(struct ll_json *j, const char *key, int64_t v)
+{
+	if (v < 0)
+		ll_json_null(j, key);
+	else
+		ll_json_i64(j, key, v);
+}
+
+/*
+ * "scheduling": how the readers were scheduled (rx_sched.c): max_stall_us,
+ * the longest any reader was off the CPU while datagrams waited in its socket
+ * (a lower bound; null for TCP, which has no receive stamps), and when it
+ * ended (max_stall_at_ns, CLOCK_MONOTONIC); run_delay_us, their run-queue
+ * delay; nivcsw and nvcsw, their involuntary and voluntary context switches
+ * (sums over the readers' lives; null when the kernel does not say).
+ */
+static void scheduling(struct ll_json *j, const struct recv_cfg *c,
+		       const struct reader *rds, unsigned n)
+{
+	uint64_t stall = 0, at = 0;
+	int64_t delay = 0, inv = 0, vol = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		const struct ll_rx_sched *v = &rds[i].sched;
+
+		if (v->max_stall_ns >= stall) {
+			stall = v->max_stall_ns;
+			at = v->max_stall_at_ns;
+		}
+		delay = add_known(delay, v->run_delay_ns);
+		inv = add_known(inv, v->nivcsw);
+		vol = add_known(vol, v->nvcsw);
+	}
+	ll_json_obj(j, "scheduling");
+	if (c->proto == LL_UDP) {
+		ll_json_dbl(j, "max_stall_us", stall / 1e3);
+		ll_json_u64(j, "max_stall_at_ns", at);
+	} else {
+		ll_json_null(j, "max_stall_us");
+		ll_json_null(j, "max_stall_at_ns");
+	}
+	if (delay < 0)
+		ll_json_null(j, "run_delay_us");
+	else
+		ll_json_dbl(j, "run_delay_us", delay / 1e3);
+	known_i64(j, "nivcsw", inv);
+	known_i64(j, "nvcsw", vol);
 	ll_json_obj_end(j);
 }
 
@@ -68,6 +126,9 @@ static void flow(struct ll_json *j, const struct ll_flow *f)
 		ll_json_null(j, "loss_runs");
 	}
 	latency(j, f);
+	/* Datagrams received before their send stamp (flows.c): left out of
+	 * latency_us, which is then not a one-way delay. */
+	ll_json_u64(j, "latency_negative", f->lat_negative);
 	ll_json_u64(j, "first_rx_ns", f->first_rx_ns);
 	ll_json_u64(j, "last_rx_ns", f->last_rx_ns);
 	ll_json_obj_end(j);
@@ -109,6 +170,7 @@ void ll_recv_report(FILE *f, const struct recv_cfg *c, struct reader *rds,
 	ll_json_str(&j, "tool", "lanloss-recv");
 	ll_json_u64(&j, "version", 1);
 	ll_json_str(&j, "proto", udp ? "udp" : "tcp");
+	ll_json_str(&j, "stamp_clock", ll_stamp_clock_name());
 	ll_json_u64(&j, "port", c->port);
 	if (c->has_group) {
 		inet_ntop(AF_INET, &c->group, group, sizeof(group));
@@ -145,9 +207,11 @@ void ll_recv_report(FILE *f, const struct recv_cfg *c, struct reader *rds,
 					       rds[i].ovfl_first));
 		else
 			ll_json_null(&j, "rxq_ovfl");
+		scheduling(&j, c, &rds[i], 1);
 		ll_json_obj_end(&j);
 	}
 	ll_json_arr_end(&j);
+	scheduling(&j, c, rds, c->readers);
 	ll_json_dbl(&j, "elapsed_s", elapsed);
 	ll_json_dbl(&j, "goodput_bps",
 		    elapsed > 0 ? bytes * 8.0 / elapsed : 0.0);

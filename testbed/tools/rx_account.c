@@ -36,10 +36,11 @@ void ll_rx_account(struct reader *rd, const struct ll_hdr *h, uint64_t rx_ns,
 		rd->first_rx_ns = rx_ns;
 	if (rx_ns > rd->last_rx_ns)
 		rd->last_rx_ns = rx_ns;
-	ll_flows_add(&rd->flows, h, rx_ns, len);
+	/* Delays and the log are read on the clock the senders stamp with. */
+	ll_flows_add(&rd->flows, h, ll_stamp_of(rx_ns), len);
 	if (rd->c->log_fd >= 0) {
 		ll_logrec_put(rd->logbuf + (size_t)rd->logn * LL_LOG_REC, h,
-			      rx_ns, len);
+			      ll_stamp_of(rx_ns), len);
 		if (++rd->logn == LL_LOG_BUF_RECS)
 			ll_rx_log_flush(rd);
 	}

@@ -54,8 +54,9 @@ int ll_rx_udp_socket(const struct recv_cfg *c)
 	/* Each datagram then carries the socket's cumulative sk_drops as
 	 * counted when it was queued (sock_skb_set_dropcount, 3b885787). */
 	on(fd, SOL_SOCKET, SO_RXQ_OVFL, "SO_RXQ_OVFL");
-	if (c->kernel_ts)
-		on(fd, SOL_SOCKET, SO_TIMESTAMPNS, "SO_TIMESTAMPNS");
+	/* Every datagram's kernel receive stamp: the reader's stalls are timed
+	 * from it (rx_sched.c), and --rx-time kernel reports it. */
+	on(fd, SOL_SOCKET, SO_TIMESTAMPNS, "SO_TIMESTAMPNS");
 	ll_rx_set_timeout(fd);
 	do_bind(fd, c);
 	if (c->has_group) {

@@ -80,6 +80,7 @@ void *ll_rx_tcp(void *arg)
 
 	if (!buf)
 		ll_fail("out of memory");
+	ll_rx_sched_begin(&rd->sched); /* no stamps: switches and delay only */
 	rd->conn = accept_one(rd);
 	while (rd->conn >= 0 && !atomic_load(&ll_rx_stop)) {
 		n = recv(rd->conn, buf, LL_TCP_READ, 0);
@@ -101,6 +102,7 @@ void *ll_rx_tcp(void *arg)
 		if (rd->c->payload)
 			cut_messages(rd, &m, buf, (size_t)n, now);
 	}
+	ll_rx_sched_end(&rd->sched);
 	if (rd->c->log_fd >= 0)
 		ll_rx_log_flush(rd);
 	free(buf);

@@ -2,8 +2,9 @@
 /*
  * rx_udp.c - a lanloss-recv UDP reader thread: recvmmsg with MSG_WAITFORONE
  * (block for the first datagram, then take whatever else is queued, up to
- * --batch, without blocking again), per-datagram SO_RXQ_OVFL and, with
- * --rx-time kernel, the SO_TIMESTAMPNS receive stamp.
+ * --batch, without blocking again), per-datagram SO_RXQ_OVFL and the
+ * SO_TIMESTAMPNS receive stamp: the batch's oldest stamp times the reader's
+ * stalls (rx_sched.c); with --rx-time kernel every stamp is the rx_ns.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,6 +83,17 @@ static void parse_cmsgs(struct msghdr *mh, uint32_t *ovfl, uint64_t *kts)
 	}
 }
 
+/* The kernel receive stamp of a batch's first (oldest) datagram on
+ * CLOCK_MONOTONIC; 0 without one. */
+static uint64_t oldest_stamp(const struct reader *rd, struct rxbufs *b)
+{
+	uint64_t kts;
+	uint32_t ovfl;
+
+	parse_cmsgs(&b->msgs[0].msg_hdr, &ovfl, &kts);
+	return kts ? kts - (uint64_t)rd->real_minus_mono : 0;
+}
+
 void *ll_rx_udp(void *arg)
 {
 	struct reader *rd = arg;
@@ -91,6 +103,7 @@ void *ll_rx_udp(void *arg)
 	int got;
 
 	bufs_init(&b, c);
+	ll_rx_sched_begin(&rd->sched);
 	while (!atomic_load_explicit(&ll_rx_stop, memory_order_relaxed)) {
 		uint64_t now;
 
@@ -102,12 +115,15 @@ void *ll_rx_udp(void *arg)
 		got = recvmmsg(rd->fd, b.msgs, c->batch,
 			       MSG_WAITFORONE | MSG_TRUNC, NULL);
 		if (got < 0) {
+			/* Not a return with datagrams: the stall clock runs on
+			 * (a stop signal ends a blocked call with EINTR). */
 			if (errno == EAGAIN || errno == EINTR)
 				continue; /* SO_RCVTIMEO: check the stop */
 			rd->err = errno;
 			break;
 		}
 		now = ll_mono_ns();
+		ll_rx_sched_returned(&rd->sched, now, oldest_stamp(rd, &b));
 		atomic_store_explicit(&rd->last_act_ns, now,
 				      memory_order_relaxed);
 		for (i = 0; i < (unsigned)got; i++) {
@@ -130,6 +146,7 @@ void *ll_rx_udp(void *arg)
 			ll_rx_account(rd, &h, rx, len);
 		}
 	}
+	ll_rx_sched_end(&rd->sched);
 	if (rd->c->log_fd >= 0)
 		ll_rx_log_flush(rd);
 	bufs_free(&b);

@@ -38,6 +38,9 @@ static const char usage[] =
 	"                        on veth it crosses bridges and qdiscs as one packet\n"
 	"  --flow N              flow id written in every header (0)\n"
 	"  --start-at NS         first send at CLOCK_MONOTONIC NS (a barrier)\n"
+	"  --stamp-clock monotonic|realtime\n"
+	"                        clock of the header's tx_ns (monotonic): realtime\n"
+	"                        when the receiver runs in another kernel\n"
 	"  --realtime PRIO       pace under SCHED_FIFO at PRIO 1..99 (UDP, at most\n"
 	"                        25000 datagrams/s; else, or if refused, CFS: the\n"
 	"                        report's \"sched\" says which)\n"
@@ -63,6 +66,7 @@ enum {
 	O_GSO,
 	O_FLOW,
 	O_START_AT,
+	O_STAMP_CLOCK,
 	O_REALTIME,
 	O_JSON,
 	O_HELP,
@@ -87,6 +91,7 @@ static const struct option options[] = {
 	{ "gso", no_argument, NULL, O_GSO },
 	{ "flow", required_argument, NULL, O_FLOW },
 	{ "start-at", required_argument, NULL, O_START_AT },
+	{ "stamp-clock", required_argument, NULL, O_STAMP_CLOCK },
 	{ "realtime", required_argument, NULL, O_REALTIME },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
@@ -164,8 +169,7 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 	const char *payload = NULL, *dst = NULL;
 	int o;
 
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((o = ll_opt_next(argc, argv, options, usage)) != -1) {
 		switch (o) {
 		case O_DST:
 			dst = optarg;
@@ -227,20 +231,17 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 			c->start_at =
 				ll_opt_u64("start-at", optarg, 0, UINT64_MAX);
 			break;
+		case O_STAMP_CLOCK:
+			ll_clock_set_stamp(ll_opt_stamp_clock(optarg));
+			break;
 		case O_REALTIME:
 			c->realtime = (int)ll_opt_u64("realtime", optarg, 1, 99);
 			break;
 		case O_JSON:
 			*json = optarg;
 			break;
-		case O_HELP:
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			ll_opt_bad(o, argv);
 		}
 	}
-	ll_opt_no_args(argc, argv);
 	check_args(c, dst, payload);
 }
 

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 
 #include "send.h"
+#include "clock.h"
 #include "json.h"
 #include "wire.h"
 
@@ -47,6 +48,7 @@ void ll_send_report(FILE *f, const struct send_cfg *c, const struct send_res *r)
 	ll_json_str(&j, "tool", "lanloss-send");
 	ll_json_u64(&j, "version", 1);
 	ll_json_str(&j, "proto", c->proto == LL_UDP ? "udp" : "tcp");
+	ll_json_str(&j, "stamp_clock", ll_stamp_clock_name());
 	ll_json_str(&j, "dst", dst);
 	ll_json_u64(&j, "port", c->port);
 	ll_json_u64(&j, "payload", c->payload);

@@ -122,7 +122,7 @@ void ll_tx_tcp(const struct send_cfg *c, struct send_res *r)
 		now = ll_mono_ns();
 		for (i = 0; i < n; i++)
 			ll_hdr_put(buf + (size_t)i * c->payload, c->payload,
-				   seq + i, now, c->flow);
+				   seq + i, ll_stamp_of(now), c->flow);
 		if (!write_msgs(fd, c, r, buf, n, now))
 			break;
 		for (i = 0; c->rate && i < n; i++)

@@ -191,7 +191,8 @@ static void send_plain(struct tx *t, unsigned n, const uint64_t *dl, int flags)
 
 		for (j = i; j < n; j++)
 			ll_hdr_put(t->iov[j].iov_base, c->payload,
-				   t->seq + (j - i), now, c->flow);
+				   t->seq + (j - i), ll_stamp_of(now),
+				   c->flow);
 		got = sendmmsg(t->fd, t->msgs + i, n - i, flags);
 		end = ll_mono_ns();
 		if (got > 0) {
@@ -237,7 +238,8 @@ static bool send_gso(struct tx *t, unsigned n, const uint64_t *dl, int flags)
 			for (k = 0; k < t->segs[j]; k++)
 				ll_hdr_put((uint8_t *)t->iov[j].iov_base +
 						   (size_t)k * c->payload,
-					   c->payload, seq++, now, c->flow);
+					   c->payload, seq++, ll_stamp_of(now),
+					   c->flow);
 		got = sendmmsg(t->fd, t->msgs + i, v - i, flags);
 		end = ll_mono_ns();
 		if (got > 0) {

@@ -7,8 +7,10 @@
  *
  *   offset  0  u64  seq    0, 1, 2, ... per sender; a failed send does not
  *                          consume a number, so receiver gaps are network loss
- *   offset  8  u64  tx_ns  CLOCK_MONOTONIC just before the send call (that
- *                          clock is shared by all network namespaces of a host)
+ *   offset  8  u64  tx_ns  the stamp clock just before the send call: by
+ *                          default CLOCK_MONOTONIC (shared by all network
+ *                          namespaces of a kernel), with --stamp-clock realtime
+ *                          CLOCK_REALTIME (across kernels: clock.h)
  *   offset 16  u32  flow   --flow
  *   offset 20  u32  magic  LANLOSS_MAGIC (models/model/lanloss-wire-format.h)
  *
@@ -22,7 +24,7 @@
  *
  *   offset  0  u64  seq    UINT64_MAX when the datagram had no seq
  *   offset  8  u64  tx_ns  0 when the datagram had no timestamp
- *   offset 16  u64  rx_ns  CLOCK_MONOTONIC at receipt (see --rx-time)
+ *   offset 16  u64  rx_ns  the stamp clock at receipt (see --rx-time)
  *   offset 24  u32  flow   UINT32_MAX when the datagram had no lanloss header
  *   offset 28  u32  len    payload bytes
  *

@@ -6,11 +6,13 @@ the same point as the netns backend and give a record of the same shape."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
 
 import pytest
+from load_rules import judged, record_disturbance
 
 from lanloss.record import load
 
@@ -118,22 +120,33 @@ def lab(tmp_path_factory):
 
 def test_ssh_runs_the_same_point_with_the_same_record_shape(lab, bed, tmp_path):
     point = ["--rate", "50Mbps", "--payload", "1472", "--duration", "1s"]
-    res = bed(
-        "run",
-        "--backend",
-        "ssh",
-        "--inventory",
-        str(lab["inventory"]),
-        *point,
-        "--out",
-        str(tmp_path / "ssh.json"),
-        netns=lab["ctl"],
-    )
-    assert res.returncode == 0, res.stderr
-    res = bed("run", *point, "--out", str(tmp_path / "netns.json"))
-    assert res.returncode == 0, res.stderr
-    ssh, ns = load(str(tmp_path / "ssh.json")), load(str(tmp_path / "netns.json"))
 
+    def attempt(i: int):
+        folder = tmp_path / f"attempt{i}"
+        folder.mkdir()
+        res = bed(
+            "run",
+            "--backend",
+            "ssh",
+            "--inventory",
+            str(lab["inventory"]),
+            *point,
+            "--out",
+            str(folder / "ssh.json"),
+            netns=lab["ctl"],
+        )
+        assert res.returncode == 0, res.stderr
+        res = bed("run", *point, "--out", str(folder / "netns.json"))
+        assert res.returncode == 0, res.stderr
+        return load(str(folder / "ssh.json")), load(str(folder / "netns.json"))
+
+    def disturbance(recs):
+        return [why for rec in recs for why in record_disturbance(rec)]
+
+    judged(attempt, disturbance, lambda recs: _same_point(lab, *recs))
+
+
+def _same_point(lab, ssh, ns) -> None:
     assert ssh.to_dict().keys() == ns.to_dict().keys()
     assert ssh.params == ns.params
     assert ssh.totals.keys() == ns.totals.keys() and ssh.drops.keys() == ns.drops.keys()
@@ -142,7 +155,8 @@ def test_ssh_runs_the_same_point_with_the_same_record_shape(lab, bed, tmp_path):
     for rec in (ssh, ns):
         assert rec.conservation_error() == 0
         assert rec.totals["received"] == rec.totals["sent"] > 4000
-        assert rec.totals["goodput_bps"] == pytest.approx(50e6, rel=0.01)
+        # at the rate the sender achieved (within 1 % of 50 Mbit/s: load_rules)
+        assert rec.totals["goodput_bps"] == pytest.approx(rec.totals["achieved_send_bps"], rel=0.01)
     for name in ("h1", "h2"):
         host = ssh.env["hosts"][name]
         assert {"kernel", "driver", "settings_before", "settings_after", "unsupported"} <= set(host)
@@ -162,16 +176,28 @@ def test_unreachable_host_is_one_clear_line(lab, bed, bed_state, tmp_path):
     text = text.replace("key: id", f"key: {lab['dir']}/id")
     text = text.replace("known_hosts: known_hosts", f"known_hosts: {lab['dir']}/known_hosts")
     inv.write_text(text)
-    t0 = time.monotonic()
+    # no hang: the fixture's timeout (120 s) fails a harness that never gives up; the
+    # refusal is ssh's own first answer ("Connection refused"), not a retry's
     res = bed(
         "run", "--backend", "ssh", "--inventory", str(inv), "--duration", "0.5s", netns=lab["ctl"]
     )
     assert res.returncode == 1
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "h2" in lines[0] and "unreachable" in lines[0], res.stderr
-    assert "2222" in lines[0]
-    assert time.monotonic() - t0 < 30
+    assert "2222" in lines[0] and "refused" in lines[0]
     assert not list(bed_state.glob("journal*"))
+
+
+def test_check_reports_the_receivers_clock_offset_to_its_sender(lab, bed):
+    res = bed("check", "--backend", "ssh", "--inventory", str(lab["inventory"]), netns=lab["ctl"])
+    assert res.returncode == 0, res.stderr
+    said = res.stderr.splitlines()
+    line = next((ln for ln in said if ln.startswith("lanloss bed: clock h2 - h1: ")), said)
+    # two namespaces of one kernel: one CLOCK_REALTIME, so the offset is 0 within its bound
+    m = re.fullmatch(
+        r"lanloss bed: clock h2 - h1: offset ([-+][\d.]+) us ± ([\d.]+) us \(ping-pong\).*", line
+    )
+    assert m and abs(float(m[1])) <= float(m[2]) + 0.1, line
 
 
 def _remote_tools(lab) -> list[str]:

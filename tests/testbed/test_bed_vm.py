@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
+from vm_guest_image import build_or_fail
 
-from lanloss.testbed import vmimage
 from lanloss.testbed.journal import journal_path
 
 pytestmark = [
@@ -76,10 +76,7 @@ def _phase(state: Path) -> str | None:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    try:
-        vmimage.build()  # first use: downloads the kernel (make vm-image)
-    except RuntimeError as exc:
-        pytest.fail(f"the guest image cannot be built: {exc}")
+    build_or_fail()
     state = tmp_path_factory.mktemp("vmstate")
     env = {**os.environ, "LANLOSS_STATE_DIR": str(state)}
     htb_before = HTB.read_text().strip() if HTB.exists() else None
@@ -213,3 +210,18 @@ def test_every_lost_datagram_is_attributed(runs):
     assert abs(r["drops"]["unexplained"]) <= 0.01 * lost, (r["drops"], r["extra"]["attribution"])
     assert r["drops"]["rx_fifo"] + r["drops"]["socket_rcvbuf"] > 0.9 * lost
     assert r["totals"]["offered_met"]  # the namespace sender keeps its rate
+
+
+def test_a_guest_receiver_gets_realtime_stamps_and_a_measured_offset(runs):
+    r = runs["record"]
+    clk = r["env"]["clocks"]
+    # a namespace sender and a guest receiver: two kernels, two clocks
+    assert r["env"]["clock_shared"] is False and clk["stamp_clock"] == "realtime"
+    probe = clk["offsets"]["r1"]["s1"]["probe"]  # the guest runs the probe with the shared /usr
+    assert probe["answered"] >= 1 and probe["uncertainty_ns"] * 2 >= probe["rtt_min_ns"] > 0
+    # latency is reported only as the rule allows; otherwise null, with the reason
+    lat, why = r["flows"][0]["latency_us"], next(iter(clk["latency_null_reason"].values()), None)
+    if why is None:
+        assert lat["p50"] >= clk["latency_factor"] * probe["uncertainty_ns"] / 1e3
+    else:
+        assert lat == {"p50": None, "p99": None, "max": None}

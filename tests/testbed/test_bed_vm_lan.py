@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from vm_guest_image import build_or_fail
 
-from lanloss.testbed import vmimage
 from lanloss.testbed.journal import journal_path
 
 pytestmark = [
@@ -56,10 +56,7 @@ def _mine(pattern: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def points(tmp_path_factory):
-    try:
-        vmimage.build()
-    except RuntimeError as exc:
-        pytest.fail(f"the guest image cannot be built: {exc}")
+    build_or_fail()
     state = tmp_path_factory.mktemp("vmlan")
     try:
         first = _point(state, state / "1.json", "--rate", "4Mbps")

@@ -66,3 +66,55 @@ def test_guest_options_are_refused_where_there_is_no_guest(args, word, tmp_path)
     cp = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
     assert cp.returncode == 2, cp.stderr
     assert word in cp.stderr and len(cp.stderr.strip().splitlines()) == 1
+
+
+def _read(guest: float, before: float, after: float) -> vm.ClockRead:
+    return vm.ClockRead(guest, before, after)
+
+
+def test_a_guest_that_kept_real_time_keeps_its_pace_whatever_the_ssh_delay():
+    # the guest read 100.00 s and 106.00 s at host 10.0-10.4 and 16.0-16.4: its clock went
+    # 6.00 s in 5.6-6.4 s of real time
+    got = vm.pace(_read(100.0, 10.0, 10.4), _read(106.0, 16.0, 16.4))
+    assert got["kept"] and got["pace"] == 1.0
+    assert got["guest_s"] == 6.0 and got["real_s"] == 6.0 and got["read_s"] == 0.4
+    assert got["pace_high"] == round(6.01 / 5.6, 4)
+    assert got["pace_low"] == round(5.99 / 6.4, 4)
+
+
+def test_a_guest_behind_real_time_beyond_the_tolerance_is_not_kept():
+    # 4.95 s of guest clock in at least 5.75 s of real time: 14 % behind
+    got = vm.pace(_read(50.0, 0.0, 0.15), _read(54.95, 5.9, 6.05))
+    assert not got["kept"]
+    assert got["pace_high"] == round(4.96 / 5.75, 4)
+
+
+def test_a_late_guest_catching_up_is_not_kept_either():
+    # align lets a guest late since its boot run faster than real time: 6.67 s of its
+    # clock in at most 4.83 s (measured 2026-11-25 on this machine under load)
+    got = vm.pace(_read(20.0, 0.0, 0.06), _read(26.67, 4.77, 4.83))
+    assert not got["kept"]
+    assert got["pace_low"] == round(6.66 / 4.83, 4)
+
+
+@pytest.mark.parametrize(
+    ("pace_of_guest", "kept"),
+    [(0.98, True), (0.97, False), (1.02, True), (1.03, False)],
+)
+def test_the_pace_rule_sits_at_the_tolerance(pace_of_guest, kept):
+    # exact reads (no ssh delay): only the 10 ms step of /proc/uptime widens the interval
+    real = 10.0
+    step = -vm.UPTIME_STEP_S if pace_of_guest < 1 else vm.UPTIME_STEP_S
+    got = vm.pace(_read(0.0, 0.0, 0.0), _read(real * pace_of_guest + step, real, real))
+    assert got["kept"] is kept
+
+
+def test_the_cpus_of_a_process_are_read_from_proc():
+    allowed = os.sched_getaffinity(0)
+    text = vm.cpus_of(os.getpid())
+    cpus = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus |= set(range(int(lo), int(hi or lo) + 1))
+    assert cpus == allowed
+    assert vm.cpus_of(2**22 + 7) is None  # above pid_max: no such process

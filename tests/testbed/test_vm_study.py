@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The vm-e1000 study's subset (config/studies/vm-e1000.yaml): two of its points, its base
+configuration (rx-usecs 400, ring 256, 256 KiB, 64 B) at its lowest and highest rate, run
+as the workflow runs them (`lanloss bed run` with the study's bed_args and --keep-lan: one
+guest boot at -icount shift 4 serves both while no other prefix's run comes between),
+then tabled: a boot of about 2 minutes and two points (7 min 19 s measured 2026-11-25 with
+other jobs loading both cores, each point booting its guest anew).
+
+What is checked holds whatever the machine's load: every lost datagram is attributed, the
+pace check read the guest's clock around the traffic and its verdict follows its rule, QEMU
+was pinned off the sender's CPU, and the table carries the shift, the pace verdict and the
+interrupts per frame.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from vm_guest_image import build_or_fail
+
+from lanloss import study
+from lanloss.testbed import vm
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
+    pytest.mark.skipif(shutil.which(vm.QEMU) is None, reason=f"needs {vm.QEMU}"),
+    pytest.mark.netns,
+    pytest.mark.slow,
+]
+REPO = Path(__file__).resolve().parents[2]
+STUDY = REPO / "config" / "studies" / "vm-e1000.yaml"
+PREFIX = "lltb-vs-"
+BASE = {"itr": 2500, "rx_ring": 256, "rcvbuf": 262144, "payload": 64, "seed": 1}
+
+
+def _subset() -> list[study.Point]:
+    """The base configuration's first repetition at the lowest and the highest rate."""
+    pts = [
+        p
+        for p in study.load(STUDY).points_for("bed")
+        if all(p.params[k] == v for k, v in BASE.items())
+    ]
+    pts.sort(key=lambda p: float(p.params["rate"]))
+    return [pts[0], pts[-1]]
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    build_or_fail()
+    state = tmp_path_factory.mktemp("vmstudy")
+    env = {**os.environ, "LANLOSS_STATE_DIR": str(state)}
+    bed_args = study.bed_args_tokens(yaml.safe_load(STUDY.read_text())["bed_args"])
+    out = []
+    try:
+        for k, point in enumerate(_subset()):
+            path = state / f"{k}.json"
+            cmd = [sys.executable, "-m", "lanloss.cli", "bed", "run", *point.cli_args()]
+            cmd += [*bed_args, "--prefix", PREFIX, "--no-progress", "--keep-lan"]
+            cmd += ["--out", str(path)]
+            cp = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+            assert cp.returncode == 0, cp.stderr[-2000:]
+            out.append(path)
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "lanloss.cli", "bed", "restore", "--prefix", PREFIX],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+        )
+    return out
+
+
+def test_every_lost_datagram_is_attributed(records):
+    for path in records:
+        rec = json.loads(path.read_text())
+        t, d = rec["totals"], rec["drops"]
+        assert d["unexplained"] == 0
+        assert t["sent"] == t["received"] + sum(v for k, v in d.items() if k != "unexplained")
+
+
+def test_the_pace_check_read_the_guest_around_the_traffic(records):
+    for path in records:
+        rec = json.loads(path.read_text())
+        ic = rec["env"]["vm"]["icount"]
+        assert ic["shift"] == 4 and ic["instructions_per_s"] == 1e9 / 16
+        pace = ic["pace"]["r1"]
+        # the reads bracket warmup and duration (3.5 s of traffic), and the guest's clock
+        # went on between them
+        assert pace["real_s"] >= 3.5 and pace["guest_s"] > 0
+        assert pace["pace_low"] <= pace["pace"] <= pace["pace_high"]
+        ok = (
+            pace["pace_high"] >= 1 - vm.PACE_TOLERANCE and pace["pace_low"] <= 1 + vm.PACE_TOLERANCE
+        )
+        assert pace["kept"] == ok
+        assert ic["kept_pace"] == pace["kept"] and ic["pace_unread"] == []
+
+
+def test_qemu_has_a_core_of_its_own(records):
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one CPU: nothing to keep QEMU apart from")
+    for path in records:
+        cpus = json.loads(path.read_text())["env"]["vm"]["qemu_cpus"]["r1"]
+        assert cpus and "0" not in cpus.replace("-", ",").split(",")  # the sender's CPU
+
+
+def test_the_table_carries_the_shift_the_pace_and_the_interrupts(records, tmp_path):
+    from lanloss.analysis import tables
+
+    df = tables.build([str(p) for p in records], "vm-e1000")
+    assert list(df["vm_icount_shift"]) == [4.0, 4.0]
+    kept = [json.loads(p.read_text())["env"]["vm"]["icount"]["kept_pace"] for p in records]
+    assert list(df["guest_kept_pace"]) == [float(k) for k in kept]
+    per_frame = df["rx_interrupts_per_frame"].astype(float)
+    assert per_frame.notna().all() and (per_frame > 0).all()

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The guest image the vm tests boot (test_bed_vm*.py, test_vm_study.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lanloss.testbed import vmimage
+
+
+def build_or_fail() -> None:
+    """Build the guest image on first use (downloads the kernel: make vm-image); a machine
+    that cannot build it fails the test, naming why."""
+    try:
+        vmimage.build()
+    except RuntimeError as exc:
+        pytest.fail(f"the guest image cannot be built: {exc}")
