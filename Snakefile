@@ -3,6 +3,7 @@
 #
 #   study (config/) --> points --> sim: `lanloss sim run`  --> results/runs/<study>/sim/<point>.json
 #                             \--> bed: `lanloss bed run`  --> results/runs/<study>/bed/<point>.json
+#        adaptive repetitions (bed): rounds --> results/repetitions/<study>/round-<k>.json
 #   run records --> `lanloss table`   --> results/tables/<study>.parquet (+ -summary.csv)
 #               --> `lanloss fit`     --> results/fits/<study>.json, <study>-host.yaml
 #               --> `lanloss figures` --> results/figures/<study>/<figure>.{png,pdf}, -errors.csv, -caption.md
@@ -56,10 +57,11 @@ rule all:
         all_targets(),
 
 
-# Partial targets: `snakemake runs` (run records only), `snakemake tables`.
+# Partial targets: `snakemake runs` (run records only, adaptive repetitions included),
+# `snakemake tables`.
 rule runs:
     input:
-        [f for s in STUDIES for f in run_files(s.name)],
+        lambda w: [f for s in STUDIES for f in run_files(s.name)],
 
 
 rule tables:

@@ -226,7 +226,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--include-unmet",
         action="store_true",
-        help="also fit runs whose sender did not reach its rate (left out by default)",
+        help="also fit disturbed runs: a sender that fell behind its rate or pattern, a "
+        "receiver kept off the CPU longer than its socket buffer lasts (left out by default)",
     )
     from lanloss import progress
 

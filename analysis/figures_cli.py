@@ -4,6 +4,9 @@
     lanloss figures NAME --table T.parquet [--fit F.json] [--validation V.csv] --out DIR
         -> DIR/NAME.png, DIR/NAME.pdf, DIR/NAME-errors.csv (written whole or not at all)
     lanloss figures --list
+    lanloss figures --score DIR/NAME-errors.csv ...
+        -> per figure and in total: host-bound predicted rows that hold (within 5 % or their
+           bound) and within 10 %, wire-bound rows apart, the other kinds' counts (Markdown)
 
 A source or a fit the table lacks is drawn without, and said in the figure's note and on
 stderr; a table missing a column the figure reads is one line naming it, exit 2.
@@ -69,12 +72,54 @@ def _read_validation(path: str):
     return v
 
 
+def _read_errors(path: str):
+    """An error table `lanloss figures` wrote (NAME-errors.csv): its kinds must be known."""
+    import pandas as pd
+
+    from lanloss.analysis.figures import common
+
+    inputs.check_file(path, "--score")
+    try:
+        frame = pd.read_csv(path, keep_default_na=True)
+    except Exception as exc:  # pandas raises several kinds for a file that is not CSV
+        raise OptionError(
+            f"--score: {path!r} is not a readable CSV ({inputs.one_line(str(exc))})"
+        ) from None
+    missing = [c for c in common.ERROR_COLUMNS if c not in frame.columns]
+    if missing:
+        raise OptionError(f"--score: {path!r} is not a lanloss error table: no {missing[0]!r}")
+    unknown = sorted(set(frame["kind"].astype(str)) - set(common.KINDS))
+    if unknown:
+        raise OptionError(f"--score: {path!r}: unknown kind {unknown[0]!r}")
+    if frame["figure"].nunique() > 1:
+        raise OptionError(f"--score: {path!r} holds rows of several figures")
+    return frame
+
+
+def _score(paths: list[str]) -> int:
+    from lanloss.analysis.figures import evidence
+
+    tables = {}
+    for path in paths:
+        frame = _read_errors(path)
+        name = str(frame["figure"].iloc[0]) if len(frame) else path
+        if name in tables:
+            raise OptionError(f"--score: figure {name!r} given twice ({path!r})")
+        tables[name] = frame
+    print(evidence.score_table(tables), end="")
+    return 0
+
+
 def _cmd(args: argparse.Namespace) -> int:
     from lanloss.analysis.figures import common, evidence
 
     if args.list:
         print(_listing())
         return 0
+    if args.score:
+        if args.name or args.table or args.out:
+            raise OptionError("figures: --score takes error tables only (no NAME, --table, --out)")
+        return _score(args.score)
     if args.name is None:
         raise OptionError("figures: name a figure (lanloss figures --list shows them)")
     if args.name not in figures.FIGURES:
@@ -122,5 +167,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", metavar="DIR", help="folder for NAME.png, NAME.pdf, NAME-errors.csv")
     p.add_argument("--list", action="store_true", help="print every figure and its study")
+    p.add_argument(
+        "--score",
+        nargs="+",
+        metavar="NAME-errors.csv",
+        help="print the kinds' counts of these error tables, per figure and in total",
+    )
     progress.add_args(p)
     p.set_defaults(func=_cmd)

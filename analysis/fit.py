@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Joint fit of the loss model to simulator and testbed runs (docs/physics.md §6).
 
-Likelihood: losses are counts, k lost of N sent per flow, binomial in the model's loss
-(``lanloss.analysis.loss_model``). Simulator and testbed are fitted together,
+Likelihood: losses are counts, k lost of N sent per flow, about the model's loss
+(``lanloss.analysis.loss_model``) under the noise model of ``lanloss.analysis.fit_noise``:
+beta-binomial at each source's run-to-run spread, measured from its repetitions (binomial
+where they do not reject it), and on the testbed a mixture with a small share of disturbed
+runs, so that one run the model cannot produce weighs a bounded amount. Simulator and
+testbed are fitted together,
 Kennedy & O'Hagan (JRSS-B 63(3), 2001) style::
 
     sim:  L = eta(x; theta_sim)
@@ -17,32 +21,41 @@ another, and a point where the model predicts no loss is not moved at all
 theta_host (the testbed host's CPU costs, truesize, arrival variability) and theta_sim (how
 far the simulator's effective costs are from its configured ones) are separate; the
 discrepancy delta has a ridge penalty (d/tau)^2, tau = 2 logit units, so that delta does not
-absorb the physics. The fit minimises the binomial deviance plus the ridge, over log
-parameters (Levenberg-Marquardt on deviance residuals, several starts at once).
+absorb the physics. The fit minimises the deviance plus the ridge, over log parameters
+(Levenberg-Marquardt on deviance residuals, several starts at once). A discrepancy no
+testbed row informs (the model puts no loss at its stages) is not estimated.
 
 Identification: a parameter the data cannot pin down (its column of the Jacobian is ~0, its
 standard error is more than a factor e, or it runs to a bound) is fixed at its prior and
-reported ``identified: false``; the rest are refitted. Confidence intervals: percentile
-parametric bootstrap: every row's lost count is redrawn from the fitted loss on the same
-design (runs, rates, lengths), beta-binomial where the source is over-dispersed
-(dispersion phi = Pearson chi^2 / dof > 1, bursty loss), and refitted from the estimate by a
-Levenberg-Marquardt solver that fits all replicates at once (``batch_fit``). Resampling
-whole runs instead (``bootstrap(parametric=False)``) under-covers with the few runs of a
-study: 0.915 at nominal 0.95 on 30 runs, against 0.939 for this one (1000 synthetic data
-sets, tests/analysis/test_fit.py).
+reported ``identified: false``, its note naming the points that would pin it (``PINNED_BY``);
+the rest are refitted. Truesize is bounded below by the physical least of the testbed's
+commonest frame (``loss_model.least_truesize``). Confidence intervals: percentile parametric
+bootstrap: every row's lost count is redrawn from the fitted loss on the same design (runs,
+rates, lengths) under the noise model (beta-binomial at the source's repetition rho), and
+refitted from the estimate by a Levenberg-Marquardt solver that fits all replicates at once
+(``batch_fit``); an estimate outside its replicates' interval stretches it, and its note says
+so. The testbed's free parameters are also refitted on each repetition's runs alone
+(``per_repetition``): spread farther than the interval allows, the note says the interval is
+narrower than the run-to-run spread; a repetition running to a bound, that the parameter is
+identified only sometimes. Resampling whole runs instead (``bootstrap(parametric=False)``)
+under-covers with the few runs of a study: 0.915 at nominal 0.95 on 30 runs, against 0.928
+for this one (1000 synthetic data sets, tests/analysis/test_fit.py); bench/fit_coverage.py
+measures the coverage of the host parameters and the band on 200 synthetic testbeds.
 
 Output (``lanloss fit``, schema ``lanloss.fit/1``; ``fit_report.validate`` checks the shape)::
 
     schema, model {name, version}, table, created_by
     data        {runs {sim, bed}, rows {sim, bed}, excluded {reason: rows}, notes [...]}
-    parameters  {name: {source, estimate, ci [lo, hi], se_log, identified, prior, unit,
-                 meaning, note}}
-    fit_quality {sim|bed: {rows, runs, deviance, dispersion, loss_max_abs_error,
-                 loss_rms_error, goodput_max_rel_error, goodput_rms_rel_error}}
+    parameters  {name: {source, estimate, ci [lo, hi], se_log, identified, prior, lower, unit,
+                 meaning, per_repetition [...], note}}
+    fit_quality {sim|bed: {rows, runs, deviance, dispersion (run to run, from the
+                 repetitions), rho, repeated_points, pearson_dispersion (about the fit),
+                 disturbed_runs [...], loss_max_abs_error, loss_rms_error,
+                 goodput_max_rel_error, goodput_rms_rel_error}}
     describes_data {ok, reason}: false when the fit describes nothing (MAX_LOSS_RMS_ERROR,
                  ALL_LOST); `lanloss fit` then exits 1 and `lanloss plan` refuses the fit
     discrepancy {form, tau, stages {d0: [network stages], d1: [host stages]},
-                 d0 {estimate, ci}, d1 {estimate, ci}, aic_with, aic_without,
+                 d0 {estimate, ci, identified, note}, d1 {...}, aic_with, aic_without,
                  preferred, summary [plain-language lines], matched_points [...]}
     host_preset {name, base, cores, irq_cost, packet_cost, read_cost, truesize}
     host_preset_calibrated  true when the costs come from testbed runs
@@ -66,6 +79,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from lanloss.analysis import fit_noise as noise
 from lanloss.analysis import loss_model as lm
 from lanloss.analysis import network
 from lanloss.analysis.fit_report import (
@@ -90,6 +104,13 @@ PILOT = 40  # bootstrap replicates that first look for unidentified parameters
 
 UNMET = "offered load not met (the sender fell behind its rate)"
 BURST = "offered pattern not kept (a catch-up burst larger than the switch port's buffer)"
+SLOW_GUEST = "guest off its instruction rate (the vm backend's pace check)"
+STALLED = "receiver not running (kept off the CPU for longer than its socket buffer lasts)"
+DISTURBED_LABELS = {
+    UNMET: "offered load not met",
+    BURST: "offered pattern not kept",
+    STALLED: "receiver not running",
+}
 
 
 def port_buffer_datagrams(df: pd.DataFrame) -> pd.Series:
@@ -103,34 +124,52 @@ def port_buffer_datagrams(df: pd.DataFrame) -> pd.Series:
     return pd.Series(out, index=df.index, dtype=float)
 
 
+def disturbed(df: pd.DataFrame) -> dict[str, pd.Series]:
+    """Per reason, the rows of runs the machine disturbed, so that they are not the run
+    their options describe: a sender that did not reach its rate (``offered_met`` 0: not
+    offered the load its ``rate`` says), one that fell behind and caught up with a burst
+    larger than a switch port holds (``max_burst_datagrams``: not offered its pattern), a
+    receiver kept off the CPU for longer than its socket buffer lasts (``recv_stalled`` 1:
+    its socket overflowed because it was not running). The same rules for both ends, for
+    the fit, the validation and the tests (tests/testbed/load_rules.py)."""
+    masks: dict[str, pd.Series] = {}
+    if "offered_met" in df:
+        masks[UNMET] = df["offered_met"].astype(float) == 0.0
+    if "max_burst_datagrams" in df and len(df):
+        burst = df["max_burst_datagrams"].astype(float).fillna(0.0)
+        masks[BURST] = burst > port_buffer_datagrams(df)
+    if "recv_stalled" in df:
+        masks[STALLED] = df["recv_stalled"].astype(float) == 1.0
+    return masks
+
+
 def usable(
     df: pd.DataFrame, include_unmet: bool = False
 ) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
     """The rows the UDP model describes, and why the others were left out.
 
-    A run whose sender did not reach its rate (``offered_met`` 0) was not offered the load
-    its ``rate`` says, and one whose sender fell behind and caught up with a burst larger
-    than a switch port holds (``max_burst_datagrams``) was not offered its pattern: both
-    are left out unless ``include_unmet``, and named in the notes.
+    Disturbed runs (``disturbed``) are left out unless ``include_unmet``, counted per
+    reason and named in the notes.
     """
     excluded: dict[str, int] = {}
     notes: list[str] = []
     keep = pd.Series(True, index=df.index)
-    if "offered_met" in df and not include_unmet:
-        unmet = df["offered_met"].astype(float) == 0.0
-        if unmet.any():
-            excluded[UNMET] = int(unmet.sum())
-            for f in sorted(df.loc[unmet, "run_file"].astype(str).unique())[:10]:
-                notes.append(f"offered load not met: {f}")
-        keep &= ~unmet
-    if "max_burst_datagrams" in df and not include_unmet and len(df):
-        burst = df["max_burst_datagrams"].astype(float).fillna(0.0)
-        big = (burst > port_buffer_datagrams(df)) & keep
-        if big.any():
-            excluded[BURST] = int(big.sum())
-            for f in sorted(df.loc[big, "run_file"].astype(str).unique())[:10]:
-                notes.append(f"offered pattern not kept: {f}")
-        keep &= ~big
+    for reason, bad in ({} if include_unmet else disturbed(df)).items():
+        bad = bad & keep
+        if bad.any():
+            excluded[reason] = int(bad.sum())
+            for f in sorted(df.loc[bad, "run_file"].astype(str).unique())[:10]:
+                notes.append(f"{DISTURBED_LABELS[reason]}: {f}")
+        keep &= ~bad
+    if "guest_kept_pace" in df and not include_unmet:
+        # an icount guest whose clock did not keep real time was not the PC its shift says
+        # (testbed/vm.py, PACE_TOLERANCE)
+        slow = (df["guest_kept_pace"].astype(float) == 0.0) & keep
+        if slow.any():
+            excluded[SLOW_GUEST] = int(slow.sum())
+            for f in sorted(df.loc[slow, "run_file"].astype(str).unique())[:10]:
+                notes.append(f"guest off its pace: {f}")
+        keep &= ~slow
     if "protocol" in df:
         tcp = df["protocol"].astype(str) == "tcp"
         if tcp.any():
@@ -235,21 +274,39 @@ def probabilities(prep: lm.Prepared, theta, d0=0.0, d1=0.0) -> np.ndarray:
     return np.clip(np.where(prep.bed, shifted, eta), EPS, 1 - EPS)
 
 
-def deviance_terms(k: np.ndarray, N: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Binomial deviance per row: 2 [k log(k/Np) + (N-k) log((N-k)/(N(1-p)))]."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(k > 0, k * np.log(k / (N * p)), 0.0)
-        b = np.where(N - k > 0, (N - k) * np.log((N - k) / (N * (1 - p))), 0.0)
-    return np.maximum(2 * (a + b), 0.0)
+def noise_of(prep: lm.Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the run-to-run over-dispersion rho, and the probability of a disturbed run
+    (testbed rows only): the noise model of ``fit_noise``."""
+    rho = prep.rho if prep.rho is not None else np.zeros(prep.n)
+    return rho, np.where(prep.bed, noise.DISTURBED, 0.0)
 
 
 def residuals(prep: lm.Prepared, p: np.ndarray) -> np.ndarray:
-    """Deviance residuals: their squares sum to the deviance."""
-    return np.sign(prep.lost - prep.sent * p) * np.sqrt(deviance_terms(prep.lost, prep.sent, p))
+    """Deviance residuals under the noise model: their squares sum to the deviance."""
+    rho, disturbed = noise_of(prep)
+    dev = noise.deviance_terms(prep.lost, prep.sent, p, rho, disturbed)
+    return np.sign(prep.lost - prep.sent * p) * np.sqrt(dev)
 
 
 def pearson(prep: lm.Prepared, p: np.ndarray) -> np.ndarray:
-    return (prep.lost - prep.sent * p) ** 2 / (prep.sent * p * (1 - p))
+    """Pearson's terms with the beta-binomial variance."""
+    rho, _ = noise_of(prep)
+    var = prep.sent * p * (1 - p) * noise.variance_factor(prep.sent, rho)
+    return (prep.lost - prep.sent * p) ** 2 / var
+
+
+def set_noise(prep: lm.Prepared) -> dict[str, dict[str, Any]]:
+    """Estimate each source's run-to-run noise from its repetitions (``repetition_noise``)
+    and give every row its source's rho; returns {source: the estimate}."""
+    out = {}
+    rho = np.zeros(prep.n)
+    point = prep.point if prep.point is not None else np.arange(prep.n)
+    for src, mask in (("sim", ~prep.bed), ("bed", prep.bed)):
+        if mask.any():
+            out[src] = noise.repetition_noise(prep.lost[mask], prep.sent[mask], point[mask])
+            rho[mask] = out[src]["rho"]
+    prep.rho = rho
+    return out
 
 
 # ----------------------------------------------------------------------------------------
@@ -328,10 +385,13 @@ def _weak_in_bootstrap(spec: Spec, Xb: np.ndarray) -> tuple[str, str] | None:
     if len(Xb) < 10:
         return None
     lo, hi = spec.bounds()
+    by = {p.name: p for p in spec.params}
     worst, score = None, 0.0
     for j, name in enumerate(spec.free):
         x = Xb[:, j]
-        at_bound = np.mean((x <= lo[j] + 1e-3) | (x >= hi[j] - 1e-3))
+        # replicates at a physical limit are estimates there, not a search that ran away
+        edge = ((x <= lo[j] + 1e-3) | (x >= hi[j] - 1e-3)) & (not by[name].physical_bounds)
+        at_bound = np.mean(edge)
         width = float(np.quantile(x, 0.975) - np.quantile(x, 0.025))
         if at_bound > 0.025:
             why = f"{100 * at_bound:.0f}% of bootstrap replicates run to a bound"
@@ -569,32 +629,15 @@ def bootstrap(
 
 def _parametric(prep, spec, x_hat, B, rng, groups, G, iterations):
     """Replicates drawn from the fitted model on the same design: each row's lost count
-    binomial at its fitted loss, over-dispersed (beta-binomial) by the source's Pearson
-    dispersion where it exceeds 1."""
+    beta-binomial at its fitted loss and its source's run-to-run rho (``set_noise``;
+    binomial where rho is 0), refitted under the same noise model."""
     X0 = np.asarray(x_hat)
     theta_rows, d0, d1 = spec.unpack(X0, groups)
     p = probabilities(prep, theta_rows, d0, d1)
-    phi = np.ones(prep.n)
-    for g in range(G):
-        for src in (True, False):
-            m = (groups == g) & (prep.bed == src)
-            if m.sum() > spec.width:
-                pr = pearson(prep, p)[m]
-                phi[m] = max(1.0, float(pr.sum()) / max(int(m.sum()) - spec.width, 1))
     big = take(prep, np.tile(np.arange(prep.n), B))
     rep = (np.tile(groups, B) * B + np.repeat(np.arange(B), prep.n)).astype(int)
-    N = big.sent.astype(np.int64)
-    pb, phib = np.tile(p, B), np.tile(phi, B)
-    # beta-binomial with intra-class correlation rho: variance N p (1-p) (1 + (N-1) rho)
-    rho = np.where(N > 1, (phib - 1.0) / np.maximum(N - 1, 1), 0.0)
-    conc = np.where(rho > 0, (1 - rho) / np.maximum(rho, 1e-12), np.inf)
-    q = np.where(
-        np.isfinite(conc),
-        rng.beta(np.maximum(pb * np.where(np.isfinite(conc), conc, 1), 1e-9),
-                 np.maximum((1 - pb) * np.where(np.isfinite(conc), conc, 1), 1e-9)),
-        pb,
-    )  # fmt: skip
-    big.lost = rng.binomial(N, q).astype(float)
+    rho, _ = noise_of(big)
+    big.lost = noise.draw(rng, big.sent, np.tile(p, B), rho)
     X, ok = batch_fit(big, rep, G * B, spec, np.repeat(X0, B, axis=0), iterations=iterations)
     ok &= np.isfinite(X).all(axis=1)
     return X.reshape(G, B, spec.width), ok.reshape(G, B)
@@ -605,24 +648,37 @@ def _parametric(prep, spec, x_hat, B, rng, groups, G, iterations):
 
 
 def _quality(
-    prep: lm.Prepared, p: np.ndarray, goodput: np.ndarray, mask: np.ndarray, k_free: int
+    prep: lm.Prepared,
+    p: np.ndarray,
+    goodput: np.ndarray,
+    mask: np.ndarray,
+    k_free: int,
+    run_names: np.ndarray,
+    spread: dict[str, Any],
 ) -> dict:
-    """Fit quality of one source's rows: deviance, dispersion, loss and goodput errors."""
+    """Fit quality of one source's rows: deviance, the run-to-run dispersion of its
+    repetitions (``spread``, fit_noise.repetition_noise), Pearson's dispersion about the fit
+    under that noise, the runs the fit treats as disturbed, loss and goodput errors."""
     if not mask.any():
         return {}
     sub = take(prep, np.flatnonzero(mask))
     pp = p[mask]
     gp = goodput[mask]
-    dev = float(deviance_terms(sub.lost, sub.sent, pp).sum())
+    rho, disturbed = noise_of(sub)
+    dev = float(noise.deviance_terms(sub.lost, sub.sent, pp, rho, disturbed).sum())
     dof = max(int(mask.sum()) - k_free, 1)
-    phi = float(pearson(sub, pp).sum() / dof)
+    outlying = noise.disturbed_posterior(sub.lost, sub.sent, pp, rho, disturbed) > 0.5
     obs = sub.lost / sub.sent
     err = obs - pp
     out = {
         "rows": int(mask.sum()),
         "runs": int(len(np.unique(sub.run))),
         "deviance": dev,
-        "dispersion": phi,
+        "dispersion": float(spread["dispersion"]),
+        "rho": float(spread["rho"]),
+        "repeated_points": int(spread["points"]),
+        "pearson_dispersion": float(pearson(sub, pp).sum() / dof),
+        "disturbed_runs": sorted({str(f) for f in run_names[mask][outlying]}),
         "loss_max_abs_error": float(np.abs(err).max()),
         "loss_rms_error": float(np.sqrt((err**2).mean())),
     }
@@ -673,20 +729,31 @@ class _Fitted:
     se: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))  # of x
     aic: dict[str, float] = dataclasses.field(default_factory=dict)  # with / without delta
     quality: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # d0, d1: whether any testbed row informs it (a loss the model puts at its stages)
+    d_informed: tuple[bool, bool] = (True, True)
+    # the testbed's free parameters refitted on each repetition's runs alone: name -> values
+    per_repetition: dict[str, list[float]] = dataclasses.field(default_factory=dict)
 
 
 def _priors(data: pd.DataFrame) -> tuple[tuple[lm.Param, ...], dict[str, float]]:
-    """The model's parameters and priors; the truesize prior is the rule's value for the
-    testbed's commonest frames."""
+    """The model's parameters and priors. The truesize per frame is that of the testbed's
+    commonest datagram: its prior the driver rule's value, its bounds physical: the least
+    (``loss_model.least_truesize``: the frame, the driver's headroom, the sk_buff) and the
+    most (``loss_model.largest_truesize``: a page-sized head and the sk_buff)."""
     params = lm.parameters(lm.presets()[TESTBED_BASE])
     prior = lm.default_theta(params)
     bed_rows = (data["source"].astype(str) == "bed").to_numpy() if len(data) else np.zeros(0, bool)
     if bed_rows.any():
         sizes = data.loc[bed_rows, ["payload", "mtu"]].astype(int).value_counts().idxmax()
         P, mtu = int(sizes[0]), int(sizes[1])
-        prior["truesize"] = lm.datagram_truesize(P, mtu) / wire(P, mtu).fragments
+        least, most = lm.least_truesize(P, mtu), lm.largest_truesize()
+        prior["truesize"] = max(lm.datagram_truesize(P, mtu) / wire(P, mtu).fragments, least)
         params = tuple(
-            dataclasses.replace(p, prior=prior["truesize"]) if p.name == "truesize" else p
+            dataclasses.replace(
+                p, prior=prior["truesize"], lower=least, upper=most, physical_bounds=True
+            )
+            if p.name == "truesize"
+            else p
             for p in params
         )
     return params, prior
@@ -779,6 +846,10 @@ def _add_discrepancy(
     theta0 = {k: float(np.asarray(v)) for k, v in f.fit["theta"].items()}
     spec_d = Spec(f.params, [], {**f.prior, **theta0}, True)
     fit_d = fit_once(prep, spec_d, [np.zeros(2), np.ones(2), -np.ones(2)])
+    # a discrepancy no row depends on is not estimated: 0 (the ridge's), without interval
+    informed = np.sqrt((fit_d["jac"] ** 2).sum(axis=0)) > 1e-6
+    f.d_informed = (bool(informed[0]), bool(informed[1]))
+    fit_d["x"] = np.where(informed, fit_d["x"], 0.0)
     width = f.spec.width
     f.aic = {
         "with": fit_d["cost"] - (fit_d["x"] ** 2).sum() / TAU**2 + 2 * (width + 2),
@@ -788,7 +859,7 @@ def _add_discrepancy(
     if how.bootstrap_n > 0:
         say(f"fit: the discrepancy, {how.bootstrap_n} replicates")
         Xgd, okd = bootstrap(prep, spec_d, fit_d["x"], how.bootstrap_n, rng, parametric=True)
-        Xd = Xgd[0][okd[0]]
+        Xd = np.where(informed, Xgd[0][okd[0]], 0.0)
     n = min(len(f.draws), len(Xd))
     f.draws = np.hstack([f.draws[:n], Xd[:n]]) if n else np.zeros((0, width + 2))
     f.spec = Spec(f.params, list(f.spec.free), dict(f.prior), True)
@@ -802,7 +873,41 @@ def _add_discrepancy(
     f.se = np.concatenate([f.se, np.sqrt(np.maximum(np.diag(np.linalg.pinv(Jd.T @ Jd)), 0.0))])
 
 
-def _fit_quality(prep: lm.Prepared, f: _Fitted) -> dict[str, Any]:
+def repetition_index(point: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """Per row: which repetition of its point it is (0, 1, ...: its seed's rank there)."""
+    frame = pd.DataFrame({"point": point, "seed": seed})
+    return frame.groupby("point")["seed"].rank(method="dense").to_numpy().astype(int) - 1
+
+
+def _per_repetition(prep: lm.Prepared, f: _Fitted, seed: np.ndarray) -> dict[str, list[float]]:
+    """The testbed's free parameters refitted (from the estimate, the rest fixed) on each
+    repetition's testbed runs alone: {name: [value per repetition]}; empty when the
+    testbed has fewer than two repetitions of its points or nothing of its own is free."""
+    assert f.spec is not None and prep.point is not None
+    by = {p.name: p.source for p in f.params}
+    names = [n for n in f.spec.free if by[n] == "bed"]
+    if not names or not prep.bed.any():
+        return {}
+    bed = np.flatnonzero(prep.bed)
+    rank = repetition_index(prep.point[bed], seed[bed])
+    # repetitions that cover at least half of the first one's runs (adaptive repetitions
+    # repeat only some points: a later repetition of a few of them is no design of its own)
+    full = int((rank == 0).sum())
+    reps = [r for r in range(int(rank.max()) + 1) if (rank == r).sum() >= max(full / 2, 2)]
+    if len(reps) < 2:
+        return {}
+    theta = {k: float(np.asarray(v)) for k, v in f.fit["theta"].items()}
+    spec = Spec(f.params, names, {**f.prior, **theta}, False)
+    idx = np.concatenate([bed[rank == r] for r in reps])
+    group = np.concatenate([np.full(int((rank == r).sum()), i) for i, r in enumerate(reps)])
+    X0 = np.repeat(spec.x0(theta)[None, :], len(reps), axis=0)
+    X, _ = batch_fit(take(prep, idx), group, len(reps), spec, X0, iterations=100)
+    return {n: [float(v) for v in np.exp(X[:, j])] for j, n in enumerate(names)}
+
+
+def _fit_quality(
+    prep: lm.Prepared, f: _Fitted, run_names: np.ndarray, spread: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     """Per source: how well the fitted curve describes its rows (_quality)."""
     assert f.spec is not None
     p_hat = probabilities(prep, f.fit["theta"], f.fit["d0"], f.fit["d1"])
@@ -811,8 +916,8 @@ def _fit_quality(prep: lm.Prepared, f: _Fitted) -> dict[str, Any]:
     g_hat = pred.goodput_bps * (1 - p_hat) / np.maximum(1 - pred.loss, 1e-12)
     k_sim = sum(1 for n in f.spec.free if n.startswith("sim"))
     quality = {
-        "sim": _quality(prep, p_hat, g_hat, ~prep.bed, k_sim),
-        "bed": _quality(prep, p_hat, g_hat, prep.bed, f.spec.width - k_sim),
+        src: _quality(prep, p_hat, g_hat, mask, k, run_names, spread.get(src, {}))
+        for src, mask, k in (("sim", ~prep.bed, k_sim), ("bed", prep.bed, f.spec.width - k_sim))
     }
     return {k: v for k, v in quality.items() if v}
 
@@ -841,11 +946,16 @@ def fit_table(
         doc["data"]["notes"].append("no usable rows: nothing was fitted")
         return _finish(doc, _Fitted(params, prior), data, base, _Settings(0, seed, level))
     prep = lm.prepare(data)
+    spread = set_noise(prep)
     rng = np.random.default_rng(seed)
     fitted = _calibrate(prep, params, prior, how, rng, say)
     if prep.bed.any():
         _add_discrepancy(prep, fitted, how, rng, say)
-    fitted.quality = _fit_quality(prep, fitted)
+    run_names = data["run_file"].astype(str).to_numpy()
+    fitted.quality = _fit_quality(prep, fitted, run_names, spread)
+    if "seed" in data and fitted.spec is not None:
+        seeds = pd.to_numeric(data["seed"], errors="coerce").fillna(0).to_numpy()
+        fitted.per_repetition = _per_repetition(prep, fitted, seeds)
     return _finish(doc, fitted, data, base, how)
 
 
@@ -855,6 +965,20 @@ def _ci(values: np.ndarray, level: float) -> list[float] | None:
         return None
     a = (1 - level) / 2
     return [float(np.quantile(values, a)), float(np.quantile(values, 1 - a))]
+
+
+def _interval(values: np.ndarray, estimate: float, level: float) -> tuple[list | None, str]:
+    """The percentile interval of the replicates, and a note. An estimate outside it means
+    the replicates did not refit around it (a second basin, a bound): the interval is then
+    stretched to the estimate, and the note says so, with where the replicates sat."""
+    ci = _ci(values, level)
+    if ci is None or ci[0] <= estimate <= ci[1]:
+        return ci, ""
+    note = (
+        f"the replicates' {level:.0%} interval [{ci[0]:.4g}, {ci[1]:.4g}] misses the "
+        f"estimate {estimate:.4g}: stretched to it (the refits did not return to its basin)"
+    )
+    return [min(ci[0], estimate), max(ci[1], estimate)], note
 
 
 def _parameters_section(f: _Fitted, data: pd.DataFrame, level: float) -> dict[str, Any]:
@@ -870,24 +994,96 @@ def _parameters_section(f: _Fitted, data: pd.DataFrame, level: float) -> dict[st
     for p in f.params:
         free = f.spec is not None and p.name in f.spec.free
         j = f.spec.free.index(p.name) if free else None  # type: ignore[union-attr]
-        ci = _ci(np.exp(f.draws[:, j]), level) if free and len(f.draws) else None
+        est = float(estimates[p.name])
+        ci, note = (None, "")
+        if free and len(f.draws):
+            ci, note = _interval(np.exp(f.draws[:, j]), est, level)
+        notes = [note] if note else []
+        if not free:
+            notes.append(f.dropped.get(p.name, "not fitted") + "; fixed at its prior")
+        k_lossy = lossy_runs["bed" if p.source == "bed" else "sim"]
+        if free and k_lossy < 5:
+            notes.append(
+                f"only {k_lossy} run(s) of its source lost anything: the interval over runs"
+                " is not reliable"
+            )
+        reps = f.per_repetition.get(p.name, [])
+        if free and ci is not None and reps:
+            notes += _repetition_notes(p, est, ci, reps, level)
+        if p.source == "bed" and p.name in PINNED_BY and (not free or _sometimes(notes)):
+            if lossy_runs["bed"] or not free:
+                notes.append(f"points that would pin it: {PINNED_BY[p.name]}")
         out[p.name] = {
             "source": p.source,
-            "estimate": float(estimates[p.name]),
+            "estimate": est,
             "ci": ci,
             "se_log": float(f.se[j]) if free and j < len(f.se) else None,
             "identified": bool(free),
             "prior": float(f.prior[p.name]),
+            "lower": p.lower,
             "unit": p.unit,
             "meaning": p.help,
-            "note": "" if free else f.dropped.get(p.name, "not fitted") + "; fixed at its prior",
+            "per_repetition": reps,
+            "note": "; ".join(notes),
         }
-        k_lossy = lossy_runs["bed" if p.source == "bed" else "sim"]
-        if free and k_lossy < 5:
-            out[p.name]["note"] = (
-                f"only {k_lossy} run(s) of its source lost anything: the interval over runs"
-                " is not reliable"
+    return out
+
+
+# What a testbed grid needs to pin each host parameter (docs/physics.md §2): named in the
+# note of one the data leave free, or identify on some repetitions but not others.
+PINNED_BY = {
+    "read_cost": "testbed runs above the receiving application's knee (loss over 1 %), where "
+    "the delivered rate is what the readers take",
+    "truesize": "rates just below the slow receiver's knee at two or more socket buffers "
+    "(rcvbuf): the queueing loss there scales with rcvbuf / truesize, the knee does not",
+    "arrival_scv": "Poisson and CBR runs just below one knee at the same socket buffer",
+    "irq_cost": "none on a netns testbed (veth raises no interrupts)",
+    "packet_cost": "runs where the receiving kernel saturates: many small datagrams with "
+    "the readers on another core",
+}
+SOMETIMES = "identified only sometimes"
+SPREAD_TEST = 0.01  # per-repetition refits farther apart than the interval allows, at this level
+
+
+def _sometimes(notes: list[str]) -> bool:
+    return any(SOMETIMES in n for n in notes)
+
+
+def _repetition_notes(
+    p: lm.Param, est: float, ci: list[float], reps: list[float], level: float
+) -> list[str]:
+    """Compare the parameter refitted on each repetition alone with its interval.
+
+    On its share 1/R of the runs, a repetition's estimate has R times the variance of the
+    whole fit's (log scale, the interval's half-width over z): their spread, sum (x_r -
+    mean)^2 / (R sd^2), is chi^2 with R - 1 degrees of freedom if the interval says what
+    the runs vary by. Rejected at SPREAD_TEST: the interval is narrower than the run-to-run
+    spread. A repetition whose refit runs to a search bound (not a physical limit):
+    identified only sometimes."""
+    from scipy.stats import chi2, norm
+
+    out = []
+    x = np.log(np.asarray(reps, dtype=float))
+    edge = (x <= math.log(p.lower) + 1e-3) | (x >= math.log(p.upper) - 1e-3)
+    at_bound = edge & (not p.physical_bounds)
+    shown = ", ".join(f"{v:.3g}" for v in reps)
+    if at_bound.any():
+        out.append(
+            f"{SOMETIMES}: refitted on each repetition alone it gives {shown} {p.unit}, "
+            f"{int(at_bound.sum())} of {len(reps)} at a bound"
+        )
+        return out
+    R = len(x)
+    sd = (math.log(ci[1]) - math.log(ci[0])) / (2 * float(norm.ppf(0.5 + level / 2)))
+    if R >= 2 and sd > 0:
+        stat = float(((x - x.mean()) ** 2).sum() / (R * sd**2))
+        if chi2.sf(stat, R - 1) < SPREAD_TEST:
+            out.append(
+                f"its interval is narrower than the run-to-run spread: refitted on each "
+                f"repetition alone it gives {shown} {p.unit}"
             )
+    elif R >= 2 and np.ptp(x) > 1e-6:
+        out.append(f"an interval of zero width; the repetitions alone give {shown} {p.unit}")
     return out
 
 
@@ -909,10 +1105,14 @@ def _discrepancy_section(f: _Fitted, level: float) -> dict[str, Any]:
     if f.spec is not None and f.spec.delta and f.fit:
         k = len(f.spec.free)
         for i, name in enumerate(("d0", "d1")):
-            disc[name] = {
-                "estimate": float(f.fit["x"][k + i]),
-                "ci": _ci(f.draws[:, k + i], level) if len(f.draws) else None,
-            }
+            est = float(f.fit["x"][k + i])
+            if not f.d_informed[i]:
+                disc[name] = {"estimate": est, "ci": None, "identified": False,
+                              "note": "no testbed run loses where the model puts loss at "
+                              "these stages: nothing to estimate"}  # fmt: skip
+                continue
+            ci, note = _interval(f.draws[:, k + i], est, level) if len(f.draws) else (None, "")
+            disc[name] = {"estimate": est, "ci": ci, "identified": True, "note": note}
         disc["aic_with"], disc["aic_without"] = float(f.aic["with"]), float(f.aic["without"])
         disc["preferred"] = "with" if f.aic["with"] < f.aic["without"] else "without"
     return disc

@@ -105,6 +105,41 @@ def _fmt(v: float, unit: str) -> str:
     return f"{v:.3g}"
 
 
+# The testbed host's parameters a netns testbed's runs can pin (veth has no interrupts and
+# its kernel work runs on the sender's CPU): the summary says when they are not pinned.
+PINNABLE_ON_NETNS = ("read_cost", "truesize", "arrival_scv")
+# A discrepancy whose whole interval lies within this many logit units of 0 (odds within
+# x1.22) is a match; wider, an interval that holds 0 shows no difference, nothing more.
+MATCH_LOGIT = 0.2
+
+
+def discrepancy_sentence(key: str, d: dict[str, Any], where: str) -> str:
+    """One discrepancy as a sentence its interval supports: a difference only where the
+    interval excludes 0, a match only where the whole interval is within MATCH_LOGIT of 0,
+    and otherwise that the data cannot tell."""
+    e, ci = d["estimate"], d.get("ci")
+    if d.get("identified") is False:
+        return f"Nothing tells the testbed from the model {where}: {d.get('note', '')}."
+    if not ci:
+        return (
+            f"The testbed {'loses more' if e > 0 else 'loses less' if e < 0 else 'matches'} "
+            f"than the model {where} ({key} {e:+.2f}; no interval: not bootstrapped)."
+        )
+    ci_txt = f"{key} {e:+.2f}, CI [{ci[0]:+.2f}, {ci[1]:+.2f}]"
+    if ci[0] > 0 or ci[1] < 0:
+        lo, hi = sorted((math.exp(ci[0]), math.exp(ci[1])))
+        return (
+            f"The testbed loses {'more' if ci[0] > 0 else 'less'} than the model {where}: "
+            f"odds x{math.exp(e):.3g} (x{lo:.3g} to x{hi:.3g}; {ci_txt})."
+        )
+    if max(abs(ci[0]), abs(ci[1])) <= MATCH_LOGIT:
+        return f"The testbed matches the model {where} ({ci_txt})."
+    return (
+        f"No difference between the testbed and the model {where} is shown, nor ruled out "
+        f"({ci_txt}: the interval holds 0)."
+    )
+
+
 def summary(doc, disc, out_params, base, data) -> list[str]:
     """Plain-language lines: where the simulator differs from the testbed, and how sure."""
     lines: list[str] = []
@@ -120,18 +155,7 @@ def summary(doc, disc, out_params, base, data) -> list[str]:
             ("d0", "at the network's stages (wire, switch)"),
             ("d1", "at the host's stages (interrupts, cpu, socket buffer)"),
         ):
-            e, ci = disc[key]["estimate"], disc[key]["ci"]
-            ci_txt = f", CI [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""
-            if abs(e) < 0.05:
-                lines.append(f"The testbed matches the model {where} ({key} {e:+.2f}{ci_txt}).")
-                continue
-            sure = ci is not None and (ci[0] > 0 or ci[1] < 0)
-            lines.append(
-                f"The testbed loses {'more' if e > 0 else 'less'} than the model {where}:"
-                f" odds x{math.exp(e):.3g} ({key} {e:+.2f}{ci_txt})"
-                + ("" if sure else "; the interval includes no difference")
-                + "."
-            )
+            lines.append(discrepancy_sentence(key, disc[key], where))
         lines.append(
             f"AIC {'prefers' if disc['preferred'] == 'with' else 'does not need'} the discrepancy"
             f" (with {disc['aic_with']:.1f}, without {disc['aic_without']:.1f})."
@@ -151,6 +175,14 @@ def summary(doc, disc, out_params, base, data) -> list[str]:
                 f"Testbed {p['meaning'].replace('testbed ', '')}: {_fmt(p['estimate'], 's')}{ci_s},"
                 f" x{ratio:.3g} the simulator's {base} preset ({_fmt(float(preset[key]), 's')})."
             )
+    for name, p in out_params.items():
+        if name not in PINNABLE_ON_NETNS:
+            continue
+        if "pin it" in (p.get("note") or "") and runs.get("bed"):
+            state = "identified only sometimes" if p["identified"] else "not identified"
+            lines.append(f"Testbed {name} {state}: {p['note']}.")
+        elif "narrower than the run-to-run" in (p.get("note") or ""):
+            lines.append(f"Testbed {name}: {p['note']}.")
     for name in ("sim_irq_scale", "sim_packet_scale", "sim_read_scale"):
         p = out_params[name]
         if p["identified"]:

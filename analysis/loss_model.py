@@ -92,6 +92,21 @@ def datagram_truesize(payload: int, mtu: int, per_frame: float = 0) -> float:
     return float(sum(frame_truesize(max(60, f)) for f in frames))
 
 
+def least_truesize(payload: int, mtu: int) -> float:
+    """The smallest truesize a frame of this datagram can be charged, per frame: its bytes
+    from the MAC header plus the driver's headroom (NET_SKB_PAD), cache-aligned, plus the
+    sk_buff and skb_shared_info (SKB_TRUESIZE; lanloss-linux-rx.h): the copy of a frame
+    into a buffer of its own size, which no allocation undercuts."""
+    frames = [max(60, ip + 14) for ip in fragment_sizes(payload, mtu)]
+    return sum(header_constants.copybreak_truesize(f) for f in frames) / len(frames)
+
+
+def largest_truesize() -> float:
+    """The largest truesize one frame of at most a 2 KiB receive buffer's size can be
+    charged: its head in a page-sized allocation (two such buffers), plus the sk_buff."""
+    return float(2 * RX_BUFFER_TRUESIZE - header_constants.SKB_HEAD)
+
+
 def socket_capacity(sk_rcvbuf: float, truesize: float) -> float:
     """Datagrams a UDP socket queues: floor(sk_rcvbuf / truesize) + 1."""
     return np.floor(np.asarray(sk_rcvbuf) / np.asarray(truesize)) + 1
@@ -122,6 +137,9 @@ class Param:
     log: bool  # fitted as log(value)
     unit: str
     help: str
+    # lower and upper are physical limits (the estimate may sit there), not the edges of
+    # the search
+    physical_bounds: bool = False
 
 
 def parameters(prior_host: dict[str, Any] | None = None) -> tuple[Param, ...]:
@@ -192,6 +210,10 @@ class Prepared:
     run: np.ndarray | None = None  # run id per row (bootstrap unit)
     goodput: np.ndarray | None = None  # measured goodput bit/s
     rate_bps: np.ndarray | None = None  # offered payload bit/s of the flow
+    point: np.ndarray | None = None  # point id per row: repetitions of a flow share one
+    # run-to-run over-dispersion of the row's loss (beta-binomial intra-run correlation;
+    # 0: binomial), set by the fit from the repetitions (lanloss.analysis.fit.noise)
+    rho: np.ndarray | None = None
 
 
 def _f(v: Any, default: float = math.nan) -> float:
@@ -361,6 +383,17 @@ _CONFIG_VALUES = (
 _PER_RUN = {"sender", "receiver", "flow", "run_file", "sent", "lost", "received", "point"}
 
 
+def point_ids(records: list[dict[str, Any]]) -> np.ndarray:
+    """Per row, an id shared by the repetitions of one flow at one point: the same source,
+    sender, receiver and options, the seed aside."""
+    from lanloss import options as vocab
+
+    names = [o.name for o in vocab.OPTIONS if o.name != "seed"]
+    names += ["source", "sender", "receiver", "rate_max"]
+    keys = [tuple(str(r.get(k)) for k in names) for r in records]
+    return pd.factorize(pd.Series(keys, dtype=object))[0] if keys else np.zeros(0, int)
+
+
 def _measured_rates(records: list[dict[str, Any]]) -> dict[str, dict[tuple[str, str], float]]:
     """Rate max runs: per run file, each flow's datagram rate as sent (sent / duration)."""
     out: dict[str, dict[tuple[str, str], float]] = {}
@@ -445,6 +478,8 @@ def prepare(df: pd.DataFrame | list[dict[str, Any]], duration: float | None = No
         run=pd.factorize(np.array(runs, dtype=object))[0] if n else np.zeros(0, int),
         goodput=col("goodput_bps"),
         rate_bps=lam * 8 * payload,
+        point=point_ids(records),
+        rho=np.zeros(n),
     )
 
 

@@ -27,15 +27,28 @@ run
     ``offered_met`` (1 when every sender sent what was offered, 0 when one did not, NaN for
     ``rate: max`` or records without it; lanloss.totals), ``max_late_s`` and
     ``max_burst_datagrams`` (the senders' worst lateness and the catch-up burst it made;
-    NaN for records without them), ``send_time_us`` (the senders' mean time per send()
+    NaN for records without them), ``recv_stalled`` (1 when a receiver was kept off the CPU
+    for longer than its socket buffer lasts, 0 when not, NaN where nothing measured it:
+    lanloss.totals), ``max_recv_stall_s`` and ``recv_buffer_s`` (that stall and buffer
+    time), ``send_time_us`` (the senders' mean time per send()
     call, CPU and blocked time together, as an application times it: simulator records),
+    ``echo_rtt_us`` (with option echo: the mean round trip from a message's send stamp to
+    its echo's return at the sender, seed 003's "send time"; NaN without it),
     ``pause_frames_sent``, ``pause_frames_received`` (NaN when the record has no count),
     ``wall_s``.
 receiving host
     ``cpu_irq``, ``cpu_softirq``, ``cpu_app``, ``cpu_idle``: shares of the flow's receiving
     host from the record's ``cpu`` section (``cpu[host] = {irq, softirq, app, idle}``), NaN
     when absent; ``recv_cpu_enforced``: whether a testbed ``recv_cpu`` quota was a real
-    quota (cgroup) rather than SCHED_IDLE (NaN when not given).
+    quota (cgroup) rather than SCHED_IDLE (NaN when not given); ``rx_interrupts_per_frame``:
+    the receiving host's NIC interrupts over the frames its NIC received (testbed:
+    /proc/interrupts and ethtool's rx_packets of the data NIC, over the whole run; simulator:
+    its host model's counts; NaN when absent).
+vm guest
+    ``vm_icount_shift`` (the guests' -icount shift, NaN without), ``guest_pace`` (the
+    guest clock's seconds per real second during the traffic, of the guest farthest from 1)
+    and ``guest_kept_pace`` (1 when every guest kept its nominal pace, 0 when one did not:
+    testbed/vm.py, PACE_TOLERANCE; NaN for runs without icount guests).
 """
 
 from __future__ import annotations
@@ -79,19 +92,25 @@ RUN = (
     "offered_met",
     "max_late_s",
     "max_burst_datagrams",
+    "recv_stalled",
+    "max_recv_stall_s",
+    "recv_buffer_s",
     "send_time_us",
+    "echo_rtt_us",
     "pause_frames_sent",
     "pause_frames_received",
     "wall_s",
 )
 HOST = ("cpu_irq", "cpu_softirq", "cpu_app", "cpu_idle", "recv_cpu_enforced")
+RX = ("rx_interrupts_per_frame",)
+VM = ("vm_icount_shift", "guest_pace", "guest_kept_pace")
 
 
 def columns() -> list[str]:
     """The documented columns, in table order (unknown future options come after them)."""
     opts = [o.name for o in vocab.OPTIONS]
     i = opts.index("rate") + 1
-    return [*IDENTITY, *opts[:i], "rate_max", *opts[i:], *FLOW, *RUN, *HOST]
+    return [*IDENTITY, *opts[:i], "rate_max", *opts[i:], *FLOW, *RUN, *HOST, *RX, *VM]
 
 
 def record_files(inputs: Iterable[str]) -> list[str]:
@@ -151,6 +170,20 @@ def _send_time_us(record: Any) -> float:
     return spent / calls * 1e6 if calls else math.nan
 
 
+def _echo_rtt_us(record: Any) -> float:
+    """The senders' mean echo round trip (option echo: seed 003's send time, a message's
+    stamp to its echo's return at the sender), over every message timed; NaN without it."""
+    senders = (record.extra or {}).get("senders")
+    if not isinstance(senders, dict):
+        return math.nan
+    total, timed = 0.0, 0
+    for s in senders.values():
+        if isinstance(s, dict) and s.get("echo_timed"):
+            total += float(s["echo_rtt_mean_s"]) * int(s["echo_timed"])
+            timed += int(s["echo_timed"])
+    return total / timed * 1e6 if timed else math.nan
+
+
 def _num(value: Any) -> float:
     if value is None or isinstance(value, bool):
         return math.nan if value is None else float(value)
@@ -174,6 +207,36 @@ def _option_value(name: str, value: Any) -> Any:
 def _cpu_section(record: RunRecord) -> dict[str, Any]:
     cpu = getattr(record, "cpu", None) or record.extra.get("cpu") or {}
     return cpu if isinstance(cpu, dict) else {}
+
+
+def _guest_pace(record: RunRecord) -> dict[str, float]:
+    """The icount guests' shift and pace (testbed/vm.py's env.vm.icount), NaN without."""
+    vm = record.env.get("vm") if isinstance(record.env.get("vm"), dict) else {}
+    ic = vm.get("icount") if isinstance(vm.get("icount"), dict) else {}
+    paces = [_num(v.get("pace")) for v in (ic.get("pace") or {}).values() if isinstance(v, dict)]
+    kept = ic.get("kept_pace")
+    return {
+        "vm_icount_shift": _num(ic.get("shift")),
+        # the guest whose clock went farthest from real time
+        "guest_pace": max(paces, key=lambda p: abs(p - 1), default=math.nan),
+        "guest_kept_pace": math.nan if kept is None else float(bool(kept)),
+    }
+
+
+def _rx_interrupts_per_frame(record: RunRecord, receiver: str) -> float:
+    """The receiving host's NIC interrupts per frame its NIC received."""
+    if record.source == "sim":
+        host = (record.extra.get("hosts") or {}).get(receiver) or {}
+        irq, frames = host.get("interrupts"), host.get("frames_received")
+    else:
+        c = ((record.extra.get("counters") or {}).get(receiver)) or {}
+        ifaces = c.get("interrupts") if isinstance(c.get("interrupts"), dict) else {}
+        irq = sum(float(v) for v in ifaces.values()) if ifaces else None
+        eth = c.get("ethtool") if isinstance(c.get("ethtool"), dict) else {}
+        frames = sum(float((eth.get(i) or {}).get("rx_packets") or 0) for i in ifaces)
+    if irq is None or not frames:
+        return math.nan
+    return float(irq) / float(frames)
 
 
 def _pause_count(pause: dict[str, Any], key: str) -> float:
@@ -207,10 +270,15 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         achieved_send_bps=_num(totals.get("achieved_send_bps")),
         offered_met=_num(totals.get("offered_met")),
         **_lateness(record),
+        recv_stalled=_num(totals.get("recv_stalled")),
+        max_recv_stall_s=_num(totals.get("max_recv_stall_s")),
+        recv_buffer_s=_num(totals.get("recv_buffer_s")),
         send_time_us=_send_time_us(record),
+        echo_rtt_us=_echo_rtt_us(record),
         pause_frames_sent=_pause_count(record.pause, "frames_sent"),
         pause_frames_received=_pause_count(record.pause, "frames_received"),
         wall_s=_num(record.timing.get("wall_s")),
+        **_guest_pace(record),
     )
     cpu = _cpu_section(record)
     hosts_env = record.env.get("hosts") if isinstance(record.env.get("hosts"), dict) else {}
@@ -251,6 +319,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         )
         enforced = limit.get("quota_enforced")
         row["recv_cpu_enforced"] = math.nan if enforced is None else float(bool(enforced))
+        row["rx_interrupts_per_frame"] = _rx_interrupts_per_frame(record, f.receiver)
         rows.append(row)
     return rows
 

@@ -6,9 +6,11 @@ three numbers side by side: the testbed's loss (the reference), the loss of the 
 run with the calibrated host file (``lanloss fit --host-out``) at the same options and
 seeds, and the fitted testbed curve's loss (the model with the testbed's parameters and
 discrepancy). Each is within the bar when |x - testbed| <= max(0.005, 0.15 x testbed).
-Per panel (the configuration without the rate) it compares the knee: the lowest rate with
-loss above 1e-3, interpolated linearly between the two rates that straddle it; within 5 %
-of the testbed's.
+Per panel (the configuration without the rate) it compares the knee (``panel_knee``): the
+lowest rate from which the runs' mean loss stays above 1e-3 at every higher rate,
+interpolated linearly below it, so one disturbed run at a lower rate cannot move it; its
+interval comes from resampling the repetitions at each rate. A knee agrees with the
+testbed's when their intervals overlap, within 5 % of the testbed's knee.
 
 ``--holdout``: every third rate of each panel (sorted; the middle ones of each triple, so
 each panel keeps its ends) is held out, the fit is made on the rest, and only the held-out
@@ -37,6 +39,7 @@ KNEE_LOSS = 1e-3
 KNEE_TOL = 0.05
 BAR_FRACTION = 0.9
 HOLDOUT_EVERY = 3
+KNEE_REPLICATES = 400  # resamples of a panel's repetitions for its knee's interval
 
 
 @dataclass(frozen=True)
@@ -71,11 +74,14 @@ def points(bed: pd.DataFrame, data: pd.DataFrame | None = None) -> pd.DataFrame:
     out = []
     for (panel, rate), g in frame.groupby(["panel", "rate_key"], sort=True):
         sent, lost = float(g["sent"].sum()), float(g["lost"].sum())
+        per_run = g.groupby(g["run_file"].astype(str))[["lost", "sent"]].sum()
+        per_run = per_run[per_run["sent"] > 0]
         out.append(
             {
                 "panel": panel,
                 "rate_mbps": rate / 1e6,
                 "bed_loss": lost / sent if sent > 0 else math.nan,
+                "bed_run_losses": list(per_run["lost"] / per_run["sent"]),
                 "runs": sorted(g["run_file"].astype(str).unique()),
                 "seeds": sorted({int(s) for s in g["seed"]}),
                 "template": g.iloc[0],
@@ -115,8 +121,8 @@ def sim_given(template: pd.Series, seed: int) -> dict[str, Any]:
 
 def simulate(
     pts: pd.DataFrame, host_file: str, jobs: int, progress: Callable[[int, int], None] | None
-) -> list[float]:
-    """The calibrated simulator's loss at each point (its seeds pooled)."""
+) -> tuple[list[float], list[list[float]]]:
+    """The calibrated simulator's loss at each point: its seeds pooled, and per seed."""
     from lanloss import sim
 
     tasks = []
@@ -126,17 +132,23 @@ def simulate(
             tasks.append((i, params))
     sent = dict.fromkeys(pts.index, 0.0)
     lost = dict.fromkeys(pts.index, 0.0)
+    per_seed: dict[Any, list[float]] = {i: [] for i in pts.index}
     done = 0
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each run is a subprocess
         futures = [(i, pool.submit(sim.run_point, params, None, host_file)) for i, params in tasks]
         for i, fut in futures:
             rec = fut.result()
-            sent[i] += float(rec.totals["sent"])
-            lost[i] += float(rec.totals["sent"]) - float(rec.totals["received"])
+            n = float(rec.totals["sent"])
+            k = n - float(rec.totals["received"])
+            sent[i] += n
+            lost[i] += k
+            if n > 0:
+                per_seed[i].append(k / n)
             done += 1
             if progress:
                 progress(done, len(tasks))
-    return [lost[i] / sent[i] if sent[i] > 0 else math.nan for i in pts.index]
+    pooled = [lost[i] / sent[i] if sent[i] > 0 else math.nan for i in pts.index]
+    return pooled, [per_seed[i] for i in pts.index]
 
 
 def model_loss(pts: pd.DataFrame, bed: pd.DataFrame, doc: dict[str, Any]) -> list[float]:
@@ -152,25 +164,113 @@ def model_loss(pts: pd.DataFrame, bed: pd.DataFrame, doc: dict[str, Any]) -> lis
     return out
 
 
-def knee(rates: np.ndarray, loss: np.ndarray, level: float = KNEE_LOSS) -> float:
-    """Lowest rate with loss above ``level``, interpolated; NaN if none; the first rate if
-    loss is above it already there."""
-    order = np.argsort(rates)
-    r, y = np.asarray(rates, float)[order], np.asarray(loss, float)[order]
-    above = np.nonzero(y > level)[0]
-    if len(above) == 0:
+@dataclass(frozen=True)
+class Knee:
+    """A panel's knee, in the units of its rates: the estimate and its interval over the
+    repetitions. NaN estimate: the loss does not stay above the level up to the top rate;
+    high = inf: some resamples of the repetitions have no knee within the rates."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+def _stays_above(rates: np.ndarray, loss: np.ndarray, level: float) -> float:
+    """The lowest rate from which ``loss`` (one value per rate, rates ascending) stays above
+    ``level`` at every higher rate, interpolated linearly between it and the rate below;
+    the first rate if the loss is above the level there already; NaN if the top rate's is
+    not. A loss above the level below that run of rates (a disturbed run) cannot move it."""
+    above = loss > level
+    if len(loss) == 0 or not above[-1]:
         return math.nan
-    i = int(above[0])
-    if i == 0:
-        return float(r[0])
-    t = (level - y[i - 1]) / (y[i] - y[i - 1])
-    return float(r[i - 1] + t * (r[i] - r[i - 1]))
+    below = np.nonzero(~above)[0]
+    if len(below) == 0:
+        return float(rates[0])
+    i = int(below[-1]) + 1  # the first rate of the run that stays above
+    t = (level - loss[i - 1]) / (loss[i] - loss[i - 1])
+    return float(rates[i - 1] + t * (rates[i] - rates[i - 1]))
+
+
+def panel_knee(
+    rates: np.ndarray,
+    losses: np.ndarray,
+    level: float = KNEE_LOSS,
+    confidence: float = 0.95,
+    replicates: int = KNEE_REPLICATES,
+    seed: int = 0,
+) -> Knee:
+    """The knee of one panel from all its runs together: ``rates`` and ``losses`` have one
+    entry per run (repetitions repeat a rate).
+
+    Estimate: the runs' mean loss at each rate, then the lowest rate from which that loss
+    stays above ``level`` at every higher rate (``_stays_above``). Interval: the percentile
+    interval of the same knee over ``replicates`` resamples of the runs, drawn with
+    replacement within each rate (the repetitions' spread), widened to hold the estimate
+    where a discrete resample distribution misses it. One run per rate: no interval (low =
+    high = estimate). Deterministic for a given ``seed``."""
+    r = np.asarray(rates, dtype=float)
+    y = np.asarray(losses, dtype=float)
+    keep = np.isfinite(r) & np.isfinite(y)
+    r, y = r[keep], y[keep]
+    grid, where = np.unique(r, return_inverse=True)
+    groups = [y[where == g] for g in range(len(grid))]
+    est = _stays_above(grid, np.array([g.mean() for g in groups]), level)
+    if len(grid) == 0 or all(len(g) == 1 for g in groups) or replicates <= 0:
+        return Knee(est, est, est)
+    rng = np.random.default_rng(seed)
+    means = np.stack(
+        [rng.choice(g, size=(replicates, len(g))).mean(axis=1) for g in groups], axis=1
+    )
+    knees = np.array([_stays_above(grid, m, level) for m in means])
+    a = (1 - confidence) / 2
+    none = np.isnan(knees)
+    found = np.sort(knees[~none])
+    if len(found) == 0:
+        return Knee(est, math.nan, math.nan)
+    # no knee within the rates counts as a knee above the top rate
+    ranked = np.concatenate([found, np.full(int(none.sum()), math.inf)])
+    low, high = (float(np.quantile(ranked, q, method="inverted_cdf")) for q in (a, 1 - a))
+    if not math.isnan(est):
+        low, high = min(low, est), max(high, est)
+    return Knee(est, low, high)
+
+
+def knee(rates: np.ndarray, loss: np.ndarray, level: float = KNEE_LOSS) -> float:
+    """The knee of one loss value per rate (``panel_knee``'s estimate without repetitions)."""
+    return panel_knee(rates, loss, level).estimate
+
+
+def knees_agree(k: Knee, ref: Knee, tol: float) -> bool:
+    """Two knees agree when their intervals overlap once ``k``'s is widened by ``tol`` of
+    the reference's estimate; a missing knee agrees with a missing one, or with an
+    interval reaching beyond the top rate."""
+    if math.isnan(ref.estimate) or math.isnan(k.estimate):
+        if math.isnan(ref.estimate) and math.isnan(k.estimate):
+            return True
+        return (math.isnan(ref.estimate) and k.high == math.inf) or (
+            math.isnan(k.estimate) and ref.high == math.inf
+        )
+    slack = tol * ref.estimate
+    return k.low - slack <= ref.high and ref.low <= k.high + slack
 
 
 def knee_ok(k: float, ref: float, tol: float) -> bool:
-    if math.isnan(ref) or math.isnan(k):
-        return math.isnan(ref) and math.isnan(k)
-    return abs(k - ref) <= tol * ref
+    """knees_agree for two knees without intervals."""
+    return knees_agree(Knee(k, k, k), Knee(ref, ref, ref), tol)
+
+
+def _source_knee(panel: pd.DataFrame, src: str, level: float) -> Knee:
+    """One source's knee in a panel's points: from its runs' losses where the points carry
+    them (``{src}_run_losses``), else from its one loss per rate."""
+    runs = f"{src}_run_losses"
+    rates: list[float] = []
+    losses: list[float] = []
+    for _, p in panel.iterrows():
+        values = p[runs] if runs in panel and isinstance(p[runs], list) and p[runs] else None
+        values = values or [p[f"{src}_loss"]]
+        rates += [p["rate_mbps"]] * len(values)
+        losses += list(values)
+    return panel_knee(np.array(rates), np.array(losses), level)
 
 
 def judge(pts: pd.DataFrame, bar: Bar, judged: pd.Series) -> tuple[pd.DataFrame, dict]:
@@ -186,28 +286,22 @@ def judge(pts: pd.DataFrame, bar: Bar, judged: pd.Series) -> tuple[pd.DataFrame,
         "bar": {
             "loss": f"|x - bed| <= max({bar.abs}, {bar.rel} bed)",
             "fraction": bar.fraction,
-            "knee": f"lowest rate with loss > {bar.knee_loss:g}, within {bar.knee_tol:.0%}",
+            "knee": f"lowest rate from which the loss of all repetitions stays above "
+            f"{bar.knee_loss:g}; intervals over the repetitions overlap within {bar.knee_tol:.0%}",
         },
         "points": int(t["judged"].sum()),
     }
     j = t[t["judged"]]
     knees = []
     for panel, g in t.groupby("panel", sort=False):
-        rates = g["rate_mbps"].to_numpy()
-        k = {
-            src: knee(rates, g[f"{src}_loss"].to_numpy(), bar.knee_loss)
-            for src in ("bed", "sim", "model")
-        }
-        knees.append(
-            {
-                "panel": panel,
-                "bed_mbps": k["bed"],
-                "sim_mbps": k["sim"],
-                "model_mbps": k["model"],
-                "sim_ok": knee_ok(k["sim"], k["bed"], bar.knee_tol),
-                "model_ok": knee_ok(k["model"], k["bed"], bar.knee_tol),
-            }
-        )
+        k = {src: _source_knee(g, src, bar.knee_loss) for src in ("bed", "sim", "model")}
+        entry: dict[str, Any] = {"panel": panel}
+        for src in ("bed", "sim", "model"):
+            entry[f"{src}_mbps"] = k[src].estimate
+            entry[f"{src}_interval"] = [k[src].low, k[src].high]
+        for src in ("sim", "model"):
+            entry[f"{src}_ok"] = knees_agree(k[src], k["bed"], bar.knee_tol)
+        knees.append(entry)
     summary["knees"] = knees
     for src in ("sim", "model"):
         frac = float(j[f"{src}_ok"].mean()) if len(j) else math.nan
@@ -225,6 +319,32 @@ def host_file_of(doc: dict[str, Any], folder: str) -> str:
     with open(path, "w", encoding="utf-8") as fh:
         yaml.safe_dump(doc["host_preset"], fh, sort_keys=False)
     return path
+
+
+def left_out_runs(table: pd.DataFrame) -> dict[str, list[str]]:
+    """The testbed runs left out as disturbed (lanloss.analysis.fit.disturbed: a late
+    sender, a receiver kept off the CPU), per reason."""
+    from lanloss.analysis import fit
+
+    bed = table["source"].astype(str) == "bed"
+    out = {}
+    for reason, bad in fit.disturbed(table).items():
+        runs = sorted(table.loc[bad & bed, "run_file"].astype(str).unique())
+        if runs:
+            out[reason] = runs
+    return out
+
+
+def _left_out_lines(summary: dict[str, Any]) -> list[str]:
+    """How many testbed runs were left out as disturbed, and which, per reason."""
+    left = summary.get("left_out") or {}
+    n = len({f for runs in left.values() for f in runs})
+    total = summary.get("bed_runs") or 0
+    share = f" ({n / total:.1%})" if total else ""
+    lines = [f"left out as disturbed: {n} of {total} testbed runs{share}"]
+    for reason, runs in left.items():
+        lines.append(f"  {reason}: {len(runs)}: {', '.join(runs)}")
+    return lines
 
 
 def validate(
@@ -260,10 +380,12 @@ def validate(
         host_file = None  # the host of this fit, not of another
     with tempfile.TemporaryDirectory(prefix="lanloss-validate-") as tmp:
         hf = host_file or host_file_of(doc, tmp)
-        pts["sim_loss"] = simulate(pts, hf, jobs, progress)
+        pts["sim_loss"], pts["sim_run_losses"] = simulate(pts, hf, jobs, progress)
     pts["model_loss"] = model_loss(pts, bed, doc)
     t, summary = judge(pts, bar, judged)
     summary["holdout"] = holdout
+    summary["left_out"] = left_out_runs(table)
+    summary["bed_runs"] = int(table.loc[table["source"].astype(str) == "bed", "run_file"].nunique())
     cols = [
         "panel",
         "rate_mbps",
@@ -283,6 +405,19 @@ def _pct(x: float) -> str:
     return "  n/a " if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:6.2f}"
 
 
+def _knee_text(k: dict[str, Any], src: str) -> str:
+    """A knee and its interval as text: "48.1 [47.9, 48.3]", "none", "none [52.0, >top]"."""
+
+    def f(x: float) -> str:
+        return ">top" if x == math.inf else "none" if math.isnan(x) else f"{x:.1f}"
+
+    est = f(k[f"{src}_mbps"])
+    lo, hi = k.get(f"{src}_interval") or [math.nan, math.nan]
+    if (lo == hi == k[f"{src}_mbps"]) or (math.isnan(lo) and math.isnan(hi)):
+        return est
+    return f"{est} [{f(lo)}, {f(hi)}]"
+
+
 def render(t: pd.DataFrame, summary: dict[str, Any]) -> list[str]:
     """The table and summary as text lines (loss in %), a block per panel."""
     lines = []
@@ -297,13 +432,9 @@ def render(t: pd.DataFrame, summary: dict[str, Any]) -> list[str]:
             )
     lines.append("")
     for k in summary["knees"]:
-
-        def f(x: float) -> str:
-            return "none" if math.isnan(x) else f"{x:.1f}"
-
         lines.append(
-            f"knee {k['panel']}: bed {f(k['bed_mbps'])}, sim {f(k['sim_mbps'])} "
-            f"({'ok' if k['sim_ok'] else 'OFF'}), model {f(k['model_mbps'])} "
+            f"knee {k['panel']}: bed {_knee_text(k, 'bed')}, sim {_knee_text(k, 'sim')} "
+            f"({'ok' if k['sim_ok'] else 'OFF'}), model {_knee_text(k, 'model')} "
             f"({'ok' if k['model_ok'] else 'OFF'}) Mbit/s"
         )
     for src, name in (("sim", "calibrated simulator"), ("model", "fitted testbed curve")):
@@ -312,4 +443,4 @@ def render(t: pd.DataFrame, summary: dict[str, Any]) -> list[str]:
             f"bar, knees {'ok' if summary[f'{src}_knees_ok'] else 'OFF'}: "
             f"{'meets' if summary[f'{src}_meets_bar'] else 'does NOT meet'} the bar"
         )
-    return lines
+    return lines + _left_out_lines(summary)

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The vm backend's study in numbers: per point (itr, rcvbuf, rate) the repetitions' loss
-(mean and spread), where it was lost, and the receiver NIC's interrupts per datagram.
+"""The vm backend's study in numbers: per point (payload, itr, ring, rcvbuf, rate) the
+repetitions' loss (mean and spread), where it was lost, the receiver NIC's interrupts per
+datagram, and how many of the runs' icount guests kept their pace (testbed/vm.py, pace).
 
-    python -m lanloss.analysis.vm_table results/runs/vm-seed000/bed
+    python -m lanloss.analysis.vm_table results/runs/vm-e1000/bed
 
 Interrupts per datagram: the receiver's /proc/interrupts line of its data NIC (delta over
 the run, which includes the 1-2 s of counter snapshots and barrier around the traffic)
@@ -26,7 +27,12 @@ def row(rec: dict[str, Any]) -> dict[str, Any]:
     nic_rx = rx.get("ethtool", {}).get("eth0", {}).get("rx_packets", 0)
     irq = rx.get("interrupts", {}).get("eth0", 0)
     lost = t["sent"] - t["received"]
+    icount = (rec["env"].get("vm") or {}).get("icount") or {}
     return {
+        "payload": p.get("payload"),
+        "rx_ring": p.get("rx_ring"),
+        "kept_pace": icount.get("kept_pace"),
+        "pace": min((v["pace"] for v in (icount.get("pace") or {}).values()), default=None),
         "itr": p.get("itr"),
         "rcvbuf": p.get("rcvbuf"),
         "rate": float(p["rate"]),
@@ -43,27 +49,36 @@ def row(rec: dict[str, Any]) -> dict[str, Any]:
 def table(rows: list[dict[str, Any]]) -> str:
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for r in rows:
-        groups.setdefault((r["itr"], r["rcvbuf"], r["rate"]), []).append(r)
+        key = (r["payload"], r["itr"], r["rx_ring"], r["rcvbuf"], r["rate"])
+        groups.setdefault(key, []).append(r)
     out = [
-        "| itr | rcvbuf | offered pps | sent pps | loss % (mean; min-max) | irq/datagram "
-        "| lost at (sum of repetitions) | unexplained |",
-        "|---|---|---|---|---|---|---|---|",
+        "| payload | itr | ring | rcvbuf | offered pps | sent pps | loss % (mean; min-max) "
+        "| irq/datagram | lost at (sum of repetitions) | unexplained | kept pace (pace) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for (itr, rcvbuf, _rate), rs in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
+    for (payload, itr, ring, rcvbuf, _rate), rs in sorted(groups.items(), key=_order):
         losses = [100 * r["loss"] for r in rs]
         irqs = [r["irq_per_dgram"] for r in rs if r["irq_per_dgram"] is not None]
         stages = {k: sum(r["drops"][k] for r in rs) for k in STAGES}
         where = ", ".join(f"{k} {v}" for k, v in stages.items() if v) or "-"
         unexpl = sum(r["drops"]["unexplained"] for r in rs)
         lost = sum(r["lost"] for r in rs)
+        paces = [r["pace"] for r in rs if r["pace"] is not None]
+        kept = sum(1 for r in rs if r["kept_pace"])
+        pace = f"{kept} of {len(rs)} ({min(paces):.2f}-{max(paces):.2f})" if paces else "-"
         out.append(
-            f"| {itr} | {rcvbuf} | {rs[0]['offered_pps']:.0f} "
+            f"| {payload} | {itr} | {ring} | {rcvbuf} | {rs[0]['offered_pps']:.0f} "
             f"| {statistics.mean(r['sent_pps'] for r in rs):.0f} "
             f"| {statistics.mean(losses):.2f}; {min(losses):.2f}-{max(losses):.2f} "
             f"| {'-' if not irqs else f'{min(irqs):.2f}-{max(irqs):.2f}'} "
-            f"| {where} | {unexpl} of {lost} |"
+            f"| {where} | {unexpl} of {lost} | {pace} |"
         )
     return "\n".join(out)
+
+
+def _order(item: tuple[tuple, Any]) -> tuple:
+    """Points in order of their options, numbers as numbers (None first)."""
+    return tuple((v is not None, float(v) if v is not None else 0.0) for v in item[0])
 
 
 def main(argv: list[str]) -> int:

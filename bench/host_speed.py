@@ -106,9 +106,7 @@ def main() -> int:
         results.append(
             {
                 "case": name,
-                "cost": ideal["pps_wall"] / host["pps_wall"],
-                "cost_best": ideal["pps_wall_max"] / host["pps_wall_max"],
-                "cost_cpu": ideal["pps_cpu"] / host["pps_cpu"],
+                **speed.ratios("cost", ideal, host),
                 "ideal": ideal,
                 "host": host,
             }
@@ -118,20 +116,9 @@ def main() -> int:
         f"\n{a.duration:g} s simulated, {a.reps} interleaved runs each; pps = datagrams "
         "received / wall s of Run(); cost = ideal pps / host pps (goal <= 1.5)"
     )
-    speed.print_table(
-        [
-            ("case", "<48", "", lambda r: r["case"]),
-            ("ideal pps", ">10", ".0f", lambda r: r["ideal"]["pps_wall"]),
-            ("host pps", ">10", ".0f", lambda r: r["host"]["pps_wall"]),
-            ("cost", ">5", ".2f", lambda r: r["cost"]),
-            ("ev/pkt ideal", ">12", ".2f", lambda r: r["ideal"]["events_per_packet"]),
-            ("ev/pkt host", ">11", ".2f", lambda r: r["host"]["events_per_packet"]),
-            ("cost best", ">9", ".2f", lambda r: r["cost_best"]),
-            ("cost cpu", ">8", ".2f", lambda r: r["cost_cpu"]),
-        ],
-        results,
-        " ",
-    )
+    case = ("case", "<48", "", lambda r: r["case"])
+    columns = speed.comparison_columns(case, "cost", ("ideal", "ideal"), ("host", "host"))
+    speed.print_table(columns, results, " ")
     summary = {
         "benchmark": "host_speed",
         "duration_s": a.duration,

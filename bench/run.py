@@ -19,6 +19,8 @@ BENCHES = [
     "bed_tools.py",
     "bed_points.py",
     "workflow_speed.py",
+    "fit_coverage.py",
+    "shared_socket.py",
 ]
 
 

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What the simulator speed benchmarks (sim_speed.py, host_speed.py) share: running a
 program with the CPU time it used, a lanloss-sim record's speed, the summary of
-repeated runs, and the printed table. Speed is datagrams received per wall-second of
-Simulator::Run() as the program measures it itself; CPU time (start-up included) is a
-cross-check."""
+repeated runs, the ratios of two models' speeds, and the printed table. Speed is
+datagrams received per wall-second of Simulator::Run() as the program measures it
+itself; CPU time (start-up included) is a cross-check."""
 
 from __future__ import annotations
 
@@ -64,9 +64,42 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def ratios(name: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
+    """a's speed over b's (two summaries): `name` of the medians, `name`_best of each one's
+    fastest run (the one least slowed by other processes), `name`_cpu of process CPU time."""
+    return {
+        name: a["pps_wall"] / b["pps_wall"],
+        f"{name}_best": a["pps_wall_max"] / b["pps_wall_max"],
+        f"{name}_cpu": a["pps_cpu"] / b["pps_cpu"],
+    }
+
+
 # One column of a printed table: its title, its alignment and width (">10"), the precision
 # of its values (".0f", or "" for text) and its value in a result.
 Column = tuple[str, str, str, Callable[[dict[str, Any]], Any]]
+
+
+def _number(title: str, width: int, prec: str, value: Callable[[dict[str, Any]], Any]) -> Column:
+    return (title, f">{max(width, len(title))}", prec, value)
+
+
+def comparison_columns(
+    first: Column, name: str, a: tuple[str, str], b: tuple[str, str]
+) -> list[Column]:
+    """The columns of a table of two models compared: `first` (what a row is), each one's
+    median pps, the ratios `name` (ratios()), each one's events per datagram. `a`, `b`: the
+    model's label and the key of its summary in a result."""
+    (label_a, key_a), (label_b, key_b) = a, b
+    return [
+        first,
+        _number(f"{label_a} pps", 10, ".0f", lambda r: r[key_a]["pps_wall"]),
+        _number(f"{label_b} pps", 10, ".0f", lambda r: r[key_b]["pps_wall"]),
+        _number(name, 5, ".2f", lambda r: r[name]),
+        _number(f"ev/pkt {label_a}", 6, ".2f", lambda r: r[key_a]["events_per_packet"]),
+        _number(f"ev/pkt {label_b}", 6, ".2f", lambda r: r[key_b]["events_per_packet"]),
+        _number(f"{name} best", 5, ".2f", lambda r: r[f"{name}_best"]),
+        _number(f"{name} cpu", 5, ".2f", lambda r: r[f"{name}_cpu"]),
+    ]
 
 
 def print_table(columns: Sequence[Column], results: list[dict[str, Any]], sep: str) -> None:

@@ -312,7 +312,8 @@ OPTIONS: tuple[Option, ...] = (
         "time",
         None,
         "CPU time of a reader woken when the lock of a socket it shares with other readers "
-        "is handed to it (a context switch; reuseport off, readers > 1)",
+        "is handed to it (a context switch; reuseport off, readers > 1); with a preset's "
+        "Linux socket locks (x3440-2010), also of every reader woken from its sleep",
         "2us",
         maximum=0.1,
         bed=False,
@@ -468,6 +469,37 @@ OPTIONS: tuple[Option, ...] = (
         "2us",
         maximum=1.0,
     ),
+    # Seed 003's timing: the receiver echoes each message's stamp, the sender times the
+    # round trip (models/model/message-echo.h, echo-timer.h).
+    Option(
+        "echo",
+        "choice",
+        "off",
+        "on: a thread of the receiving host sends each message's 8-byte send stamp back to "
+        "the sender, whose timing thread adds the round trip (seed 003's send time; needs a "
+        "host model)",
+        "on",
+        choices=("off", "on"),
+        bed=False,
+    ),
+    Option(
+        "echo_cost",
+        "time",
+        0.0,
+        "the receiving host's CPU time per echo (the echo thread's send() call)",
+        "9us",
+        maximum=1.0,
+        bed=False,
+    ),
+    Option(
+        "echo_recv_cost",
+        "time",
+        0.0,
+        "the sender's timing thread's CPU time per echo (its receive() call), on a core of its own",
+        "9us",
+        maximum=1.0,
+        bed=False,
+    ),
 )
 
 # Why an option exists for one source only: where the physics allows, options are shared.
@@ -511,6 +543,10 @@ ONE_SOURCE_BECAUSE: dict[str, str] = {
     "tcp_window": "on the testbed Linux derives the window from the socket buffers: use rcvbuf "
     "and sndbuf",
     "sndbuf": "the simulator's sender has no socket send buffer: its queue is tx_queue",
+    "echo": "lanloss-send and lanloss-recv time one way with the payload header's stamp; "
+    "they have no echo thread",
+    "echo_cost": "lanloss-recv has no echo thread",
+    "echo_recv_cost": "lanloss-send has no echo timing thread",
 }
 
 # The testbed's lanloss-recv takes up to RECV_BATCH datagrams per recvmmsg and works
@@ -666,6 +702,13 @@ def resolve(
             )
         if params["protocol"] == "tcp":
             raise OptionError("reuseport: on applies to protocol udp only")
+    if params["echo"] == "on" and params["cast"] == "multicast":
+        raise OptionError("echo: on needs cast unicast (every member would echo each message)")
+    if params["echo"] == "on" and params["host"] == "ideal":
+        raise OptionError(
+            "echo: on needs a host model (the echo thread runs on the receiving host's CPU): "
+            "give host"
+        )
     if source == "sim":
         from lanloss import host_values
 

@@ -8,6 +8,9 @@ A study is a YAML mapping (``config/studies/<name>.yaml``; the default study is
     description: "..."
     source: [sim, bed]            # which sources run every point
     repetitions: 2                # seeds 1..N (option `seed`; N <= 1000), unless seed is given
+    # or repetitions: {min: 2, max: 8, until: 0.5, sim: 1}: testbed seeds 1..min, then more
+    #                             # while the loss's 95 % interval is >= 0.5 pp wide on each
+    #                             # side (lanloss.repetitions); simulator seeds 1..sim
     fixed: {duration: 0.5s}       # options held for every point
     grid: {rate: [20Mbps, 95Mbps]}   # cross product of lists over option names
     # or grids: [{...}, {...}]    # sub-grids whose points are unioned; an entry may
@@ -48,11 +51,11 @@ import yaml
 from lanloss import inputs
 from lanloss import options as vocab
 from lanloss.options import OptionError
+from lanloss.repetitions import MAX_ADAPTIVE, MAX_FIXED, MIN_RUNS, Repetitions
 from lanloss.sweep import point_id
 
 SOURCES = ("sim", "bed")
 NAME_PATTERN = "^[a-z0-9_-]+$"  # checked again with fullmatch: `$` matches before a final "\n"
-MAX_REPETITIONS = 1000  # seeds 1..N per point; more is a typo (and points to expand)
 # Keys of config/config.yaml that belong to the workflow, not to its default study.
 WORKFLOW_KEYS = ("studies", "results", "bed", "bed_args")
 
@@ -112,9 +115,10 @@ def schema() -> dict[str, Any]:
             "description": {"type": "string", "default": ""},
             "source": {**sources(), "default": ["sim"]},
             "repetitions": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_REPETITIONS,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1, "maximum": MAX_FIXED},
+                    {"$ref": "#/$defs/adaptive"},
+                ],
                 "default": 1,
             },
             "fixed": {"$ref": "#/$defs/fixed", "default": {}},
@@ -133,6 +137,17 @@ def schema() -> dict[str, Any]:
         "not": {"required": ["grid", "grids"]},
         "$defs": {
             "option": {o.name: _value_schema(o) for o in vocab.OPTIONS},
+            "adaptive": {  # lanloss.repetitions; min defaults to 2, sim to 1
+                "type": "object",
+                "properties": {
+                    "min": {"type": "integer", "minimum": MIN_RUNS, "maximum": MAX_ADAPTIVE},
+                    "max": {"type": "integer", "minimum": MIN_RUNS, "maximum": MAX_ADAPTIVE},
+                    "until": {"type": "number", "exclusiveMinimum": 0, "maximum": 100},
+                    "sim": {"type": "integer", "minimum": 1, "maximum": MAX_FIXED},
+                },
+                "required": ["max", "until"],
+                "additionalProperties": False,
+            },
             "fixed": {
                 "type": "object",
                 "properties": values,
@@ -194,6 +209,7 @@ def validate(data: Any, where: str) -> dict[str, Any]:
     """Check a study mapping against the schema and fill its defaults (in place)."""
     if not isinstance(data, dict):
         raise StudyError(f"study {where}: expected a mapping, got {type(data).__name__}")
+    repetitions(data.get("repetitions", 1), where)  # its own one-line messages
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]
@@ -209,6 +225,57 @@ def validate(data: Any, where: str) -> dict[str, Any]:
         raise StudyError(f"study {where}: {_where(e)}: {msg}")
     _check_name(data["name"], where)
     return data
+
+
+_ADAPTIVE_KEYS = ("min", "max", "until", "sim")
+
+
+def _whole(value: Any, where: str, lo: int, hi: int, what: str) -> int:
+    """A count written as a YAML integer (not 2.0, "2" or true) from lo to hi."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise StudyError(f"{where}: {inputs.shown(value)} is not a whole number ({what})")
+    if not lo <= value <= hi:
+        raise StudyError(f"{where}: {value} is not from {lo} to {hi} ({what})")
+    return value
+
+
+def repetitions(value: Any, where: str) -> Repetitions:
+    """A study's `repetitions`: a count (seeds 1..N on every source) or the adaptive mapping
+    {min, max, until, sim} (lanloss.repetitions). StudyError names the bad value."""
+    at = f"study {where}: repetitions"
+    if not isinstance(value, dict):
+        what = "runs per point, or {min, max, until} for adaptive runs"
+        return Repetitions.fixed(_whole(value, at, 1, MAX_FIXED, what))
+    unknown = [k for k in value if k not in _ADAPTIVE_KEYS]
+    if unknown:
+        raise StudyError(
+            f"{at}: unknown key {inputs.shown(unknown[0])} (known: {', '.join(_ADAPTIVE_KEYS)})"
+        )
+    missing = [k for k in ("max", "until") if k not in value]
+    if missing:
+        raise StudyError(f"{at}: {missing[0]} missing (adaptive: {{min, max, until[, sim]}})")
+    lo = _whole(
+        value.get("min", MIN_RUNS),
+        f"{at}.min",
+        MIN_RUNS,
+        MAX_ADAPTIVE,
+        "an interval needs two runs; each run above min is a round of the workflow",
+    )
+    hi = _whole(value["max"], f"{at}.max", MIN_RUNS, MAX_ADAPTIVE, "runs per testbed point")
+    if lo > hi:
+        raise StudyError(f"{at}: min {lo} is more than max {hi}")
+    until = value["until"]
+    if (
+        isinstance(until, bool)
+        or not isinstance(until, (int, float))
+        or not 0 < until <= 100  # NaN fails too
+    ):
+        raise StudyError(
+            f"{at}.until: {inputs.shown(until)} is not a half-width in percentage points "
+            "above 0 and at most 100"
+        )
+    sim = _whole(value.get("sim", 1), f"{at}.sim", 1, MAX_FIXED, "simulator runs per point")
+    return Repetitions(lo, hi, float(until), sim)
 
 
 def _check_name(name: str, where: str) -> None:
@@ -257,6 +324,7 @@ class Point:
     source: str
     given: dict[str, str]  # the options as the study wrote them (plus the seed)
     params: dict[str, Any]  # resolved: every option, canonical units
+    group: str = ""  # the id of the point without its seed: what its repetitions share
 
     def cli_args(self) -> list[str]:
         """Flags for `lanloss sim run` / `lanloss bed run` that reproduce this point."""
@@ -271,16 +339,28 @@ class Study:
     name: str
     description: str
     sources: tuple[str, ...]
-    repetitions: int
+    repetitions: Repetitions
     fixed: dict[str, Any]
     grids: list[dict[str, Any]]
     figures: list[str]
     fit: bool
     where: str = ""
-    points: list[Point] = field(default_factory=list)
+    points: list[Point] = field(default_factory=list)  # the runs planned before any has run
+    # adaptive repetitions: the testbed runs the rule may add (seeds min+1..max)
+    later: list[Point] = field(default_factory=list)
 
     def points_for(self, source: str) -> list[Point]:
         return [p for p in self.points if p.source == source]
+
+    def repetitions_of(self, source: str) -> dict[str, list[Point]]:
+        """Every run a source may make, planned or later, by point (group), in seed order."""
+        out: dict[str, list[Point]] = {}
+        for p in self.points + self.later:
+            if p.source == source:
+                out.setdefault(p.group, []).append(p)
+        for runs in out.values():
+            runs.sort(key=lambda p: int(p.params["seed"]))
+        return out
 
     def varied_options(self) -> list[str]:
         """Options of the grids that take more than one value over the study's points, in
@@ -294,7 +374,7 @@ class Study:
         return [n for n in vocab.BY_NAME if n in named and len(values[n]) > 1]
 
     def point(self, source: str, pid: str) -> Point:
-        for p in self.points:
+        for p in self.points + self.later:
             if p.source == source and p.id == pid:
                 return p
         raise KeyError(f"study {self.name}: no {source} point {pid!r}")
@@ -302,8 +382,9 @@ class Study:
 
 def _expand(
     study: Study, entry: dict[str, Any], k: int
-) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
-    """(source, given, params) for every point of one grid entry, all validated."""
+) -> list[tuple[str, dict[str, str], dict[str, Any], bool]]:
+    """(source, given, params, planned) for every run of one grid entry, all validated;
+    planned is False for the testbed's adaptive repetitions above min."""
     _check_overlap(study, entry, k)
     entry = dict(entry)
     sources = tuple(entry.pop("source", study.sources))
@@ -316,12 +397,15 @@ def _expand(
             f"study's sources {list(study.sources)}"
         )
     seeded = "seed" in entry or "seed" in study.fixed
-    if seeded and study.repetitions > 1:
+    reps = study.repetitions
+    if seeded and (reps.max > 1 or reps.sim > 1):
         raise StudyError(
-            f"study {study.where}: repetitions {study.repetitions} given but the seed is "
-            f"set in {where if 'seed' in entry else 'fixed'}; use one or the other"
+            f"study {study.where}: repetitions {reps.min if reps.until is None else reps.text()}"
+            f" given but the seed is set in {where if 'seed' in entry else 'fixed'}; use one or"
+            " the other"
         )
-    seeds = [None] if seeded else list(range(1, study.repetitions + 1))
+    runs = {s: 1 if seeded else (reps.max if s == "bed" else reps.sim) for s in sources}
+    seeds = [None] if seeded else list(range(1, max(runs.values()) + 1))
     names = list(entry)
     out = []
     for combo in itertools.product(*(entry[n] for n in names)):
@@ -329,7 +413,7 @@ def _expand(
         given.update({n: _text(v) for n, v in zip(names, combo, strict=True)})
         for seed in seeds:
             g = dict(given) if seed is None else {**given, "seed": str(seed)}
-            for source in sources:
+            for source in (s for s in sources if seed is None or seed <= runs[s]):
                 gs = {**g, **only[source]}
                 try:
                     params = vocab.resolve(gs, source)
@@ -338,7 +422,7 @@ def _expand(
                     raise StudyError(
                         f"study {study.where}: {source} point {{{shown}}}: {exc}"
                     ) from None
-                out.append((source, gs, params))
+                out.append((source, gs, params, seed is None or seed <= reps.planned(source)))
     return out
 
 
@@ -496,7 +580,7 @@ def from_mapping(data: Any, where: str = "", bed_args: str | None = None) -> Stu
         name=data["name"],
         description=data["description"],
         sources=tuple(data["source"]),
-        repetitions=data["repetitions"],
+        repetitions=repetitions(data["repetitions"], where or data["name"]),
         fixed=dict(data["fixed"]),
         grids=[dict(g) for g in grids],
         figures=list(data["figures"]),
@@ -505,12 +589,15 @@ def from_mapping(data: Any, where: str = "", bed_args: str | None = None) -> Stu
     )
     seen: set[tuple[str, str]] = set()
     for k, entry in enumerate(study.grids):
-        for source, given, params in _expand(study, entry, k):
+        for source, given, params, planned in _expand(study, entry, k):
             pid = point_id(params)
             if (source, pid) in seen:  # the same point from two grid entries
                 continue
             seen.add((source, pid))
-            study.points.append(Point(pid, source, given, params))
+            group = point_id({n: v for n, v in params.items() if n != "seed"})
+            (study.points if planned else study.later).append(
+                Point(pid, source, given, params, group)
+            )
     _check_figures(study)
     _check_backend(study, bed_args)
     return study
@@ -641,7 +728,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     check_unique(studies)
     for s in studies:
         counts = ", ".join(f"{src} {len(s.points_for(src))}" for src in s.sources)
-        print(f"study {s.name} ({s.where}): {len(s.points)} runs ({counts})")
+        later = f"; up to {len(s.later)} more testbed runs ({s.repetitions.text()})"
+        print(f"study {s.name} ({s.where}): {len(s.points)} runs ({counts}){later * bool(s.later)}")
     return 0
 
 

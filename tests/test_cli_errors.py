@@ -64,18 +64,8 @@ def test_scenario_program_rejects_bad_values_itself(built):
 
 def test_good_run_writes_a_whole_record(cli, tmp_path, built):
     out = tmp_path / "run.json"
-    proc = cli(
-        "sim",
-        "run",
-        "--rate",
-        "10Mbps",
-        "--duration",
-        "0.05s",
-        "--warmup",
-        "0.01s",
-        "--out",
-        str(out),
-    )
+    proc = cli("sim", "run", "--rate", "10Mbps", "--duration", "0.05s", "--warmup", "0.01s",
+               "--out", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     from lanloss.record import load
 

@@ -39,6 +39,16 @@ COLOR = {
     "closed_form": "0.45",
 }
 MARKER = {"sim": "o", "bed": "^", "reference": "X"}
+# A reference point that is not a prediction is ringed in the figure, in its kind's style.
+KIND_MARK = {
+    "calibrated": {
+        "marker": "o",
+        "color": "#d62728",
+        "label": "calibrated: a cost was set from it",
+    },
+    "input": {"marker": "D", "color": "#ff7f0e", "label": "input: the study offers it"},
+    "imposed": {"marker": "s", "color": "#8c564b", "label": "imposed: the study's stall forces it"},
+}
 
 # The error table: one row per reference point (lanloss figures NAME -> NAME-errors.csv).
 ERROR_COLUMNS = (
@@ -48,11 +58,12 @@ ERROR_COLUMNS = (
     "unit",
     "relation",  # equal | approx | max / min (value <= / >= reference) | below / above (< / >)
     #              | bar (|value - reference| <= max(0.5 %, 15 % of it): `lanloss validate`'s)
-    "evidence",  # predicted | calibrated | closed form (EVIDENCE): what agreement here proves
+    "kind",  # what agreement here proves (KINDS): host-bound | wire-bound | calibrated | ...
     "reference_value",
     "sim_value",
     "bed_value",
     "model_value",  # a closed form or fitted model's value for the same point, if any
+    "ideal_value",  # a predicted row: the simulator's `ideal` host at the same point (its kind)
     "sim_rel_error_pct",  # 100 (value - reference) / reference
     "bed_rel_error_pct",
     "model_rel_error_pct",
@@ -63,14 +74,31 @@ ERROR_COLUMNS = (
     "missing",  # for a row the simulator does not hold: the mechanism the model lacks ('')
 )
 RELATIONS = ("equal", "approx", "max", "min", "below", "above", "bar")
-# What a row's agreement is evidence of (a parameter fitted to a number is no evidence for it):
+# What a row's reference is to the simulator, as a figure declares it (error_row's `evidence`;
+# a parameter fitted to a number is no evidence for it):
 #   predicted   - a number the paper measured that no parameter of the simulated host was set
-#                 from: agreement is evidence for the model;
-#   calibrated  - a number a preset's parameter was set from: agreement is by construction;
+#                 from, at a point the study does not force;
+#   calibrated  - a number a parameter was set from, wherever that happened (lanloss
+#                 calibrate's CALIBRATIONS, or a study's costs chosen to reproduce it):
+#                 agreement is by construction;
+#   imposed     - a number that follows from a condition the study imposes (seed 000's reader
+#                 stall: the socket buffer overflows when lambda * T_off exceeds it);
+#   input       - a number the study gives the simulator (an offered rate it copies);
 #   closed form - the reference is the wire's (or window/RTT's) arithmetic, not a measurement:
-#                 agreement checks the simulator against its own physics, not against the paper.
-EVIDENCE = ("predicted", "calibrated", "closed form")
+#                 agreement checks the simulator against its own physics, not the paper.
+EVIDENCE = ("predicted", "calibrated", "imposed", "input", "closed form")
+# The `kind` column: the declaration above, with a seed figure's predicted rows split by the
+# simulator's `ideal` host at the same point (evidence.kind_of):
+#   host-bound  - the era host decides the simulator's value: evidence for the host model;
+#   wire-bound  - the era host's value is within WIRE_BOUND_PCT of the ideal host's, and the
+#                 ideal host would hold the row too: it checks the simulator's arithmetic;
+#   predicted   - a predicted row the table has no ideal-host run for (not split).
+PREDICTED_KINDS = ("host-bound", "wire-bound", "predicted")
+KINDS = (*PREDICTED_KINDS, *EVIDENCE[1:])
 PREDICTED_WITHIN_PCT = 5.0  # the bar a predicted row with a paper number is held to
+LOOSE_WITHIN_PCT = 10.0  # the second share lanloss figures reports (within 10 % or the bound)
+WIRE_BOUND_PCT = 5.0  # an era host this close to the ideal one does not decide the value
+IDEAL_HOST = "ideal"  # the `host` value of the runs that tell wire-bound from host-bound
 _BOUNDS = {
     "max": lambda v, r: v <= r,
     "min": lambda v, r: v >= r,
@@ -119,6 +147,20 @@ def handle(kind: str, label: str | None = None, **kw) -> Any:
     if kind == "band":
         return Patch(alpha=0.2, label=label, **kw)
     return Line2D([], [], label=label, **kw)
+
+
+def mark_kind(ax: Any, x: Any, y: Any, kind: str) -> None:
+    """Ring reference points whose kind is not a prediction (KIND_MARK): open, large, on top."""
+    style = KIND_MARK[kind]
+    ax.plot(x, y, ls="none", marker=style["marker"], ms=17, mfc="none", mec=style["color"],
+            mew=2.2, zorder=6)  # fmt: skip
+
+
+def kind_handle(kind: str) -> Any:
+    """The legend entry for mark_kind's ring."""
+    style = KIND_MARK[kind]
+    return Line2D([], [], ls="none", marker=style["marker"], ms=12, mfc="none",
+                  mec=style["color"], mew=2, label=style["label"])  # fmt: skip
 
 
 def plot_source(
@@ -289,6 +331,49 @@ def by_source(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {s: frame[frame["source"].astype(str) == s] for s in SOURCES}
 
 
+def ideal_runs(table: pd.DataFrame) -> pd.Series:
+    """The rows of the simulator's `ideal` host that a seed figure scores against, not draws:
+    only when the table also simulates another host (a study of the ideal host alone is its
+    own era host). Every row of a run is marked, so `runs` never mixes the two."""
+    if table.empty or "host" not in table.columns:
+        return pd.Series(False, index=table.index)
+    sim = table["source"].astype(str) == "sim"
+    ideal = sim & (table["host"].astype(str) == IDEAL_HOST)
+    return ideal if (sim & ~ideal).any() else pd.Series(False, index=table.index)
+
+
+def ideal_for_every(table: pd.DataFrame, columns: list[str], keys: list[str]) -> pd.DataFrame:
+    """The table with each ideal-host run standing for every value of `columns` (options that
+    need a host model, which the ideal host is not given: itr, rcvbuf, readers) that the era
+    host's runs have at the same `keys`: a copy per value, with a run_file of its own so
+    that runs() keeps the copies apart."""
+    ideal = ideal_runs(table)
+    if not ideal.any():
+        return table
+    era = table[~ideal & (table["source"].astype(str) == "sim")]
+    values = era[[*keys, *columns]].drop_duplicates()
+    copies = []
+    for _, row in table[ideal].iterrows():
+        same = np.ones(len(values), dtype=bool)
+        for k in keys:
+            same &= _same(values[k], row[k])
+        for _, value in values[same].iterrows():
+            copy = row.copy()
+            copy[columns] = value[columns]
+            tag = ",".join(f"{c}={value[c]}" for c in columns)
+            copy["run_file"] = f"{row['run_file']}#{tag}"
+            copies.append(copy)
+    copied = pd.DataFrame(copies, columns=table.columns).astype(table.dtypes.to_dict())
+    return pd.concat([table[~ideal], copied], ignore_index=True)
+
+
+def _same(column: pd.Series, value: Any) -> np.ndarray:
+    """column == value, NaN equal to NaN (an option no run set)."""
+    if pd.isna(value):
+        return column.isna().to_numpy()
+    return (column == value).to_numpy()
+
+
 # -- reference data ------------------------------------------------------------------------
 
 
@@ -326,7 +411,8 @@ def rel_error_pct(value: float, reference: float) -> float:
     return 100.0 * (value - reference) / reference
 
 
-def _meets(value: float, reference: float, relation: str) -> Any:
+def meets(value: float, reference: float, relation: str) -> Any:
+    """Does `value` keep the bound `relation` states (pd.NA for no bound or no value)?"""
     if relation not in _BOUNDS or value is None or math.isnan(float(value)):
         return pd.NA
     return bool(_BOUNDS[relation](float(value), float(reference)))
@@ -347,7 +433,7 @@ def error_row(
     missing: str = "",
 ) -> dict[str, Any]:
     """One reference point of the error table (relative errors computed here); `evidence`
-    says whether the reference was predicted, calibrated to, or is a closed form (EVIDENCE)."""
+    says what the reference is to the simulator (EVIDENCE), the row's first `kind`."""
     if relation not in RELATIONS:
         raise ValueError(f"relation {relation!r} is not one of {RELATIONS}")
     if evidence not in EVIDENCE:
@@ -359,8 +445,9 @@ def error_row(
         "quantity": quantity,
         "unit": unit,
         "relation": relation,
-        "evidence": evidence,
+        "kind": evidence,
         "reference_value": ref,
+        "ideal_value": math.nan,
         "reference": reference,
         "missing": missing,
     }
@@ -368,7 +455,7 @@ def error_row(
         v = math.nan if v is None else float(v)
         row[f"{k}_value"] = v
         row[f"{k}_rel_error_pct"] = rel_error_pct(v, ref)
-        row[f"{k}_meets"] = _meets(v, ref, relation)
+        row[f"{k}_meets"] = meets(v, ref, relation)
     return row
 
 

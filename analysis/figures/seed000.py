@@ -7,12 +7,15 @@ analysis/reference/seed000_fig6_facts.csv and is drawn as black dash-dotted limi
 about 20 Mbit/s on a 100 Mbit/s LAN (section 5), ITR 2500 best (6.4.1), loss below 1e-4 once
 tuned (6.4.2), less delivered past a critical rate (7). The simulator's receiver is the
 monitoring client (``host w7x-client-2008``: the e1000-era PC whose cost per datagram read
-was fitted to the seed's one number, losses from about 20 Mbit/s, by ``lanloss calibrate``;
-every other row is a prediction) with ``itr`` 0 or 2500; each variant (host, itr) has its
-own colour.
+was fitted to the seed's one number, losses from about 20 Mbit/s, by ``lanloss calibrate``:
+that row is calibrated, ringed in (c)) with ``itr`` 0 or 2500; each variant (host, itr) has
+its own colour. The socket-buffer rows of (d) are imposed (the study's reader stall decides
+them, ringed); the other rows are predictions, split into host- and wire-bound by the study's
+runs of the ``ideal`` host at the same points (analysis/figures/evidence.py).
 
 (a) per payload, the runs at the highest offered rate (the send rate the sender reaches);
-(b, c) the payload swept over offered rates: delivered and loss versus offered.
+(b, c) the payload swept over offered rates: delivered and loss versus offered; (d) the
+socket-buffer stage.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from lanloss.analysis import wire
-from lanloss.analysis.figures import common
+from lanloss.analysis.figures import common, evidence
 
 STUDY = "seed000"
 CITATION = (
@@ -54,6 +57,7 @@ REQUIRED = (
     "goodput_bps",
 )
 LOSS_LIMIT_NAME = "tuned_loss"
+CALIBRATED_LOSS = 1e-3  # the loss lanloss calibrate sets the ITR-0 onset to (CALIBRATIONS)
 VARIANT_COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#e377c2", "#bcbd22")
 REF_STYLE = {"color": common.COLOR["reference"], "ls": "-.", "lw": 1.4}
 
@@ -210,7 +214,13 @@ def _handles(variants: list, color: dict) -> list:
 
 
 def draw(table: pd.DataFrame, fit: dict | None = None):
+    """The figure of the era host's runs; the ideal host's runs set the rows' kinds."""
     common.require_columns(table, REQUIRED, STUDY)
+    # the ideal host has no interrupts to throttle: a study gives it no itr
+    return evidence.scored(_figure, common.ideal_for_every(table, ["itr"], ["payload"]), fit)
+
+
+def _figure(table: pd.DataFrame, fit: dict | None = None):
     facts, _ = common.load_reference(REFERENCE)
     fact = {row.fact: row for row in facts.itertuples()}
     onset_ref = float(fact["loss_onset_rate"].value)
@@ -241,8 +251,13 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
 
     rows = _errors(r, sat, sweep, p_sweep, onset_ref, loss_ref, best_itr)
     rows += _socket_stage(ax_d, stage, loss_ref, notes)
+    if _evidence("loss_onset_rate") == "calibrated":  # the point the read cost was set from
+        common.mark_kind(ax_c, [onset_ref], [CALIBRATED_LOSS], "calibrated")
+    handles = _handles(variants, color) + [
+        common.kind_handle(k) for k in ("calibrated", "imposed") if k in {x["kind"] for x in rows}
+    ]
     title = "Seed 000, figure 6: UDP receive loss of the W7-X multicast monitoring client"
-    common.finish(fig, f"{title}\n{CITATION_SHORT}", _handles(variants, color), notes, "below")
+    common.finish(fig, f"{title}\n{CITATION_SHORT}", handles, notes, "below")
     return fig, common.with_notes(common.error_table(STUDY, rows), notes)
 
 
@@ -356,6 +371,9 @@ def _socket_stage(ax, stage: pd.DataFrame, loss_ref: float, notes: list[str]) ->
         share = row[sock] / row["lost"] if sock in row and row["lost"] else math.nan
         text = "none lost" if row["lost"] == 0 else f"{loss[b]:.2%}, {share:.0%} socket_rcvbuf"
         ax.annotate(text, (i, loss[b]), xytext=(0, 4), textcoords="offset points", ha="center")
+    # every row of this panel is imposed: a buffer of K bytes overflows when the datagrams
+    # arriving during a stall, lambda * T_off, exceed it, whatever the host's costs
+    common.mark_kind(ax, range(len(g)), loss, "imposed")
     ax.set_ylim(0, max(float(loss.max()) * 1.5, 1e-3))
     first = stage.iloc[0]
     what = (
@@ -375,7 +393,7 @@ def _socket_stage(ax, stage: pd.DataFrame, loss_ref: float, notes: list[str]) ->
             sim=float(small["lost"] / small["sent"]),
             relation="above",
             reference=cite,
-            evidence="predicted",
+            evidence="imposed",
         ),
         common.error_row(
             f"{what}; SO_RCVBUF {g.index[0]:g} B",
@@ -385,7 +403,7 @@ def _socket_stage(ax, stage: pd.DataFrame, loss_ref: float, notes: list[str]) ->
             sim=float(small[sock] / small["lost"]) if sock in small and small["lost"] else math.nan,
             relation="min",
             reference=cite,
-            evidence="predicted",
+            evidence="imposed",
         ),
     ]
     if len(g) > 1:
@@ -398,7 +416,7 @@ def _socket_stage(ax, stage: pd.DataFrame, loss_ref: float, notes: list[str]) ->
                 sim=loss_upper_bound(int(big["lost"]), int(big["sent"])),
                 relation="max",
                 reference=cite,
-                evidence="predicted",
+                evidence="imposed",
             )
         )
     return rows

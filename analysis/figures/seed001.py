@@ -7,6 +7,9 @@ throughput. The seed's values are black crosses on a line, the closed-form wire 
 grey dotted line (UDP: lanloss.analysis.wire; TCP: full-size segments with timestamps).
 netperf's -s/-S set both sockets' buffers: a run's buffer is `tcp_window` for TCP (else
 `rcvbuf`) and `rcvbuf` for UDP.
+
+The cell the athlon-2003 preset's read cost was fitted to is ringed (calibrated); the ideal
+host's runs at the same points split the other cells into host- and wire-bound predictions.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import math
 import pandas as pd
 
 from lanloss.analysis import wire
-from lanloss.analysis.figures import common
+from lanloss.analysis.figures import common, evidence
 
 STUDY = "seed001"
 CITATION = (
@@ -91,7 +94,14 @@ def measured(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
 
 def draw(table: pd.DataFrame, fit: dict | None = None):
+    """The figure of the era host's runs; the ideal host's runs set the rows' kinds."""
     common.require_columns(table, REQUIRED, STUDY)
+    # the ideal host has no socket buffer (a study gives it no rcvbuf); TCP's is its window
+    ideal = common.ideal_for_every(table, ["rcvbuf"], ["protocol", "payload"])
+    return evidence.scored(_figure, ideal, fit)
+
+
+def _figure(table: pd.DataFrame, fit: dict | None = None):
     ref, _ = common.load_reference(REFERENCE)
     ref = ref[ref["combo"] == "LL"]
     pts, notes = measured(table)
@@ -129,6 +139,9 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             ax.set_xticks([16, 32, 48, 64])
             spans.append((ax, cf, [*r["throughput_mbps"], *here["mean"].astype(float)]))
             for rr in r.itertuples():
+                if _evidence(proto, msg, rr.buffer_bytes) == "calibrated":
+                    kib = rr.buffer_bytes / 1024
+                    common.mark_kind(ax, [kib], [rr.throughput_mbps], "calibrated")
                 at = here[here["buffer"] == rr.buffer_bytes]
                 values = {s: _first(at[at["source"] == s]["mean"]) for s in common.SOURCES}
                 if all(math.isnan(v) for v in values.values()):
@@ -155,6 +168,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
         common.handle("sim", linestyle="-"),
         common.handle("bed", linestyle="-", mfc="white"),
         common.handle("closed_form", "closed-form wire limit"),
+        common.kind_handle("calibrated"),
     ]
     title = "Seed 001: the netperf 100 Mbit/s table, UDP and TCP throughput by buffer"
     common.finish(fig, f"{title}\n{CITATION_SHORT}", handles, notes)

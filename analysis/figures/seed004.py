@@ -9,11 +9,13 @@ process, as the seed's one process per port; the x3440-2010 host) against the se
 and Model 2 tables, and Model 3 (two threads on one descriptor: ``reuseport off``) in (b).
 
 Evidence: the x3440-2010 preset's costs were fitted to three of the nine receive rates
-(lanloss/analysis/calibrate.py, ``CALIBRATIONS``): those rows are ``calibrated``, the other
-rates ``predicted``. The NIC traffic is the wire's: with one 1-byte process the run offers
-what the seed's sender reached (``calibrated``: an input), otherwise the line rate
-(``closed form``). The seed's NIC traffic counts frame bytes without preamble, FCS
-and IFG (analysis/reference/seed004_model2.csv); the simulator's is the frames that reach the
+(lanloss/analysis/calibrate.py, ``CALIBRATIONS``): those rows are ``calibrated`` (ringed in
+(b); Model 3's one thread repeats Model 1's one process), the other rates ``predicted``, split
+into host- and wire-bound by the ideal host's runs (analysis/figures/evidence.py). The NIC
+traffic is the wire's: with one 1-byte process the run offers what the seed's sender reached
+(``input``, a diamond in (c)), otherwise the line rate (``closed form``). The seed's NIC
+traffic counts frame bytes without preamble, FCS and IFG
+(analysis/reference/seed004_model2.csv); the simulator's is the frames that reach the
 receiver (sent less the drops before it) counted the same way, as a rate: the steady receive
 rate times the datagrams arriving per datagram received.
 """
@@ -27,7 +29,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from lanloss.analysis import wire
-from lanloss.analysis.figures import common
+from lanloss.analysis.figures import common, evidence
 
 STUDY = "seed004"
 CITATION = (
@@ -74,12 +76,13 @@ MIN_FRAME_NO_FCS = 60
 MODEL3 = "seed004_model3.csv"
 # What the model lacks where a predicted row may not hold (shown with the row when it is off).
 MISSING = {
-    (1, 8, "pps"): "hyper-threading: the X3440 runs 8 threads on its 4 cores; the model has "
-    "4 cores, so its 8 readers share them two by two and add nothing to 4",
-    (1, 2, "pps_shared"): "Linux's contention between threads on one socket (a short lock "
-    "taken with bottom halves off, cache-line transfers on every operation); the model "
-    "serialises whole recvmsg calls and hands the lock over, so the thread on the interrupt's "
-    "core, preempted by the softirq while it holds the lock, stalls the other",
+    (1, 8, "pps"): "where the scheduler put 8 processes on 8 logical CPUs: the model pins "
+    "reader i to CPU i, so reader 4 runs on the sibling of the softirq's CPU 0 and slows it "
+    "to 0.65 of a core (hyper-threading, Smt of x3440-2010)",
+    (1, 2, "pps_shared"): "what made the second thread cost in 2010: with Linux 2.6.32's locks "
+    "(the queue spinlock, lock_sock around the free, every sleeping thread woken) the thread "
+    "off the interrupt's core reads the whole line rate; this machine's kernel also gains "
+    "from a second thread (bench/shared_socket.py)",
 }
 
 
@@ -88,7 +91,7 @@ def _evidence(payload: int, processes: int, column: str) -> str:
 
     if column == "nic_mbps":  # the wire's traffic: an input at 1 process, else line rate
         one = payload == 1 and int(processes) == 1 and SEED004_ONE_PROCESS_RATE
-        return "calibrated" if one else "closed form"
+        return "input" if one else "closed form"
     return (
         "calibrated" if (payload, int(processes), column) in calibrated_rows("004") else "predicted"
     )
@@ -142,7 +145,15 @@ def prepared(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
 
 def draw(table: pd.DataFrame, fit: dict | None = None):
+    """The figure of the era host's runs; the ideal host's runs set the rows' kinds."""
     common.require_columns(table, REQUIRED, STUDY)
+    # the ideal host has no readers to count: a study gives it none (nor reuseport)
+    columns = ["readers", "reuseport"] if "reuseport" in table else ["readers"]
+    ideal = common.ideal_for_every(table, columns, ["payload", "rate"])
+    return evidence.scored(_figure, ideal, fit)
+
+
+def _figure(table: pd.DataFrame, fit: dict | None = None):
     r, notes = prepared(table)
     notes = common.source_notes(table, ("sim",)) + notes
     fig, axes = common.new_figure(1, 3, size=(16, 5.6))
@@ -179,6 +190,9 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             common.plot_source(ax, pts, "readers", "sim", color=c)
             got = pts.set_index("readers")["mean"] if not pts.empty else pd.Series(dtype=float)
             for ref_row in ref.itertuples():
+                kind = _evidence(payload, ref_row.processes, col)
+                if kind in common.KIND_MARK:
+                    common.mark_kind(ax, [ref_row.processes], [getattr(ref_row, quantity)], kind)
                 rows.append(
                     common.error_row(
                         f"{payload} B payload, {ref_row.processes} processes",
@@ -189,7 +203,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
                         model=line,
                         relation="approx",
                         reference=f"seed 004 ({ref_file}); model: the 1 Gbit/s line rate",
-                        evidence=_evidence(payload, ref_row.processes, col),
+                        evidence=kind,
                         missing=MISSING.get((payload, int(ref_row.processes), col), ""),
                     )
                 )
@@ -200,6 +214,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None):
             )
         )
     rows += _model3(ax_b, r, handles)
+    handles += [common.kind_handle(k) for k in ("calibrated", "input")]
     if r.empty:
         notes.append("no simulated runs at 1 Gbit/s with 1- or 100-byte payloads")
     for ax in (ax_b, ax_c):

@@ -5,8 +5,10 @@ model (``lanloss fit``) and its band for each source.
 
 Measured points pool the repetitions (lost / sent; bars: the range over runs). The fitted
 curves come from ``figures.fitted`` (the estimate, and the 95 % band over the fit's bootstrap
-replicates); the
-testbed's curve includes the fitted discrepancy. The grey dotted line is the closed-form
+replicates: where the curve may lie given the parameters' uncertainty, not where one run
+may land; the replicates are drawn at each source's run-to-run spread, so the band is as
+wide as the repetitions' agreement allows); the testbed's curve includes the fitted
+discrepancy. The grey dotted line is the closed-form
 capacity of the receiver's link. The error table compares, at every configuration and rate
 that both sources ran, the simulator's loss and goodput with the testbed's (the reference),
 and the fitted testbed model with it.

@@ -109,7 +109,7 @@ def test_error_table_numbers_for_a_hand_made_point():
     assert set(t["figure"]) == {"demo"}
 
 
-def test_evidence_counts_only_predicted_rows_and_holds_them_to_their_bar():
+def test_counts_hold_each_kind_to_its_bar_and_the_caption_groups_them():
     from lanloss.analysis.figures import evidence
 
     rows = [
@@ -122,12 +122,15 @@ def test_evidence_counts_only_predicted_rows_and_holds_them_to_their_bar():
         common.error_row("g", "q", "", 100.0, sim=100.0, evidence="closed form"),
     ]
     t = common.error_table("demo", rows)
+    t["kind"] = ["host-bound"] * 5 + ["calibrated", "closed form"]
     c = evidence.counts(t)
-    assert c["predicted"] == {"rows": 5, "judged": 4, "held": 2}
-    assert c["calibrated"] == {"rows": 1, "judged": 1, "held": 1}
-    assert c["closed form"]["rows"] == 1
+    # b is off by 5.1 %: not within 5 %, within 10 %; c breaks its bound at any tolerance
+    assert c["host-bound"] == {"rows": 5, "judged": 4, "held": 2, "within_loose": 3}
+    assert c["calibrated"] == {"rows": 1, "judged": 1, "held": 1, "within_loose": 1}
+    assert c["closed form"]["rows"] == 1 and c["wire-bound"]["rows"] == 0
     line = evidence.summary_line("demo", t)
-    assert line.startswith("demo: 2 of 4 predicted rows hold") and "1 calibrated" in line
+    assert line.startswith("demo: host-bound predicted rows that hold: 2 of 4 (50 %) within 5 %")
+    assert "3 of 4 (75 %) within 10 %" in line and "1 calibrated" in line
     text = evidence.caption("demo", t)
     assert "- b, q: 94.9 against 100 (-5.1 %) [OFF]" in text
     assert "- c, q: 0.0002, bound <= 0.0001 broken [OFF]" in text
@@ -192,7 +195,7 @@ def test_cli_writes_png_pdf_and_errors(cli, udp_table, tmp_path):
     # the caption states the figure's own numbers, grouped by what they are evidence of
     caption = (out_dir / "seed001-caption.md").read_text()
     assert f"{measured:.4g} Mbit/s against 89.59" in caption and "Predicted" in caption
-    assert "predicted rows hold" in out.stderr
+    assert "host-bound predicted rows that hold" in out.stderr
     assert sorted(p.name for p in out_dir.iterdir()) == [
         "seed001-caption.md",
         "seed001-errors.csv",

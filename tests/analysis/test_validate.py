@@ -71,3 +71,84 @@ def test_judge_counts_only_judged_points_and_every_knee():
     t, s = va.judge(pts, va.Bar(), pd.Series([True] * 4))
     assert s["sim_within"] == 0.75 and not s["sim_meets_bar"]
     assert s["model_meets_bar"]
+
+
+def _runs(curve, reps=2, bump=None):
+    """(rates, losses): each rate of ``curve`` run ``reps`` times; bump {rate: loss} sets
+    the first run's loss at that rate."""
+    rates, losses = [], []
+    for rate, loss in curve.items():
+        for r in range(reps):
+            rates.append(rate)
+            losses.append((bump or {}).get(rate, loss) if r == 0 else loss)
+    return np.array(rates), np.array(losses)
+
+
+# 64-byte datagrams into a 100 Mbit/s edge: no loss up to 40 Mbit/s, the wire's from ~48
+WIRE = {20: 0.0, 30: 0.0, 40: 0.0, 45: 0.0, 48: 0.0005, 52: 0.055, 60: 0.18}
+
+
+def test_one_disturbed_run_below_the_knee_cannot_move_it():
+    quiet = va.panel_knee(*_runs(WIRE))
+    # one run lost 0.18 % at 20 Mbit/s while 30 and 40 lost nothing (a receiver
+    # descheduled): the lowest-crossing rule put the knee there, 58 % low
+    disturbed = va.panel_knee(*_runs(WIRE, bump={20: 0.0018}))
+    assert va.knee(*_runs(WIRE, reps=1, bump={20: 0.0018})) == pytest.approx(48.0 + 4 * 0.5 / 54.5)
+    assert disturbed == quiet
+    assert quiet.estimate == pytest.approx(48 + 4 * (0.001 - 0.0005) / (0.055 - 0.0005))
+    assert quiet.low == quiet.high == quiet.estimate  # the repetitions agree exactly
+    # even one at 1 % is pooled with its repetition and outlasted by the rates above it
+    assert va.panel_knee(*_runs(WIRE, bump={20: 0.01, 40: 0.01})) == quiet
+
+
+def test_the_knees_interval_comes_from_the_repetitions():
+    rates, losses = _runs(WIRE, reps=4)
+    # the four runs at 48 Mbit/s lost 0.05, 0.05, 0.3 and 0.05 %
+    losses[(rates == 48)] = [0.0005, 0.0005, 0.003, 0.0005]
+    k = va.panel_knee(rates, losses)
+    mean48 = (0.0015 + 0.003) / 4
+    assert k.estimate == pytest.approx(45 + 3 * 0.001 / mean48)  # above the level at 48
+    # a resample without the 0.3 % run crosses between 48 and 52, one with two of it
+    # crosses below 48: the interval spans both, and holds the estimate
+    assert 45 < k.low < k.estimate < k.high < 52
+    assert k.high == pytest.approx(48 + 4 * (0.001 - 0.0005) / (0.055 - 0.0005))
+    assert va.panel_knee(rates, losses) == k  # deterministic
+
+
+def test_no_knee_within_the_rates_and_a_knee_some_resamples_miss():
+    rates, losses = _runs({50: 0.0, 60: 0.0, 70: 0.0})
+    assert math.isnan(va.panel_knee(rates, losses).estimate)
+    rates, losses = _runs({50: 0.0, 60: 0.0, 70: 0.01}, bump={70: 0.0})  # one run lost nothing
+    k = va.panel_knee(rates, losses)
+    assert k.estimate == pytest.approx(60 + 10 * 0.001 / 0.005) and k.high == math.inf
+
+
+def test_knees_agree_when_their_intervals_overlap_within_the_tolerance():
+    bed = va.Knee(48.0, 47.0, 49.0)
+    assert va.knees_agree(va.Knee(51.0, 51.0, 51.0), bed, 0.05)  # 2 Mbit/s from 49: 2.4
+    assert not va.knees_agree(va.Knee(52.0, 52.0, 52.0), bed, 0.05)
+    assert va.knees_agree(va.Knee(55.0, 48.5, 60.0), bed, 0.0)  # overlapping intervals
+    assert not va.knees_agree(va.Knee(55.0, 50.0, 60.0), bed, 0.0)
+    assert not va.knees_agree(va.Knee(20.0, 20.0, 20.0), bed, 0.05)
+    assert va.knees_agree(va.Knee(math.nan, math.nan, math.nan), va.Knee(70, 66, math.inf), 0.05)
+    assert not va.knees_agree(va.Knee(math.nan, math.nan, math.nan), bed, 0.05)
+
+
+def test_judge_takes_each_sources_knee_from_its_runs():
+    rates, bed = _runs(WIRE, bump={20: 0.0018})  # one disturbed testbed run at 20 Mbit/s
+    _, sim = _runs(WIRE)
+    pts = pd.DataFrame({"panel": "64 B", "rate_mbps": sorted(WIRE)})
+    per_rate = {r: [] for r in WIRE}
+    for r, loss in zip(rates, bed, strict=True):
+        per_rate[r].append(loss)
+    pts["bed_run_losses"] = [per_rate[r] for r in pts["rate_mbps"]]
+    pts["sim_run_losses"] = [[WIRE[r], WIRE[r]] for r in pts["rate_mbps"]]
+    pts["bed_loss"] = [float(np.mean(v)) for v in pts["bed_run_losses"]]
+    pts["sim_loss"] = pts["model_loss"] = [WIRE[r] for r in pts["rate_mbps"]]
+    _, s = va.judge(pts, va.Bar(), pd.Series(True, index=pts.index))
+    (k,) = s["knees"]
+    assert k["bed_mbps"] == pytest.approx(k["sim_mbps"]) == pytest.approx(48.0367, rel=1e-4)
+    assert k["sim_ok"] and k["model_ok"] and s["sim_knees_ok"]
+    assert k["bed_interval"] == [k["bed_mbps"], k["bed_mbps"]]
+    text = "\n".join(va.render(pts.assign(judged=True, sim_ok=True, model_ok=True), s))
+    assert "knee 64 B: bed 48.0, sim 48.0 (ok), model 48.0 (ok) Mbit/s" in text

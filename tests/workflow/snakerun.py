@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,3 +89,25 @@ def finished_outputs(output: str) -> set[str]:
         outputs[m.group(2)] = m.group(1)
     done = re.findall(r"^Finished jobid: (\d+)", output, re.M)
     return {outputs[j] for j in done if j in outputs}
+
+
+def interrupted(cmd: list[str], cwd: Path, stop_after: Callable[[str], bool]) -> tuple[int, str]:
+    """Run @cmd (a Snakemake command line) and press Ctrl-C once a line of its output makes
+    @stop_after true; (its exit code, its whole output). It may end before that."""
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    log = []
+    try:
+        for line in proc.stdout:
+            log.append(line)
+            if stop_after(line):
+                proc.send_signal(signal.SIGINT)
+                break
+        log += proc.stdout.readlines()
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, "".join(log)

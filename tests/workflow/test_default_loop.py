@@ -10,26 +10,29 @@ The panels are taken from config/config.yaml, so the test follows the default st
 its two repetitions of 1 s (a CPU quota's loss spreads by a few points from run to run on a
 shared machine; the bar is judged on the pooled runs, as `make run` judges it): about a
 minute and a half. The testbed's numbers are
-timing-bound: when the hypervisor took more than 1 % of the CPUs meanwhile (steal), the
-result says nothing about lanloss and the test is skipped, saying so."""
+timing-bound. The validation leaves out the runs the machine disturbed (a late sender, a
+receiver kept off the CPU past its socket buffer: lanloss.analysis.fit.disturbed) and says
+which; a verdict off the bar is the code's unless the machine disturbed more than 5 % of
+the testbed runs or the hypervisor took more than 1 % of the CPUs (steal), when the test
+is skipped, saying so (tests/testbed/load_rules.py: the same rules as every timing-bound
+test). One attempt: the loop takes minutes."""
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
 from snakerun import REPO, is_root, snakemake
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "testbed"))
+from load_rules import STEAL_MAX, cpu_jiffies  # noqa: E402 (tests/testbed, not a package)
+
 pytestmark = [pytest.mark.slow, pytest.mark.netns]
 
-STEAL_MAX = 0.01
-
-
-def _steal() -> tuple[int, int]:
-    with open("/proc/stat", encoding="ascii") as fh:
-        fields = [int(x) for x in fh.readline().split()[1:]]
-    return fields[7], sum(fields[:8])
+DISTURBED_MAX = 0.05  # of the testbed runs the validation may leave out before it says little
 
 
 def _panels() -> dict:
@@ -53,7 +56,7 @@ def _panels() -> dict:
 def test_the_calibration_predicts_the_held_out_testbed_points(tmp_path):
     study_file = tmp_path / "loop.yaml"
     study_file.write_text(yaml.safe_dump(_panels()))
-    s0, t0 = _steal()
+    s0, t0 = cpu_jiffies()
     proc = snakemake(
         tmp_path,
         "--cores",
@@ -62,12 +65,20 @@ def test_the_calibration_predicts_the_held_out_testbed_points(tmp_path):
         config={"studies": [str(study_file)], "bed_args": "--prefix llloop-"},
         timeout=900,
     )
-    s1, t1 = _steal()
+    s1, t1 = cpu_jiffies()
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     doc = json.loads((tmp_path / "results" / "fits" / "loop-holdout.json").read_text())
     verdict = {k: doc[k] for k in ("sim_within", "sim_knees_ok", "model_within", "model_knees_ok")}
     stolen = (s1 - s0) / max(t1 - t0, 1)
-    if not (doc["sim_meets_bar"] and doc["model_meets_bar"]) and stolen > STEAL_MAX:
-        pytest.skip(f"the hypervisor took {stolen:.1%} of the CPUs during the runs: {verdict}")
+    left = {f for runs in doc["left_out"].values() for f in runs}
+    disturbed = len(left) / max(doc["bed_runs"], 1)
+    if not (doc["sim_meets_bar"] and doc["model_meets_bar"]):
+        if stolen > STEAL_MAX:
+            pytest.skip(f"the hypervisor took {stolen:.1%} of the CPUs during the runs: {verdict}")
+        if disturbed > DISTURBED_MAX:
+            pytest.skip(
+                f"the machine disturbed {len(left)} of {doc['bed_runs']} testbed runs "
+                f"({doc['left_out']}): {verdict}"
+            )
     assert doc["holdout"] and doc["points"], doc
     assert doc["sim_meets_bar"] and doc["model_meets_bar"], verdict

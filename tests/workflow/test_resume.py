@@ -6,8 +6,6 @@ that have a record."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
 
 import pytest
@@ -16,6 +14,7 @@ from snakerun import (
     STUDIES,
     config_args,
     finished_outputs,
+    interrupted,
     job_counts,
     mtimes,
     records,
@@ -88,24 +87,9 @@ def test_interrupted_workflow_resumes_with_the_unfinished_points(tmp_path):
     runs = tmp_path / "results" / "runs" / "slower" / "sim"
     cmd = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "-d", str(tmp_path)]
     cmd += ["runs", "--cores", "1", *config_args(cfg)]
-    proc = subprocess.Popen(
-        cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    log = []
-    try:
-        for line in proc.stdout:  # Ctrl-C once Snakemake has finished a point
-            log.append(line)
-            if line.startswith("Finished jobid"):
-                proc.send_signal(signal.SIGINT)
-                break
-        log += proc.stdout.readlines()
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    first = "".join(log)
-    assert proc.returncode != 0, first[-3000:]
+    # Ctrl-C once Snakemake has finished a point
+    code, first = interrupted(cmd, tmp_path, lambda line: line.startswith("Finished jobid"))
+    assert code != 0, first[-3000:]
     finished = {os.path.basename(f) for f in finished_outputs(first)}
     assert 1 <= len(finished) < 6, first[-3000:]
     done = mtimes(runs)

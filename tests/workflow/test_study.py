@@ -40,7 +40,8 @@ def test_choices_in_the_schema_are_the_vocabulary_choices():
 
 def test_defaults_are_filled():
     st = study.from_mapping({"name": "d", "grid": {"rate": ["20Mbps"]}})
-    assert (st.description, st.sources, st.repetitions) == ("", ("sim",), 1)
+    assert (st.description, st.sources) == ("", ("sim",))
+    assert st.repetitions == study.Repetitions.fixed(1) and st.later == []
     assert (st.fixed, st.figures, st.fit) == ({}, [], False)
     assert len(st.points) == 1 and st.points[0].given == {"rate": "20Mbps", "seed": "1"}
 

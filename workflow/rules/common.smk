@@ -16,6 +16,7 @@ from snakemake.utils import min_version, validate
 from lanloss import inputs as linputs
 from lanloss import paths as lpaths
 from lanloss import provenance
+from lanloss import repetitions as lrep
 from lanloss import sim as lsim
 from lanloss import study as lstudy
 
@@ -143,8 +144,74 @@ def run_file(study, source, pid):
     return f"{RESULTS}/runs/{study}/{source}/{pid}.json"
 
 
-def run_files(study):
+def planned_run_files(study):
+    """The runs known before any has run: every source's seeds 1..N (adaptive: 1..min)."""
     return [run_file(study, src, p.id) for src in sources(study) for p in points(study, src)]
+
+
+def run_files(study):
+    """Every run of the study: the planned ones, then the testbed repetitions its rounds
+    asked for. Calls checkpoints: for input functions only."""
+    return planned_run_files(study) + [
+        run_file(study, "bed", p.id) for p in adaptive_repetitions(study)
+    ]
+
+
+# -- adaptive repetitions (lanloss.repetitions) ---------------------------------------------
+# Round k (checkpoint `repetitions`, k = min..max) reads seeds 1..k of every testbed point
+# still running and writes which of them run seed k + 1; the next round waits for those.
+# A round's file is whole or absent, so an interrupted workflow resumes with the runs and
+# rounds that have none: finished repetitions are never redone.
+def adaptive(study):
+    return STUDY[study].repetitions.adaptive and bool(points(study, "bed"))
+
+
+def round_path(study, k):
+    return f"{RESULTS}/repetitions/{study}/round-{k}.json"
+
+
+def _round_file(study, k):
+    return checkpoints.repetitions.get(study=study, k=str(k)).output[0]
+
+
+def running_at(study, k):
+    """The testbed points (groups) that round k decides on: all at round min, else those
+    round k - 1 said run again."""
+    if k == STUDY[study].repetitions.min:
+        return list(STUDY[study].repetitions_of("bed"))
+    return lrep.repeating(_round_file(study, k - 1))
+
+
+def round_inputs(study, k):
+    """Round k's input: seeds 1..k of every point it decides on."""
+    runs = STUDY[study].repetitions_of("bed")
+    return [run_file(study, "bed", p.id) for g in running_at(study, k) for p in runs[g][:k]]
+
+
+def adaptive_repetitions(study):
+    """The testbed runs the rounds asked for beyond min (every round is made, up to max, so
+    each point's last round says why it stopped)."""
+    if not adaptive(study):
+        return []
+    reps, runs, out = STUDY[study].repetitions, STUDY[study].repetitions_of("bed"), []
+    for k in range(reps.min, reps.max + 1):
+        again = lrep.repeating(_round_file(study, k))
+        if not again:
+            break
+        out += [runs[g][k] for g in again]  # seed k + 1 (round max repeats none)
+    return out
+
+
+def decide_round(study, k, files, out, log):
+    """Round k's decisions from its input records, by point (lanloss.repetitions); the log
+    says how many points run again."""
+    by_group = {}
+    for f in files:
+        point = STUDY[study].point("bed", os.path.basename(f).removesuffix(".json"))
+        by_group.setdefault(point.group, []).append(f)
+    again = lrep.write_round(out, k, STUDY[study].repetitions, by_group)
+    with open(log, "w", encoding="utf-8") as fh:
+        fh.write(f"round {k}: {len(again)} of {len(by_group)} testbed points run seed {k + 1}\n")
 
 
 def table_path(study):
@@ -217,7 +284,7 @@ def all_targets():
     the versions the workflow ran with."""
     out = []
     for s in STUDIES:
-        files = run_files(s.name)
+        files = planned_run_files(s.name)  # the rest come through the table's input
         if not files:
             _say(f"study {s.name} has no runs to make (its sources: {list(s.sources)})")
             continue
@@ -235,3 +302,4 @@ wildcard_constraints:
     study=r"[a-z0-9_-]+",
     point=r"[^/]+",
     figure=r"[a-z0-9_-]+",
+    k=r"[0-9]+",

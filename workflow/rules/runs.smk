@@ -56,3 +56,22 @@ rule bed_point:
     shell:
         "{params.stamp} > {log:q}; {params.lanloss} bed run {params.flags} {params.bed_args}"
         " --no-progress --keep-lan --out {output:q} 2>> {log:q}"
+
+
+# Adaptive repetitions (a study's `repetitions: {min, max, until}`): round k decides, from
+# seeds 1..k of the testbed points still running, which run seed k + 1 (lanloss.repetitions:
+# the Student-t 95 % interval of the runs' losses, half-width below `until`, or max runs).
+# A checkpoint: the table's input (common.smk, run_files) is known once the rounds are made.
+# The rule is a params, so changing it decides again (the runs made so far are kept).
+checkpoint repetitions:
+    input:
+        lambda w: round_inputs(w.study, int(w.k)),
+    output:
+        round_path("{study}", "{k}"),
+    log:
+        f"{RESULTS}/logs/{{study}}/repetitions-{{k}}.log",
+    params:
+        decision_rule=lambda w: STUDY[w.study].repetitions.text(),
+    localrule: True
+    run:
+        decide_round(wildcards.study, int(wildcards.k), input, output[0], log[0])
