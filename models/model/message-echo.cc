@@ -3,6 +3,7 @@
 
 #include "flow-seq-tag.h"
 #include "host-cpu.h"
+#include "lanloss-linux-rx.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
@@ -64,7 +65,7 @@ MessageEcho::GetTypeId()
                           "Payload bytes of an echo (at least 8: the message's number).",
                           UintegerValue(8),
                           MakeUintegerAccessor(&MessageEcho::m_echoBytes),
-                          MakeUintegerChecker<uint32_t>(8, 65507));
+                          MakeUintegerChecker<uint32_t>(8, LANLOSS_UDP_MAX_PAYLOAD));
     return tid;
 }
 
