@@ -101,14 +101,18 @@ class Receiver:
     explained_s: float | None = 0.0
     run_delay_s: float | None = None  # its run-queue delay over the run
     nivcsw: int | None = None  # its involuntary context switches
+    socket_drops: int | None = None  # its socket's overflows (SO_RXQ_OVFL); None: unknown
 
     @property
     def stalled(self) -> bool | None:
         """Kept off the CPU, beyond what its quota explains, for longer than its socket
-        buffer lasts: the socket overflowed because the receiver was not running, which no
-        host model describes (None: not judged)."""
+        buffer lasts, and its socket overflowed: the receiver was not running while its
+        socket overflowed, which no host model describes (None: not judged). A stall with
+        no overflow lost nothing (the buffer estimate is a bound), so it does not count."""
         if self.explained_s is None:
             return None
+        if self.socket_drops == 0:
+            return False
         return self.max_stall_s - self.explained_s > self.buffer_s
 
 

@@ -81,6 +81,9 @@ def test_a_late_sender_catches_up_with_a_burst_the_totals_state():
 def test_a_receiver_is_stalled_when_off_the_cpu_longer_than_its_buffer_lasts():
     assert Receiver(max_stall_s=0.034, buffer_s=0.0335).stalled is True
     assert Receiver(max_stall_s=0.033, buffer_s=0.0335).stalled is False
+    # a stall past the buffer estimate with no socket overflow lost nothing
+    assert Receiver(0.034, 0.0335, socket_drops=0).stalled is False
+    assert Receiver(0.034, 0.0335, socket_drops=3).stalled is True
     # a 5 % CFS quota throttles the reader for up to 95 ms per 100 ms period: explained
     quota = 0.1 * (1 - 5 / 100)
     assert Receiver(0.120, 0.0335, explained_s=quota).stalled is False  # 25 ms beyond it
