@@ -7,11 +7,12 @@
 # snmp (snmpget, snmpbulkwalk) reads managed switches' counters; snmpd serves the netns
 # backend's emulated switches over SNMP (--switch-snmp; its tests).
 # curl and bzip2 fetch and unpack the ns-3 source of `make ns3-tree-test`.
+# doxygen builds the ns-3 module's API docs (models/doc/Doxyfile; tests/test_api_docs.py).
 set -euo pipefail
 need=()
 for pair in tshark:tshark ip:iproute2 ethtool:ethtool iperf3:iperf3 sshd:openssh-server \
             ping:iputils-ping tcpdump:tcpdump tc:iproute2 cmake:cmake g++:g++ make:make \
-            curl:curl bzip2:bzip2 \
+            curl:curl bzip2:bzip2 doxygen:doxygen \
             qemu-system-x86_64:qemu-system-x86 snmpget:snmp snmpd:snmpd; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ]; then need+=("$pkg"); fi

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * Builds full-duplex Ethernet links (two EthernetNetDevices on one EthernetChannel).
  */
 #ifndef LANLOSS_ETHERNET_HELPER_H
@@ -27,14 +29,35 @@ namespace ns3
 class EthernetHelper : public PcapHelperForDevice
 {
   public:
+    /** EthernetNetDevices on EthernetChannels, transmit queues of 1 MiB. */
     EthernetHelper();
 
+    /**
+     * Set an attribute of the devices Install creates from now on (EthernetNetDevice).
+     * @param name the attribute's name, e.g. "DataRate"
+     * @param value its value
+     */
     void SetDeviceAttribute(std::string name, const AttributeValue& value);
+    /**
+     * Set an attribute of the channels Install creates from now on (EthernetChannel).
+     * @param name the attribute's name, e.g. "Delay"
+     * @param value its value
+     */
     void SetChannelAttribute(std::string name, const AttributeValue& value);
-    /** Transmit queue limit of new devices, in bytes. */
+    /**
+     * Transmit queue limit of new devices (a DropTailQueue limited in bytes of frames
+     * without FCS, padding included); default 1 MiB.
+     * @param bytes the limit in bytes
+     */
     void SetQueueBytes(uint32_t bytes);
 
-    /** A link between @p a and @p b; returns {device on a, device on b}. */
+    /**
+     * A link between @p a and @p b: a new channel and a device on each node, each with a
+     * fresh MAC address and its own transmit queue.
+     * @param a one node
+     * @param b the other node
+     * @return {device on a, device on b}
+     */
     NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b);
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * Turns a node with EthernetNetDevice ports into an EthernetSwitch.
  */
 #ifndef LANLOSS_ETHERNET_SWITCH_HELPER_H
@@ -23,8 +25,21 @@ namespace ns3
 class EthernetSwitchHelper
 {
   public:
+    /** Installs EthernetSwitchNetDevices with their default attributes. */
     EthernetSwitchHelper();
+    /**
+     * Set an attribute of the switches Install creates from now on (EthernetSwitchNetDevice).
+     * @param name the attribute's name, e.g. "EgressBufferBytes"
+     * @param value its value
+     */
     void SetAttribute(std::string name, const AttributeValue& value);
+    /**
+     * Put a switch with a fresh MAC address on @p node and add @p ports as its ports, in
+     * their order (port i = ports.Get(i)).
+     * @param node the switch node
+     * @param ports EthernetNetDevices already on @p node
+     * @return the switch
+     */
     Ptr<EthernetSwitchNetDevice> Install(Ptr<Node> node, NetDeviceContainer ports);
 
   private:

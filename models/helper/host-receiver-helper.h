@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * Installs the receiving-host model (CPU, receive path, sockets, readers) on a host's NIC.
  */
 #ifndef LANLOSS_HOST_RECEIVER_HELPER_H
@@ -53,27 +55,62 @@ class HostReceiverHelper
     /** What Install created on one host. */
     struct Host
     {
-        Ptr<HostCpu> cpu;
-        Ptr<HostRxPath> path;
-        std::vector<Ptr<HostSocket>> sockets;
-        std::vector<Ptr<HostReader>> readers;
+        Ptr<HostCpu> cpu;                     //!< the node's CPU (new or reused)
+        Ptr<HostRxPath> path;                 //!< the receive path put on the device
+        std::vector<Ptr<HostSocket>> sockets; //!< every socket, port by port
+        std::vector<Ptr<HostReader>> readers; //!< every reader, port by port
         uint32_t cpuGroup = HostCpu::NONE; //!< the readers' bandwidth group, if capped
     };
 
+    /** Default attributes everywhere, no CPU cap, one socket per port, readers off the
+     *  interrupt's core. */
     HostReceiverHelper();
 
+    /**
+     * Set an attribute of the HostCpu created for a node that has none (e.g. "Cores").
+     * @param name the attribute's name
+     * @param value its value
+     */
     void SetCpuAttribute(const std::string& name, const AttributeValue& value);
-    /** An attribute of the receive path's NIC (HostRxNic) or kernel (HostRxKernel), the
-     *  one whose TypeId has @p name. */
+    /**
+     * An attribute of the receive path's NIC (HostRxNic) or kernel (HostRxKernel), the
+     * one whose TypeId has @p name; a name neither has aborts.
+     * @param name the attribute's name
+     * @param value its value
+     */
     void SetRxPathAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Set an attribute of the receive path's NIC (HostRxNic).
+     * @param name the attribute's name
+     * @param value its value
+     */
     void SetNicAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Set an attribute of the receive path's kernel (HostRxKernel).
+     * @param name the attribute's name
+     * @param value its value
+     */
     void SetKernelAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Set an attribute of every HostSocket (e.g. "RcvBuf"); not "Port", which Install
+     * sets from its ports (aborts).
+     * @param name the attribute's name
+     * @param value its value
+     */
     void SetSocketAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Set an attribute of every HostReader; setting "Core" overrides the placement
+     * described above for all readers.
+     * @param name the attribute's name
+     * @param value its value
+     */
     void SetReaderAttribute(const std::string& name, const AttributeValue& value);
     /**
      * Cap the readers of each host at @p share (0..1] of one CPU, as a cgroup CFS
      * quota: one bandwidth group per host, quota share x @p period per @p period
      * (option recv_cpu; the testbed's period is 100 ms). 0 = no cap.
+     * @param share the share of one CPU, in (0, 1]; 0 = no cap
+     * @param period the CFS period
      */
     void SetReaderCpuQuota(double share, Time period);
     /**
@@ -103,6 +140,8 @@ class HostReceiverHelper
      * Record the host's drops in @p accountant: the NIC's RxFifoDrop -> rx_fifo,
      * RxRingDrop -> rx_ring, the kernel's BacklogDrop -> backlog, ReassemblyDrop ->
      * reassembly, every socket's SocketDrop -> socket_rcvbuf.
+     * @param host what Install created
+     * @param accountant where the drops are recorded
      */
     static void ConnectAccountant(const Host& host, Ptr<LossAccountant> accountant);
 

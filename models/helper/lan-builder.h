@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * Builds a LanSpec into ns-3 nodes: hosts with IPv4, switches, Ethernet links.
  */
 #ifndef LANLOSS_LAN_BUILDER_H
@@ -43,52 +45,115 @@ namespace ns3
 class LanBuilder
 {
   public:
+    /** MTU 1500, PAUSE off, station learning from the directory, ARP entries per flow. */
     LanBuilder();
 
+    /**
+     * The MTU of every Ethernet device Build creates (hosts and switch ports).
+     * @param mtu the MTU in bytes (default 1500)
+     */
     void SetMtu(uint16_t mtu);
+    /**
+     * The transmit queue limit of every device Build creates (EthernetHelper::SetQueueBytes;
+     * switch ports then lift it, the switch admits frames itself).
+     * @param bytes the limit in bytes (default 1 MiB)
+     */
     void SetHostQueueBytes(uint32_t bytes);
-    /** 802.3x on every port: hosts honour PAUSE, switches send and honour it. */
+    /**
+     * 802.3x on every port: hosts honour PAUSE, switches send and honour it.
+     * @param enabled PAUSE on (default off)
+     */
     void SetPause(bool enabled);
+    /**
+     * Set an attribute of every switch Build creates (EthernetSwitchNetDevice).
+     * @param name the attribute's name, e.g. "EgressBufferBytes"
+     * @param value its value
+     */
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
 
+    /** How the switches learn where the hosts are (see the class description). */
     enum StationLearning
     {
         LEARN_DIRECTORY,      //!< switches know every host from t = 0, no frames sent
         LEARN_GRATUITOUS_ARP, //!< every host broadcasts a gratuitous ARP at t = 0
         LEARN_TRAFFIC,        //!< switches learn from traffic only
     };
+    /** Which permanent ARP entries Build adds. */
     enum ArpScope
     {
         ARP_FLOWS, //!< entries between the two ends of each flow of the spec
         ARP_ALL,   //!< every host knows every other host (N^2 entries)
     };
+    /**
+     * @param mode how the switches learn where the hosts are (default LEARN_DIRECTORY)
+     */
     void SetStationLearning(StationLearning mode);
+    /**
+     * @param scope which permanent ARP entries Build adds (default ARP_FLOWS)
+     */
     void SetArpScope(ArpScope scope);
 
+    /**
+     * Build @p spec (validated first; an inconsistent spec throws LanSpecError): nodes
+     * (named with Names), links, switches, the internet stack, addresses, ARP entries,
+     * and with LEARN_GRATUITOUS_ARP one gratuitous ARP per host at t = 0. Call once.
+     * @param spec the LAN
+     */
     void Build(const LanSpec& spec);
 
-    /** When the gratuitous ARPs have crossed the LAN and traffic may start. */
+    /** @return when the gratuitous ARPs have crossed the LAN and traffic may start: 1 ms +
+     *          4 x the longest cable delay */
     Time StartTime() const;
 
-    /** Permanent ARP entries for each other on hosts @p a and @p b (after Build). */
+    /**
+     * Permanent ARP entries for each other on hosts @p a and @p b (after Build).
+     * @param a a host's name
+     * @param b another host's name
+     */
     void AddArpEntry(const std::string& a, const std::string& b);
-    /** Permanent ARP entries added, summed over hosts. */
+    /** @return permanent ARP entries added, summed over hosts */
     uint64_t GetArpEntries() const;
-    /** Where the switches find hosts (LEARN_DIRECTORY; also for users' own lookups). */
+    /** @return where the switches find hosts (LEARN_DIRECTORY; also for users' own
+     *          lookups) */
     Ptr<StationDirectory> GetDirectory() const;
-    /** The port of switch @p sw (a switch name of the spec) towards host @p host. */
+    /**
+     * @param sw a switch name of the spec
+     * @param host a host name of the spec
+     * @return the port of switch @p sw towards host @p host (StationDirectory::NO_PORT if
+     *         unreachable)
+     */
     uint32_t PortTowards(const std::string& sw, const std::string& host) const;
 
+    /**
+     * @param name a host name of the spec
+     * @return the host's node (an unknown name throws std::out_of_range)
+     */
     Ptr<Node> GetHost(const std::string& name) const;
+    /**
+     * @param name a host name of the spec
+     * @return the host's Ethernet device (its only one)
+     */
     Ptr<EthernetNetDevice> GetHostDevice(const std::string& name) const;
+    /**
+     * @param name a host name of the spec
+     * @return the host's IPv4 address in 10.0.0.0/16
+     */
     Ipv4Address GetHostAddress(const std::string& name) const;
+    /** @return the host names, in the spec's order */
     const std::vector<std::string>& HostNames() const;
+    /** @return every switch device, ordered by switch name */
     std::vector<Ptr<EthernetSwitchNetDevice>> GetSwitches() const;
+    /**
+     * @param name a switch name of the spec
+     * @return the switch device on that node
+     */
     Ptr<EthernetSwitchNetDevice> GetSwitch(const std::string& name) const;
 
-    /** Every Ethernet port with a readable name ("s1", "sw1->r1"), for reports. */
+    /** @return every Ethernet port with a readable name ("s1", "sw1->r1"), for reports */
     const std::vector<std::pair<std::string, Ptr<EthernetNetDevice>>>& NamedPorts() const;
 
+    /** @return the link helper Build uses (to set further device or channel attributes,
+     *          or to enable pcap on the devices) */
     EthernetHelper& Links();
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * Where every host of a LAN is, as the switches would know it after each host
  * had announced itself (a gratuitous ARP) at t = 0.
  */
@@ -30,19 +32,39 @@ namespace ns3
 class StationDirectory : public SimpleRefCount<StationDirectory>
 {
   public:
-    static constexpr uint32_t NO_PORT = 0xFFFFFFFF;
+    static constexpr uint32_t NO_PORT = 0xFFFFFFFF; //!< no port: unknown host or unreachable
 
-    /** A switch; returns its index. */
+    /**
+     * Add a switch.
+     * @return its index (0, 1, ... in the order added)
+     */
     uint32_t AddSwitch();
-    /** Host @p mac on port @p port of switch @p sw. */
+    /**
+     * Host @p mac on port @p port of switch @p sw.
+     * @param mac the host's MAC address
+     * @param sw the switch's index
+     * @param port the port's index on that switch
+     */
     void AddHost(Mac48Address mac, uint32_t sw, uint32_t port);
-    /** A link between port @p portA of switch @p a and port @p portB of switch @p b. */
+    /**
+     * A link between port @p portA of switch @p a and port @p portB of switch @p b.
+     * @param a one switch's index
+     * @param portA its port's index
+     * @param b the other switch's index
+     * @param portB its port's index
+     */
     void AddTrunk(uint32_t a, uint32_t portA, uint32_t b, uint32_t portB);
     /** Compute the switch-to-switch next hops; call once after the last Add. */
     void Finish();
 
-    /** The port of switch @p sw a frame for @p mac leaves by, or NO_PORT (unknown host). */
+    /**
+     * @param sw a switch's index
+     * @param mac a host's MAC address
+     * @return the port of switch @p sw a frame for @p mac leaves by, or NO_PORT (unknown
+     *         host)
+     */
     uint32_t PortTowards(uint32_t sw, Mac48Address mac) const;
+    /** @return the number of hosts added */
     uint32_t GetNHosts() const;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The sender's timing thread of seed 003's Java programs: the round trip of each message,
  * at the sender's clock.
  */
@@ -37,13 +39,20 @@ class Socket;
 class EchoTimer : public Application
 {
   public:
-    /** @return the object's TypeId */
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A timer with no stamp source, nothing received. */
     EchoTimer();
     ~EchoTimer() override;
 
-    /** @param stamp the message's number -> its send stamp (negative: not sent) */
+    /**
+     * Where the send stamps come from (the source's GetStamp, bound to it).
+     * @param stamp the message's number -> its send stamp (negative: not sent)
+     */
     void SetStampSource(Callback<Time, uint64_t> stamp);
 
     /** @return echoes timed (messages stamped inside the window) */
@@ -56,6 +65,7 @@ class EchoTimer : public Application
     bool IsIdle() const;
 
   protected:
+    /** Release the socket and the stamp source. */
     void DoDispose() override;
 
   private:

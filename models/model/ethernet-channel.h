@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A full-duplex point-to-point Ethernet link (one cable, two ends).
  */
 #ifndef LANLOSS_ETHERNET_CHANNEL_H
@@ -28,27 +30,54 @@ class EthernetNetDevice;
 class EthernetChannel : public Channel
 {
   public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A cable with no ends attached yet. */
     EthernetChannel();
 
-    /** Attach one end; a third Attach is a programming error. */
+    /**
+     * Attach one end; a third Attach is a programming error (EthernetNetDevice::Attach
+     * calls it).
+     * @param device the device at this end
+     */
     void Attach(Ptr<EthernetNetDevice> device);
 
     /**
-     * Put a frame on the wire from @p src. @p txTime is the frame's
-     * serialisation time (preamble to FCS) at the sender's rate.
+     * Put a frame on the wire from @p src: the peer receives it @p txTime + Delay from
+     * now, when its last bit arrives. A switch port receives this very packet, a host its
+     * own copy.
+     * @param frame the frame with its MAC header and padding, without FCS
+     * @param src the sending end
+     * @param txTime the frame's serialisation time (preamble to FCS) at the sender's rate
      */
     void TransmitStart(Ptr<const Packet> frame, Ptr<EthernetNetDevice> src, Time txTime);
 
+    /** @return the number of ends attached (0, 1 or 2) */
     std::size_t GetNDevices() const override;
+    /**
+     * @param i the end, 0 or 1 in the order attached
+     * @return the device at end @p i
+     */
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
+    /**
+     * @param i the end, 0 or 1 in the order attached
+     * @return the device at end @p i
+     */
     Ptr<EthernetNetDevice> GetEthernetDevice(std::size_t i) const;
+    /**
+     * @param device one end of this link
+     * @return the other end, or null while only one end is attached
+     */
     Ptr<EthernetNetDevice> GetPeer(Ptr<const EthernetNetDevice> device) const;
 
+    /** @return the one-way propagation delay of the cable (attribute Delay, default 1 us) */
     Time GetDelay() const;
 
-    /** Frames put on the wire and not yet delivered (both directions). */
+    /** @return frames put on the wire and not yet delivered (both directions) */
     uint32_t GetFramesInFlight() const;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A full-duplex Ethernet MAC + PHY with exact 802.3 wire timing and 802.3x PAUSE.
  */
 #ifndef LANLOSS_ETHERNET_NET_DEVICE_H
@@ -15,6 +17,32 @@
 #include "ns3/queue.h"
 #include "ns3/traced-callback.h"
 
+
+/**
+ * @defgroup lanloss lanloss: switched Ethernet LANs and the hosts on them
+ *
+ * An ns-3 module for UDP loss in star-switched (and tree-switched) Ethernet LANs:
+ *
+ * - full-duplex links with exact wire accounting (IEEE 802.3 clause 4: preamble and SFD,
+ *   padding to the 64-byte minimum, FCS, a 96-bit-time inter-frame gap after every
+ *   frame): EthernetNetDevice, EthernetChannel, the constants of ethernet-wire.h;
+ * - IEEE 802.3x PAUSE (Annex 31B), sent and honoured by hosts and switches:
+ *   MacControlHeader;
+ * - store-and-forward switches with per-port egress buffers, an optional shared pool and
+ *   per-ingress XOFF/XON with headroom: EthernetSwitchNetDevice;
+ * - a receiving Linux host (NIC FIFO, DMA, RX ring, interrupt moderation, NAPI and
+ *   softirq, RPS backlog, IPv4 reassembly, truesize-charged socket buffers, reading
+ *   processes on cores with IRQ > softirq > task priority): HostRxPath, HostRxNic,
+ *   HostRxKernel, HostSocket, HostReader, HostCpu;
+ * - sending hosts and measurement: UdpFlowSource, TcpFlowSource, UdpFlowSink,
+ *   MessageEcho, EchoTimer, and LossAccountant, which attributes every lost datagram to
+ *   the first point that dropped one of its frames;
+ * - topologies and helpers: LanSpec, LanBuilder, EthernetHelper, EthernetSwitchHelper,
+ *   HostReceiverHelper, StationDirectory.
+ *
+ * The model description is models/doc/lanloss.rst; the host model is
+ * models/doc/host-model.rst.
+ */
 
 namespace ns3
 {
@@ -57,11 +85,12 @@ class EthernetNetDevice : public Mac48NetDevice
         PAUSE_AFTER_FRAME,   //!< some MACs start it after the frame in flight
     };
 
+    /** The transmitter's state (see the class description). */
     enum TxState
     {
-        READY,
-        TRANSMITTING,
-        GAP,
+        READY,        //!< free: the next frame may start now
+        TRANSMITTING, //!< a frame is on the wire (preamble to FCS)
+        GAP,          //!< the 96-bit-time inter-frame gap after a frame
     };
 
     /**
@@ -70,47 +99,87 @@ class EthernetNetDevice : public Mac48NetDevice
      */
     typedef void (*PauseTracedCallback)(uint16_t quanta);
 
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A device with no channel (link down), 100 Mbit/s, flow control off. */
     EthernetNetDevice();
     ~EthernetNetDevice() override;
 
-    /** Connect to one end of a link. */
+    /**
+     * Connect to one end of a link; the link comes up and the link-change callbacks run.
+     * @param channel the link (a third device on it is a programming error)
+     * @return true
+     */
     bool Attach(Ptr<EthernetChannel> channel);
 
-    /** Called by the channel when the last bit of @p frame has arrived. */
+    /**
+     * Called by the channel when the last bit of @p frame has arrived. A frame the
+     * ReceiveErrorModel marks corrupt is discarded (PhyRxDrop); a PAUSE goes to the
+     * transmitter's pause timer; a data frame goes to the switch (switch port), the
+     * receive path (SetRxPath) or the stack.
+     * @param frame the frame with its MAC header and padding, without FCS
+     */
     void Receive(Ptr<Packet> frame);
 
+    /**
+     * Set the link speed (attribute DataRate); both ends of a link must use the same.
+     * @param rate the line rate in bit/s
+     */
     void SetDataRate(DataRate rate);
+    /** @return the line rate in bit/s (attribute DataRate, default 100 Mbit/s) */
     DataRate GetDataRate() const;
 
+    /**
+     * Set the transmit queue of data frames (attribute TxQueue); its limit is normally in
+     * bytes of frames without FCS, padding included (EthernetHelper::SetQueueBytes).
+     * @param queue the queue
+     */
     void SetQueue(Ptr<Queue<Packet>> queue);
+    /** @return the transmit queue of data frames */
     Ptr<Queue<Packet>> GetQueue() const;
 
-    /** Whether a received PAUSE is honoured (802.3x receive flow control). */
+    /**
+     * Whether a received PAUSE is honoured (802.3x receive flow control; attribute
+     * FlowControl). Off: PAUSE frames are counted and traced, then discarded.
+     * @param enabled honour PAUSE
+     */
     void SetFlowControl(bool enabled);
+    /** @return whether a received PAUSE is honoured (attribute FlowControl, default off) */
     bool GetFlowControl() const;
 
     /**
      * Send a MAC Control PAUSE with @p quanta (0 = XON). It goes ahead of queued
      * data and is sent even while this transmitter is itself paused; a PAUSE
      * still waiting to be sent is replaced by the newer value.
+     * @param quanta the pause_time, in quanta of 512 bit times at this device's rate
      */
     void SendPause(uint16_t quanta);
 
-    /** True while a received PAUSE holds this transmitter. */
+    /** @return true while a received PAUSE holds this transmitter */
     bool IsPaused() const;
-    /** Total time this transmitter has been held by PAUSE (up to now). */
+    /** @return total time this transmitter has been held by PAUSE (up to now) */
     Time GetPausedTime() const;
+    /** @return PAUSE frames (XON included) this device has put on its link */
     uint64_t GetPauseFramesSent() const;
-    /** Data frames (not MAC Control) this device has put on its link. */
+    /** @return data frames (not MAC Control) this device has put on its link */
     uint64_t GetDataFramesSent() const;
+    /** @return PAUSE frames received, honoured or not */
     uint64_t GetPauseFramesReceived() const;
 
+    /** @return the transmitter's state now */
     TxState GetTxState() const;
-    /** Nothing queued, nothing being sent. */
+    /** @return true if nothing is queued and nothing is being sent */
     bool IsIdle() const;
-    /** Whether @p bytes more frame bytes fit in the transmit queue now. */
+    /**
+     * Whether @p bytes more frame bytes fit in the transmit queue now (a queue limited in
+     * packets: whether one more frame fits).
+     * @param bytes frame bytes without FCS, padding included
+     * @return true if they fit
+     */
     bool HasRoomFor(uint32_t bytes) const;
 
     /**
@@ -119,17 +188,37 @@ class EthernetNetDevice : public Mac48NetDevice
      * (MAC header on, padding kept) without a trip through the node's protocol handlers,
      * and the switch hands them back to an egress port with EnqueueFrame. MacRx and MacTx
      * of a switch port therefore carry whole frames.
+     * @param sw the switch
+     * @param index this device's port number on @p sw
      */
     void SetSwitchPort(Ptr<EthernetSwitchNetDevice> sw, uint32_t index);
-    /** Queue a whole frame (MAC header on, padded) for transmission. @return false if dropped */
+    /**
+     * Queue a whole frame (MAC header on, padded) for transmission (MacTx); dropped
+     * (MacTxDrop) if the transmit queue has no room.
+     * @param frame the frame without FCS
+     * @return false if dropped
+     */
     bool EnqueueFrame(Ptr<Packet> frame);
-    /** Whether this device is a switch port (SetSwitchPort). */
+    /** @return whether this device is a switch port (SetSwitchPort) */
     bool IsSwitchPort() const;
 
-    /** Put a host receive model between the MAC and the stack (null = ideal host). */
+    /**
+     * Put a host receive model between the MAC and the stack (null = ideal host); the
+     * path is attached to this device at once (EthernetRxPath::Attach).
+     * @param path the receive path, or null
+     */
     void SetRxPath(Ptr<EthernetRxPath> path);
+    /** @return the receive path, or null (an ideal host) */
     Ptr<EthernetRxPath> GetRxPath() const;
-    /** Hand a frame the receive path has processed to the stack (callbacks, MacRx trace). */
+    /**
+     * Hand a frame the receive path has processed to the stack: the MacRx trace, the
+     * promiscuous callback, and the receive callback unless it is for another host.
+     * @param packet the MAC payload (MAC header removed, padding kept)
+     * @param protocol the EtherType
+     * @param source the frame's source MAC address
+     * @param destination the frame's destination MAC address
+     * @param type host, broadcast, multicast or other host
+     */
     void DeliverUp(Ptr<Packet> packet,
                    uint16_t protocol,
                    Mac48Address source,
@@ -137,22 +226,50 @@ class EthernetNetDevice : public Mac48NetDevice
                    PacketType type);
 
     // NetDevice (the rest: Mac48NetDevice)
+    /** @return the EthernetChannel this device is attached to, or null */
     Ptr<Channel> GetChannel() const override;
-    /** 68 (IPv4's minimum) to 9216 (jumbo frames); false, and unchanged, outside. */
+    /**
+     * Set the MTU, the largest MAC payload: 68 (IPv4's minimum) to 9216 (jumbo frames);
+     * false, and unchanged, outside.
+     * @param mtu the MTU in bytes
+     * @return whether it was set
+     */
     bool SetMtu(const uint16_t mtu) override;
-    /** Up once attached to a channel. */
+    /** @return true once attached to a channel (a link never goes down) */
     bool IsLinkUp() const override;
+    /**
+     * @param callback called when the link comes up (Attach)
+     */
     void AddLinkChangeCallback(Callback<void> callback) override;
+    /** @return false: a port is not a bridge (the switch device is the node's bridge) */
     bool IsBridge() const override;
+    /**
+     * Add the MAC header (source, destination, EtherType), pad to 60 bytes and queue the
+     * frame (MacTx); dropped (MacTxDrop) if the transmit queue has no room. A frame that
+     * finds the transmitter free and nothing waiting starts at once.
+     * @param packet the MAC payload
+     * @param source the source MAC address (any: SupportsSendFrom)
+     * @param dest the destination MAC address
+     * @param protocolNumber the EtherType
+     * @return false if the frame was dropped
+     */
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
                   const Address& dest,
                   uint16_t protocolNumber) override;
+    /** @return true: IPv4 resolves addresses on this device with ARP */
     bool NeedsArp() const override;
+    /**
+     * @param cb called with every data frame for this host (not for another host)
+     */
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    /**
+     * @param cb called with every data frame handed up, whatever its destination
+     */
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
 
   protected:
+    /** Release the channel, queue, receive path, switch and callbacks; cancel the timers. */
     void DoDispose() override;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The hook between an EthernetNetDevice's MAC and the host's protocol stack.
  */
 #ifndef LANLOSS_ETHERNET_RX_PATH_H
@@ -26,12 +28,26 @@ class EthernetNetDevice;
 class EthernetRxPath : public Object
 {
   public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
-    /** Called once by EthernetNetDevice::SetRxPath. */
+    /**
+     * Called once by EthernetNetDevice::SetRxPath.
+     * @param device the device whose received frames this path takes
+     */
     virtual void Attach(Ptr<EthernetNetDevice> device) = 0;
 
-    /** A data frame for this host (MAC header removed, padding kept). */
+    /**
+     * A data frame for this host (MAC header removed, padding kept).
+     * @param packet the MAC payload
+     * @param protocol the EtherType
+     * @param source the frame's source MAC address
+     * @param destination the frame's destination MAC address
+     * @param type host, broadcast or multicast
+     */
     virtual void Receive(Ptr<Packet> packet,
                          uint16_t protocol,
                          Mac48Address source,

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A store-and-forward Ethernet switch with per-port buffers and 802.3x PAUSE.
  */
 #ifndef LANLOSS_ETHERNET_SWITCH_NET_DEVICE_H
@@ -60,6 +62,7 @@ class Node;
 class EthernetSwitchNetDevice : public Mac48NetDevice
 {
   public:
+    /** How the switch releases a peer it paused (attribute PauseStyle). */
     enum PauseStyle
     {
         PAUSE_XON,   //!< XOFF with PauseQuanta, explicit XON (pause_time 0) below XON
@@ -88,16 +91,31 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
      */
     typedef void (*PauseTracedCallback)(uint32_t port, uint16_t quanta);
 
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A switch with no ports, PAUSE off, an empty learning table. */
     EthernetSwitchNetDevice();
     ~EthernetSwitchNetDevice() override;
 
-    /** Add a port; the switch must already be on a node (Node::AddDevice). */
+    /**
+     * Add a port; the switch must already be on a node (Node::AddDevice), and the port on
+     * the same node. The port's own queue limit is lifted (the switch admits frames
+     * itself), its flow control follows PauseEnabled, and its XOFF, XON and headroom are
+     * computed from its link.
+     * @param port the device, numbered in the order added (0, 1, ...)
+     */
     void AddPort(Ptr<EthernetNetDevice> port);
     /**
      * A data frame (MAC header on, padded) received on port @p in: learn its source,
      * forward or flood it. Called by the port device (EthernetNetDevice::SetSwitchPort).
+     * @param in the ingress port's index
+     * @param frame the frame without FCS
+     * @param src its source MAC address (learned on @p in)
+     * @param dst its destination MAC address
      */
     void ReceiveFrame(uint32_t in, Ptr<Packet> frame, Mac48Address src, Mac48Address dst);
     /**
@@ -105,31 +123,83 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
      * 0xFFFFFFFF: unknown); consulted when the table has no entry for it.
      */
     typedef Callback<uint32_t, Mac48Address> StationLocator;
+    /**
+     * Look destinations the table does not hold up in @p locator (StationDirectory),
+     * as if every host had announced itself at t = 0.
+     * @param locator the lookup; a null callback turns it off
+     */
     void SetStationLocator(StationLocator locator);
-    /** Entries in the learning table (learned from frames or taken from the locator). */
+    /** @return entries in the learning table (learned from frames or taken from the locator) */
     uint32_t GetNLearned() const;
-    /** Unicast frames flooded because their destination was unknown. */
+    /** @return unicast frames flooded because their destination was unknown */
     uint64_t GetUnknownUnicastFloods() const;
 
-    /** The oldest frame admitted to egress port @p out has started to leave: free its bytes. */
+    /**
+     * The oldest frame admitted to egress port @p out has started to leave: free its
+     * bytes in the port's egress buffer, the shared pool and its ingress port (which may
+     * then release its peer: XON). Called by the port when the frame starts on the wire.
+     * @param out the egress port's index
+     */
     void FrameDeparted(uint32_t out);
+    /** @return the number of ports */
     uint32_t GetNPorts() const;
+    /**
+     * @param index a port's index (0 .. GetNPorts() - 1)
+     * @return the port's device
+     */
     Ptr<EthernetNetDevice> GetPort(uint32_t index) const;
 
-    /** Per-port state and counters. */
+    /**
+     * @param port a port's index
+     * @return bytes waiting in the port's egress buffer (frames header to FCS, padded)
+     */
     uint32_t GetEgressBytes(uint32_t port) const;
+    /**
+     * @param port a port's index
+     * @return bytes of frames that came in on the port and have not yet left the switch
+     */
     uint32_t GetIngressBytes(uint32_t port) const;
+    /** @return bytes buffered in all egress ports together (what SharedPoolBytes limits) */
     uint32_t GetPoolBytes() const;
+    /**
+     * @param port a port's index
+     * @return frames dropped at the port's egress buffer or the shared pool (EgressDrop)
+     */
     uint64_t GetEgressDrops(uint32_t port) const;
+    /**
+     * @param port a port's index
+     * @return frames dropped at the port's ingress beyond XOFF + headroom (IngressDrop)
+     */
     uint64_t GetIngressDrops(uint32_t port) const;
-    /** XOFF/XON thresholds and headroom of an ingress port, in bytes. */
+    /**
+     * @param port an ingress port's index
+     * @return ingress bytes at which the switch pauses the port's peer: XoffThreshold, or
+     *         EgressBufferBytes - headroom when that is 0
+     */
     uint32_t GetXoffThreshold(uint32_t port) const;
+    /**
+     * @param port an ingress port's index
+     * @return ingress bytes at or below which the peer is released: XonThreshold (at most
+     *         XOFF), or XOFF / 2 when that is 0
+     */
     uint32_t GetXonThreshold(uint32_t port) const;
+    /**
+     * @param port an ingress port's index
+     * @return the port's PAUSE headroom in bytes (PauseHeadroom of its link)
+     */
     uint32_t GetHeadroom(uint32_t port) const;
-    /** True while the switch holds the peer of @p port paused. */
+    /**
+     * @param port an ingress port's index
+     * @return true while the switch holds the peer of @p port paused
+     */
     bool IsHoldingPeer(uint32_t port) const;
 
-    /** Buffer bytes a frame of @p macPayload bytes occupies (header..FCS, padded). */
+    /**
+     * Buffer bytes a frame occupies: max(payload + 14, 60) + 4 (header to FCS, padded
+     * to the 64-byte minimum).
+     * @param macPayload the frame's MAC payload in bytes
+     * @return the bytes it is charged
+     */
     static uint32_t BufferBytes(uint32_t macPayload);
     /**
      * PAUSE headroom of a port whose link has @p mtu, @p rate and @p delay: the bytes
@@ -137,26 +207,64 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
      * the frame our PAUSE waits behind, the frame the peer finishes, the PAUSE frame
      * and the data on the cable during the round trip). With PauseEnabled and derived
      * thresholds, EgressBufferBytes must be above it (XOFF = buffer - headroom).
+     * @param mtu the link's MTU in bytes (a largest frame is MTU + 14 + FCS)
+     * @param rate the link's rate in bit/s
+     * @param delay the cable's one-way delay
+     * @return 3 largest frame slots (IFG included) + a PAUSE frame's slot + 2 x delay x
+     *         rate / 8, in bytes (saturated at UINT32_MAX)
      */
     static uint32_t PauseHeadroom(uint32_t mtu, DataRate rate, Time delay);
 
     // NetDevice (the rest: Mac48NetDevice). The switch has no channel of its own, is
     // always up, takes any MTU, and hands nothing to the node's stack.
+    /** @return null: the switch has no channel of its own (its ports do) */
     Ptr<Channel> GetChannel() const override;
+    /**
+     * @param mtu the MTU reported for the switch device, in bytes (any value)
+     * @return true
+     */
     bool SetMtu(const uint16_t mtu) override;
+    /** @return true: the switch is always up */
     bool IsLinkUp() const override;
+    /**
+     * Ignored: the switch's link never changes.
+     * @param callback not called
+     */
     void AddLinkChangeCallback(Callback<void> callback) override;
+    /** @return true */
     bool IsBridge() const override;
+    /**
+     * A frame the switch itself originates (management traffic): MAC header added,
+     * padded to 60 bytes, then forwarded or flooded like a received frame, with the same
+     * egress admission but charged to no ingress port.
+     * @param packet the MAC payload
+     * @param source the source MAC address
+     * @param dest the destination MAC address
+     * @param protocolNumber the EtherType
+     * @return true (a drop at egress is traced as EgressDrop)
+     */
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
                   const Address& dest,
                   uint16_t protocolNumber) override;
+    /** @return false: the switch hands nothing to a stack */
     bool NeedsArp() const override;
+    /**
+     * Ignored: the switch hands nothing to the node's stack.
+     * @param cb not called
+     */
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    /**
+     * Ignored: the switch hands nothing to the node's stack.
+     * @param cb not called
+     */
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
 
   protected:
+    /** Cancel the ports' PAUSE refresh timers and release the ports. */
     void DoDispose() override;
+    /** Apply PauseEnabled to the ports and recompute their thresholds (attributes may
+     *  have changed after AddPort). */
     void DoInitialize() override;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The CPU of a receiving host: cores shared by hard-IRQ, softirq and process work.
  */
 #ifndef LANLOSS_HOST_CPU_H
@@ -68,23 +70,44 @@ class HostCpu : public Object
         IRQ_WORK,     //!< hard-IRQ handlers
         SOFTIRQ_WORK, //!< NET_RX softirq: driver poll, IP, UDP (also when run by ksoftirqd)
         APP_WORK,     //!< the receiving application (recvmsg and its own processing)
-        N_WORK,
+        N_WORK,       //!< the number of kinds (not a kind)
     };
 
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** One core (attribute Cores), a hard-IRQ and a softirq context on it. */
     HostCpu();
     ~HostCpu() override;
 
-    /** Set the number of cores (only before any thread is created). */
+    /**
+     * Set the number of cores (attribute Cores; only before any thread is created): each
+     * gets a hard-IRQ and a softirq context.
+     * @param cores the number of cores (logical CPUs with SMT), at least 1
+     */
     void SetNCores(uint32_t cores);
+    /** @return the number of cores (logical CPUs with SMT) */
     uint32_t GetNCores() const;
 
-    /** The hard-IRQ context of @p core. */
+    /**
+     * @param core a core's index
+     * @return the hard-IRQ context of @p core
+     */
     uint32_t HardIrqContext(uint32_t core) const;
-    /** The softirq context of @p core. */
+    /**
+     * @param core a core's index
+     * @return the softirq context of @p core
+     */
     uint32_t SoftIrqContext(uint32_t core) const;
-    /** A task (process, thread, ksoftirqd) pinned to @p core. @return its context id */
+    /**
+     * A task (process, thread, ksoftirqd) pinned to @p core.
+     * @param core the core's index (below Cores)
+     * @param name the thread's name (for logs and errors)
+     * @return its context id
+     */
     uint32_t CreateThread(uint32_t core, const std::string& name);
 
     /**
@@ -93,44 +116,92 @@ class HostCpu : public Object
      * With @p irqsOff the job runs with interrupts and bottom halves off
      * (spin_lock_irqsave): once started, nothing pre-empts it on its core and
      * no time slice or bandwidth quota cuts it; keep such jobs short.
+     * @param context a context id (HardIrqContext, SoftIrqContext, CreateThread)
+     * @param cost the job's CPU time at full speed
+     * @param work the kind of work it is accounted as
+     * @param done called when the job ends
+     * @param irqsOff run it with interrupts and bottom halves off
      */
     void Submit(uint32_t context, Time cost, Work work, Callback<void> done, bool irqsOff = false);
 
     /**
      * A CFS bandwidth group: its tasks share @p quota of CPU time every @p period.
+     * Its first period starts now.
+     * @param quota CPU time per period, all the group's tasks together (cpu.cfs_quota_us)
+     * @param period the period (cpu.cfs_period_us)
      * @return the group's id, for SetThreadGroup
      */
     uint32_t CreateBandwidthGroup(Time quota, Time period);
-    /** Put task @p context (from CreateThread) in bandwidth group @p group. */
+    /**
+     * Put task @p context (from CreateThread) in bandwidth group @p group; only tasks
+     * join groups.
+     * @param context a task's context id
+     * @param group a group id from CreateBandwidthGroup
+     */
     void SetThreadGroup(uint32_t context, uint32_t group);
-    /** The group's quota (cpu.cfs_quota_us). */
+    /**
+     * @param group a group id
+     * @return the group's quota per period (cpu.cfs_quota_us)
+     */
     Time GetGroupQuota(uint32_t group) const;
-    /** The group's period (cpu.cfs_period_us). */
+    /**
+     * @param group a group id
+     * @return the group's period (cpu.cfs_period_us)
+     */
     Time GetGroupPeriod(uint32_t group) const;
-    /** Periods that began since the group was created (cpu.stat nr_periods). */
+    /**
+     * @param group a group id
+     * @return periods that began since the group was created (cpu.stat nr_periods)
+     */
     uint64_t GetGroupPeriods(uint32_t group) const;
-    /** Periods in which the group was throttled (cpu.stat nr_throttled). */
+    /**
+     * @param group a group id
+     * @return periods in which the group was throttled (cpu.stat nr_throttled)
+     */
     uint64_t GetGroupThrottledPeriods(uint32_t group) const;
-    /** Time the group spent throttled (cpu.stat throttled_time), up to now. */
+    /**
+     * @param group a group id
+     * @return time the group spent throttled (cpu.stat throttled_time), up to now
+     */
     Time GetGroupThrottledTime(uint32_t group) const;
 
-    /** Jobs queued in @p context, the running one included. */
+    /**
+     * @param context a context id
+     * @return jobs queued in @p context, the running one included
+     */
     uint32_t GetQueuedJobs(uint32_t context) const;
-    /** Core a context runs on. */
+    /**
+     * @param context a context id
+     * @return the core the context runs on
+     */
     uint32_t GetCore(uint32_t context) const;
 
-    /** CPU time spent on @p work over all cores since the start (up to now). */
+    /**
+     * @param work a kind of work
+     * @return CPU time (wall time on the cores) spent on @p work over all cores since the
+     *         start, up to now
+     */
     Time GetBusyTime(Work work) const;
-    /** CPU time spent on @p work by @p core since the start (up to now). */
+    /**
+     * @param core a core's index
+     * @param work a kind of work
+     * @return CPU time spent on @p work by @p core since the start, up to now
+     */
     Time GetBusyTime(uint32_t core, Work work) const;
-    /** Idle CPU time over all cores since the start. */
+    /** @return idle CPU time over all cores since the start: cores x elapsed - busy */
     Time GetIdleTime() const;
-    /** Share of the CPU (all cores) spent on @p work since the start, in [0, 1]. */
+    /**
+     * @param work a kind of work
+     * @return share of the CPU (all cores) spent on @p work since the start, in [0, 1]
+     *         (0 before any time has passed)
+     */
     double GetShare(Work work) const;
-    /** Share of the CPU (all cores) left idle since the start, in [0, 1]. */
+    /** @return share of the CPU (all cores) left idle since the start, in [0, 1] (1 before
+     *          any time has passed) */
     double GetIdleShare() const;
 
   protected:
+    /** Cancel the cores' and groups' events and drop every context and job. */
     void DoDispose() override;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A received frame as the host receive path carries it, and a reassembled datagram.
  */
 #ifndef LANLOSS_HOST_DATAGRAM_H
@@ -23,10 +25,10 @@ namespace ns3
 struct HostRxFrame
 {
     Ptr<Packet> packet; //!< MAC payload (IPv4 header on), padding kept, tags kept
-    uint16_t protocol = 0;
-    Mac48Address source;
-    Mac48Address destination;
-    NetDevice::PacketType type = NetDevice::PACKET_HOST;
+    uint16_t protocol = 0;                               //!< EtherType
+    Mac48Address source;                                 //!< the frame's source MAC address
+    Mac48Address destination;                            //!< its destination MAC address
+    NetDevice::PacketType type = NetDevice::PACKET_HOST; //!< host, broadcast or multicast
     uint32_t fifoBytes = 0; //!< bytes it takes in the NIC FIFO: MAC header to FCS
     uint32_t truesize = 0;  //!< skb->truesize: bytes charged to a socket for it
 };
@@ -39,8 +41,8 @@ struct HostRxFrame
  */
 struct HostDatagram
 {
-    std::vector<HostRxFrame> frames;
-    uint32_t truesize = 0;
+    std::vector<HostRxFrame> frames; //!< the datagram's frames, in IPv4 offset order
+    uint32_t truesize = 0;           //!< bytes charged to the socket: sum of the frames'
     uint16_t port = 0;         //!< UDP destination port
     uint32_t payloadBytes = 0; //!< UDP payload (what recvmsg copies to user space)
 };

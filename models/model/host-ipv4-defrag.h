@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * IPv4 reassembly inside the host receive model (Linux ip_defrag()).
  */
 #ifndef LANLOSS_HOST_IPV4_DEFRAG_H
@@ -40,31 +42,50 @@ namespace ns3
 class HostIpv4Defrag
 {
   public:
+    /** Nothing held; Timeout 30 s (net.ipv4.ipfrag_time). */
     HostIpv4Defrag();
+    /** Drops everything held silently (Clear). */
     ~HostIpv4Defrag();
 
+    /** Not copyable: its timers point at it. */
     HostIpv4Defrag(const HostIpv4Defrag&) = delete;
+    /**
+     * Not copyable: its timers point at it.
+     * @return never
+     */
     HostIpv4Defrag& operator=(const HostIpv4Defrag&) = delete;
 
+    /**
+     * @param timeout how long an incomplete datagram is kept after its first fragment
+     *        arrived (net.ipv4.ipfrag_time)
+     */
     void SetTimeout(Time timeout);
+    /** @return how long an incomplete datagram is kept after its first fragment arrived */
     Time GetTimeout() const;
-    /** Called for each fragment of a datagram that timed out. */
+    /**
+     * @param drop called for each fragment of a datagram that timed out
+     */
     void SetDropCallback(Callback<void, const HostRxFrame&> drop);
 
     /**
      * Add a fragment (MF set or offset > 0) whose IPv4 header is @p header.
+     * A datagram is keyed by (source, destination, id, protocol); a fragment at an offset
+     * already held is ignored.
+     * @param frame the fragment as received
+     * @param header its IPv4 header (read, not removed)
+     * @param datagram where a completed datagram is put
      * @return true if it completed a datagram, then put in @p datagram with its
      *         frames in offset order and the sum of their truesizes
      */
     bool Add(const HostRxFrame& frame, const Ipv4Header& header, HostDatagram& datagram);
 
-    /** Datagrams with some fragments held. */
+    /** @return datagrams with some fragments held */
     uint32_t GetPending() const;
-    /** Fragments held. */
+    /** @return fragments held */
     uint32_t GetFragmentsHeld() const;
-    /** Datagrams dropped by the timer. */
+    /** @return datagrams dropped by the timer (Ip ReasmTimeout) */
     uint64_t GetTimeouts() const;
-    /** Fragments dropped by the timer. */
+    /** @return fragments dropped by the timer */
     uint64_t GetFragmentsDropped() const;
     /** Drop everything held, silently (end of simulation). */
     void Clear();

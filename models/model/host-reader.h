@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A process that reads datagrams from a HostSocket, on the host's CPU.
  */
 #ifndef LANLOSS_HOST_READER_H
@@ -58,21 +60,30 @@ class HostSocket;
 class HostReader : public Object
 {
   public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A reader not yet started (no thread), no stalls. */
     HostReader();
     ~HostReader() override;
 
     /**
-     * Start reading @p socket on @p cpu (called by HostSocket). @p nodeId is
-     * the context of the reader's own events (stalls), which may be
-     * scheduled before the simulation runs.
+     * Start reading @p socket on @p cpu (called by HostSocket): a task thread on Core
+     * (in the SetCpuGroup group, if any), the stalls scheduled, a first read attempted.
+     * @param cpu the host's CPU
+     * @param socket the socket read (it owns this reader)
+     * @param nodeId the context of the reader's own events (stalls), which may be
+     *        scheduled before the simulation runs
      */
     void Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId);
-    /** Blocked in recvmsg on an empty socket (not reading, not stalled, not waiting for
-     *  the socket's lock). */
+    /** @return true while blocked in recvmsg on an empty socket (not reading, not stalled,
+     *          not waiting for the socket's lock) */
     bool IsWaiting() const;
-    /** In the middle of a recvmsg (a datagram taken from the socket, not yet delivered). */
+    /** @return true in the middle of a recvmsg (a datagram taken from the socket, not yet
+     *          delivered), its work after it included */
     bool IsReading() const;
     /** Data arrived: a waiting reader starts reading. */
     void Wake();
@@ -81,18 +92,22 @@ class HostReader : public Object
     /**
      * Run the reader's thread in HostCpu bandwidth group @p group (a cgroup CPU
      * quota, option recv_cpu); before Start.
+     * @param group a group id from HostCpu::CreateBandwidthGroup
      */
     void SetCpuGroup(uint32_t group);
 
+    /** @return the core the reader is pinned to (attribute Core) */
     uint32_t GetCore() const;
-    /** Datagrams read (copy finished). */
+    /** @return datagrams read (copy finished) */
     uint64_t GetReads() const;
-    /** Stalls begun. */
+    /** @return stalls begun */
     uint64_t GetStalls() const;
-    /** CPU time of the jobs this reader has run or is running (wake-ups, copies, work). */
+    /** @return CPU time of the jobs this reader has run or is running (wake-ups, copies,
+     *          work) */
     Time GetCpuTime() const;
 
   protected:
+    /** Cancel the stall events and release the CPU, the socket and the datagram held. */
     void DoDispose() override;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The receiving host's kernel receive path: NET_RX softirq and NAPI, ksoftirqd, RPS and
  * the per-CPU backlog, IPv4 reassembly, UDP delivery to the sockets.
  */
@@ -85,8 +87,13 @@ class HostRxKernel : public Object
         uint64_t framesDelivered = 0;    //!< frames handed to ns-3 (DeliverUp)
     };
 
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A kernel with Linux's defaults (NapiWeight 64, NetdevBudget 300, no RPS). */
     HostRxKernel();
     ~HostRxKernel() override;
 
@@ -98,27 +105,38 @@ class HostRxKernel : public Object
      * @param socket the socket, its Port set
      */
     void AddSocket(Ptr<HostSocket> socket);
-    /** @return the (first) socket bound to UDP @p port, or null */
+    /**
+     * @param port a UDP port
+     * @return the (first) socket bound to UDP @p port, or null
+     */
     Ptr<HostSocket> GetSocket(uint16_t port) const;
-    /** @return every socket bound to UDP @p port (a SO_REUSEPORT group), in the order added */
+    /**
+     * @param port a UDP port
+     * @return every socket bound to UDP @p port (a SO_REUSEPORT group), in the order added
+     */
     std::vector<Ptr<HostSocket>> GetSockets(uint16_t port) const;
 
     /**
      * Start: a softirq context and a ksoftirqd thread per core of @p cpu, the RPS cores,
      * the reassembly timer, the sockets. Frames come from @p nic's ring; what reaches the
      * stack goes up through @p device.
+     * @param device the host's NIC device (DeliverUp)
+     * @param cpu the host's CPU
+     * @param nic the NIC whose ring the NAPI poll empties
      */
     void Attach(Ptr<EthernetNetDevice> device, Ptr<HostCpu> cpu, Ptr<HostRxNic> nic);
     /** napi_schedule of the NIC's NAPI instance, on the interrupt's core (irq_exit). */
     void ScheduleNicPoll();
 
+    /** @return the kernel's counters since the start */
     Stats GetStats() const;
-    /** Frames between the ring and a socket (poll, backlog, reassembly). */
+    /** @return frames between the ring and a socket (poll, backlog, reassembly) */
     uint32_t GetFramesInFlight() const;
-    /** Fragments waiting in IPv4 reassembly (part of GetFramesInFlight). */
+    /** @return fragments waiting in IPv4 reassembly (part of GetFramesInFlight) */
     uint32_t GetFramesReassembling() const;
 
   protected:
+    /** Drop what reassembly holds, dispose of the sockets, release device, CPU and NIC. */
     void DoDispose() override;
 
   private:

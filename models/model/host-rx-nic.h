@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The receiving host's NIC: receive FIFO, DMA, RX descriptor ring, interrupts and their
  * moderation, 802.3x PAUSE from the FIFO.
  */
@@ -84,17 +86,25 @@ class HostRxNic : public Object
         uint64_t interrupts = 0;     //!< NIC interrupts raised
         uint64_t xoffSent = 0;       //!< PAUSE frames with PauseTime (refreshes included)
         uint64_t xonSent = 0;        //!< PAUSE frames with 0
-        uint32_t peakFifoBytes = 0;
+        uint32_t peakFifoBytes = 0;  //!< most bytes held in the FIFO at once
         uint32_t peakRingFrames = 0; //!< most frames waiting in the ring for the driver
     };
 
-    /** Interrupt raised; @p ringFrames = frames waiting in the ring. */
+    /**
+     * Interrupt raised (trace source Interrupt).
+     * @param ringFrames frames waiting in the ring
+     */
     typedef void (*InterruptTracedCallback)(uint32_t ringFrames);
 
     static constexpr uint32_t IRQ_CORE = 0; //!< the core the NIC interrupt is affine to
 
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** An e1000 with a 48 KiB FIFO, no flow control, not yet attached. */
     HostRxNic();
     ~HostRxNic() override;
 
@@ -102,10 +112,21 @@ class HostRxNic : public Object
      * Start receiving on @p device: the ring's descriptors are given to the NIC, hard
      * interrupts run on @p cpu, and each interrupt ends in @p napiSchedule (the
      * kernel's napi_schedule for this NIC).
+     * @param device the host's NIC device (its MTU sets the high-water mark)
+     * @param cpu the host's CPU (hard IRQs on IRQ_CORE)
+     * @param napiSchedule called at the end of each hard interrupt
      */
     void Attach(Ptr<EthernetNetDevice> device, Ptr<HostCpu> cpu, Callback<void> napiSchedule);
 
-    /** A data frame from the MAC (MAC header removed, padding kept). */
+    /**
+     * A data frame from the MAC (MAC header removed, padding kept): into the FIFO, or
+     * dropped (RxFifoDrop) if it does not fit.
+     * @param packet the MAC payload
+     * @param protocol the EtherType
+     * @param source the frame's source MAC address
+     * @param destination the frame's destination MAC address
+     * @param type host, broadcast or multicast
+     */
     void Receive(Ptr<Packet> packet,
                  uint16_t protocol,
                  Mac48Address source,
@@ -115,8 +136,11 @@ class HostRxNic : public Object
     // The driver's side of the ring, called by the kernel's NAPI poll.
     /** @return whether a frame waits in the ring for the driver */
     bool HasRingFrame() const;
-    /** The ring's next frame, its descriptor now cleaned by the driver (not yet given
-     *  back: CleanedDescriptor). */
+    /**
+     * Take the ring's next frame (there must be one: HasRingFrame); its descriptor is
+     * now the driver's (not yet given back: CleanedDescriptor).
+     * @return the frame, its truesize set
+     */
     HostRxFrame TakeRingFrame();
     /** One descriptor cleaned; every RxBufferWrite of them are given back. */
     void CleanedDescriptor();
@@ -125,26 +149,36 @@ class HostRxNic : public Object
     /** Unmask the interrupt (e1000_irq_enable): frames already in the ring raise one. */
     void EnableInterrupt();
 
-    /** skb truesize of a received frame of @p frameBytes (MAC header on, no FCS). */
+    /**
+     * skb truesize of a received frame: Truesize if set, else the copybreak rule (see the
+     * class description).
+     * @param frameBytes the frame's bytes, MAC header on, no FCS
+     * @return the bytes a socket is charged for it
+     */
     uint32_t TruesizeOf(uint32_t frameBytes) const;
-    /** High-water mark of the FIFO in bytes (XOFF at or above it). */
+    /** @return the high-water mark of the FIFO in bytes (XOFF at or above it; 0 if the FIFO
+     *          holds no more than one largest frame) */
     uint32_t GetHighWater() const;
-    /** Low-water mark in bytes (XON below it). */
+    /** @return the low-water mark in bytes, high-water - 8 (XON below it) */
     uint32_t GetLowWater() const;
-    /** ITR interval between interrupts (zero without moderation). */
+    /** @return the ITR interval between interrupts (zero without moderation) */
     Time GetInterruptInterval() const;
 
+    /** @return the NIC's counters since the start */
     Stats GetStats() const;
+    /** @return bytes held in the FIFO now (frames MAC header to FCS) */
     uint32_t GetFifoBytes() const;
-    /** Descriptors the NIC may DMA into now. */
+    /** @return descriptors the NIC may DMA into now */
     uint32_t GetFreeDescriptors() const;
-    /** Frames in the ring waiting for the driver. */
+    /** @return frames in the ring waiting for the driver */
     uint32_t GetRingFrames() const;
-    /** Frames in the FIFO and the ring. */
+    /** @return frames in the FIFO and the ring */
     uint32_t GetFramesHeld() const;
+    /** @return whether the interrupt is unmasked */
     bool IsInterruptEnabled() const;
 
   protected:
+    /** Cancel DMA, interrupt and PAUSE refresh; drop the frames held; release the rest. */
     void DoDispose() override;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A UDP socket's receive queue charged by skb truesize, as in Linux.
  */
 #ifndef LANLOSS_HOST_SOCKET_H
@@ -9,6 +11,7 @@
 #include "lanloss-linux-rx.h"
 
 #include "ns3/callback.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
@@ -78,40 +81,70 @@ class HostSocket : public Object
   public:
     static constexpr uint32_t SOCK_MIN_RCVBUF = LANLOSS_SOCK_MIN_RCVBUF; //!< lanloss-linux-rx.h
 
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** An empty queue, not attached, no readers. */
     HostSocket();
     ~HostSocket() override;
 
+    /** @return the UDP port the socket is bound to (attribute Port) */
     uint16_t GetPort() const;
     /** @return whether the socket may share its port (SO_REUSEPORT) */
     bool IsReusePort() const;
-    /** The effective sk_rcvbuf in bytes. */
+    /** @return the effective sk_rcvbuf in bytes: RmemDefault without RcvBuf, else
+     *          max(2 x RcvBuf (clamped to RmemMax unless Force), SOCK_MIN_RCVBUF) */
     uint32_t GetRcvbuf() const;
-    /** Datagrams of @p truesize bytes a queue of sk_rcvbuf @p rcvbuf accepts:
-     * floor(rcvbuf/truesize)+1. */
+    /**
+     * Datagrams of one truesize a queue accepts: floor(rcvbuf / truesize) + 1, since the
+     * test against sk_rcvbuf is made before charging.
+     * @param rcvbuf sk_rcvbuf in bytes
+     * @param truesize each datagram's truesize in bytes
+     * @return the number of datagrams
+     */
     static uint32_t Capacity(uint32_t rcvbuf, uint32_t truesize);
 
     /**
      * Called by HostRxKernel::AddSocket: the host's CPU, where a datagram goes
      * once read, and the node's id (the context of the readers' events).
      * Readers added before start reading now.
+     * @param cpu the host's CPU
+     * @param deliver called with each datagram once a reader has copied it out
+     * @param nodeId the node's id
      */
     void Attach(Ptr<HostCpu> cpu, Callback<void, const HostDatagram&> deliver, uint32_t nodeId);
-    /** A reading process; it starts reading once the socket is attached to a host. */
+    /**
+     * A reading process; it starts reading once the socket is attached to a host (at
+     * once if it already is).
+     * @param reader the reader
+     */
     void AddReader(Ptr<HostReader> reader);
+    /** @return the socket's readers, in the order added */
     std::vector<Ptr<HostReader>> GetReaders() const;
 
     /**
      * Queue a datagram, or drop it (SocketDrop) if the buffer is over sk_rcvbuf; with
      * OwnerCost, park it in the backlog while a reader owns the socket.
+     * @param datagram the complete datagram, its truesize set
      * @param core the core whose softirq queues it (QueueSpinlock: the lock's taker)
+     * @return false if it was dropped
      */
     bool Enqueue(HostDatagram datagram, uint32_t core = 0);
+    /** @return whether no datagram is queued */
     bool IsEmpty() const;
-    /** The oldest datagram, taken by a reader (it stays charged until Consume). */
+    /**
+     * Take the oldest datagram (the queue must not be empty); it stays charged until
+     * Consume.
+     * @return the datagram
+     */
     HostDatagram Dequeue();
-    /** A reader has copied @p datagram out: release its charge, hand it to the stack. */
+    /**
+     * A reader has copied @p datagram out: release its charge, hand it to the stack.
+     * @param datagram the datagram Dequeue returned
+     */
     void Consume(const HostDatagram& datagram);
 
     /**
@@ -121,9 +154,15 @@ class HostSocket : public Object
      *         waits, and HostReader::LockHandedOver tells it when it is its own)
      */
     bool AcquireRead(HostReader* reader);
-    /** @p reader (the holder) is done: the lock goes to the longest waiting reader. */
+    /**
+     * @p reader (the holder) is done: the lock goes to the longest waiting reader.
+     * @param reader the holder
+     */
     void ReleaseRead(HostReader* reader);
-    /** @p reader no longer waits for the lock (it stalls). */
+    /**
+     * @p reader no longer waits for the lock (it stalls).
+     * @param reader a waiting reader
+     */
     void CancelLockWait(HostReader* reader);
     /** @return times the lock was handed from one reader to a waiting one */
     uint64_t GetLockHandoffs() const;
@@ -132,46 +171,51 @@ class HostSocket : public Object
     bool IsQueueSpinlock() const;
     /**
      * QueueSpinlock: a reader on @p core takes sk_receive_queue.lock now.
+     * @param core the reader's core (a different core than the last holder's pays
+     *        LineTransfer)
      * @return the CPU time it spends with interrupts off: spinning until the lock is
      *         free, the line's transfer from another core, the hold
      */
     Time LockQueue(uint32_t core);
     /** QueueSpinlock: a woken reader found the queue empty. */
     void CountFutileWakeup();
-    /** QueueSpinlock: the CPU time of the owner section after a copy (0: none). */
+    /** @return QueueSpinlock: the CPU time of the owner section after a copy (0: none) */
     Time GetOwnerCost() const;
     /**
      * QueueSpinlock with OwnerCost: release_sock by @p reader on @p core: the datagrams
      * parked meanwhile are queued, then the owner lock goes to the longest waiting reader.
+     * @param reader the owner
+     * @param core the owner's core (where the parked datagrams are queued)
      */
     void ReleaseOwner(HostReader* reader, uint32_t core);
-    /** Datagrams the softirq parked in the socket's backlog while it was owned. */
+    /** @return datagrams the softirq parked in the socket's backlog while it was owned */
     uint64_t GetBacklogged() const;
-    /** Readers woken by arriving datagrams (QueueSpinlock). */
+    /** @return readers woken by arriving datagrams (QueueSpinlock) */
     uint64_t GetWakeups() const;
-    /** Of those, wakeups that found the queue empty (QueueSpinlock). */
+    /** @return of those, wakeups that found the queue empty (QueueSpinlock) */
     uint64_t GetFutileWakeups() const;
-    /** Times the lock's cache line moved between cores (QueueSpinlock). */
+    /** @return times the lock's cache line moved between cores (QueueSpinlock) */
     uint64_t GetLineTransfers() const;
-    /** CPU time readers spent spinning on the lock (QueueSpinlock). */
+    /** @return CPU time readers spent spinning on the lock (QueueSpinlock) */
     Time GetSpinTime() const;
 
-    /** Datagrams queued so far. */
+    /** @return datagrams queued so far */
     uint64_t GetEnqueued() const;
-    /** Datagrams dropped because the buffer was full (Udp RcvbufErrors). */
+    /** @return datagrams dropped because the buffer was full (Udp RcvbufErrors) */
     uint64_t GetDrops() const;
-    /** Datagrams read by the application. */
+    /** @return datagrams read by the application */
     uint64_t GetRead() const;
-    /** Datagrams waiting in the queue now (and in the backlog, with OwnerCost). */
+    /** @return datagrams waiting in the queue now (and in the backlog, with OwnerCost) */
     uint32_t GetQueueLength() const;
-    /** sk_rmem_alloc now (bytes of truesize charged, read-in-progress included). */
+    /** @return sk_rmem_alloc now (bytes of truesize charged, read-in-progress included) */
     uint32_t GetRmemAlloc() const;
-    /** Largest sk_rmem_alloc seen. */
+    /** @return the largest sk_rmem_alloc seen, in bytes */
     uint32_t GetPeakRmemAlloc() const;
-    /** Most datagrams queued at once. */
+    /** @return the most datagrams queued at once */
     uint32_t GetPeakQueueLength() const;
 
   protected:
+    /** Dispose of the readers; drop the queue and the backlog; release the CPU. */
     void DoDispose() override;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A receiving application that reads a TCP connection on the host's CPU.
  */
 #ifndef LANLOSS_HOST_TCP_READER_H
@@ -37,9 +39,13 @@ class Socket;
 class HostTcpReader : public Application
 {
   public:
-    /** @return the object's TypeId */
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A reader not yet started: no thread, no connection. */
     HostTcpReader();
     ~HostTcpReader() override;
 
@@ -60,6 +66,7 @@ class HostTcpReader : public Application
     uint32_t GetCore() const;
 
   protected:
+    /** Release the CPU, the listening socket and the connection. */
     void DoDispose() override;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The Linux (x86-64) receive-side constants the host model is built on, one definition:
  * the ns-3 module includes it (HostRxNic, HostSocket, UdpFlowSource), the scenario program
  * through the module, and lanloss/header_constants.py reads it for the Python side (the loss
@@ -21,30 +23,35 @@
 #ifndef LANLOSS_LINUX_RX_H
 #define LANLOSS_LINUX_RX_H
 
-/* The largest UDP payload: the 16-bit IPv4 total length less the IPv4 and UDP headers. */
+/** The largest IPv4 packet in bytes: the 16-bit total length field's maximum. */
 #define LANLOSS_IPV4_MAX_TOTAL_LENGTH 65535u
+/** Bytes of an IPv4 header without options. */
 #define LANLOSS_IPV4_HEADER 20u
+/** Bytes of a UDP header. */
 #define LANLOSS_UDP_HEADER 8u
+/** The largest UDP payload: the 16-bit IPv4 total length less the IPv4 and UDP headers. */
 #define LANLOSS_UDP_MAX_PAYLOAD (LANLOSS_IPV4_MAX_TOTAL_LENGTH - LANLOSS_IPV4_HEADER - LANLOSS_UDP_HEADER)
 
-/* sizeof(struct sk_buff) and sizeof(struct skb_shared_info), each cache-aligned. */
+/** sizeof(struct sk_buff), cache-aligned, in bytes. */
 #define LANLOSS_SKB_HEAD 256u
+/** sizeof(struct skb_shared_info), cache-aligned, in bytes. */
 #define LANLOSS_SKB_SHARED_INFO 320u
-/* SKB_TRUESIZE(x) = x + LANLOSS_SKB_OVERHEAD */
+/** SKB_TRUESIZE(x) = x + LANLOSS_SKB_OVERHEAD (bytes). */
 #define LANLOSS_SKB_OVERHEAD (LANLOSS_SKB_HEAD + LANLOSS_SKB_SHARED_INFO)
-/* NET_SKB_PAD: max(32, L1_CACHE_BYTES) */
+/** NET_SKB_PAD: max(32, L1_CACHE_BYTES), in bytes. */
 #define LANLOSS_NET_SKB_PAD 64u
 
-/* e1000's copybreak: frames up to this many bytes are copied into a fitting skb. */
+/** e1000's copybreak: frames up to this many bytes are copied into a fitting skb. */
 #define LANLOSS_COPYBREAK 256u
-/* e1000's 2 KiB receive buffer at MTU 1500 plus its sk_buff: SKB_TRUESIZE(2048 - 320). */
+/** e1000's receive buffer at MTU 1500, in bytes (2 KiB). */
 #define LANLOSS_RX_BUFFER 2048u
+/** e1000's 2 KiB receive buffer at MTU 1500 plus its sk_buff: SKB_TRUESIZE(2048 - 320). */
 #define LANLOSS_RX_BUFFER_TRUESIZE (LANLOSS_RX_BUFFER + LANLOSS_SKB_HEAD)
 
-/* The smallest sk_rcvbuf, SOCK_MIN_RCVBUF: twice TCP_SKB_MIN_TRUESIZE, 2048 + the sk_buff
- * (sock.h): 4608. */
+/** The smallest sk_rcvbuf, SOCK_MIN_RCVBUF: twice TCP_SKB_MIN_TRUESIZE, 2048 + the sk_buff
+ *  (sock.h): 4608 bytes. */
 #define LANLOSS_SOCK_MIN_RCVBUF (2u * (2048u + LANLOSS_SKB_HEAD))
-/* net.core.rmem_default: 256 x SKB_TRUESIZE(256) = 212992 (sock.c, SK_RMEM_MAX). */
+/** net.core.rmem_default: 256 x SKB_TRUESIZE(256) = 212992 bytes (sock.c, SK_RMEM_MAX). */
 #define LANLOSS_RMEM_DEFAULT (256u * (256u + LANLOSS_SKB_OVERHEAD))
 
 #endif /* LANLOSS_LINUX_RX_H */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The random part of a sender's schedule, shared by the simulator (UdpFlowSource) and the
  * testbed's lanloss-send (testbed/tools/sched.c): one generator, one seed per flow, so a
  * Poisson flow of the same run seed and flow id departs at the same offsets from its start
@@ -16,20 +18,35 @@
 #include <math.h>
 #include <stdint.h>
 
-/* Independent streams per flow, reproducible per run seed (seed >= 1). */
+/** Streams per run seed: flows 0 .. 4095 of one seed draw from distinct streams. */
 #define LANLOSS_STREAMS_PER_SEED 4096u
 
+/**
+ * @ingroup lanloss
+ * The generator's state (xoshiro256**).
+ */
 struct lanloss_rng
 {
-    uint64_t s[4];
+    uint64_t s[4]; /**< the four 64-bit state words */
 };
 
+/**
+ * The stream seed of a flow: independent streams per flow, reproducible per run seed.
+ * @param seed the run seed (>= 1)
+ * @param flow the flow id (below LANLOSS_STREAMS_PER_SEED)
+ * @return (seed - 1) * LANLOSS_STREAMS_PER_SEED + flow + 1
+ */
 static inline uint64_t
 lanloss_stream_seed(uint64_t seed, uint32_t flow)
 {
     return (seed - 1) * LANLOSS_STREAMS_PER_SEED + flow + 1;
 }
 
+/**
+ * splitmix64: advance @p x by the golden-ratio increment and return its mix.
+ * @param x the splitmix64 state, advanced
+ * @return the next 64-bit output
+ */
 static inline uint64_t
 lanloss_splitmix64(uint64_t* x)
 {
@@ -39,6 +56,11 @@ lanloss_splitmix64(uint64_t* x)
     return z ^ (z >> 31);
 }
 
+/**
+ * Fill the generator's state from @p stream_seed by four splitmix64 steps.
+ * @param r the generator
+ * @param stream_seed the flow's stream seed (lanloss_stream_seed)
+ */
 static inline void
 lanloss_rng_init(struct lanloss_rng* r, uint64_t stream_seed)
 {
@@ -49,12 +71,23 @@ lanloss_rng_init(struct lanloss_rng* r, uint64_t stream_seed)
     }
 }
 
+/**
+ * Rotate left.
+ * @param x the word
+ * @param k the bits to rotate by, 1 .. 63
+ * @return @p x rotated left by @p k bits
+ */
 static inline uint64_t
 lanloss_rotl(uint64_t x, int k)
 {
     return (x << k) | (x >> (64 - k));
 }
 
+/**
+ * The next output of xoshiro256**.
+ * @param r the generator, advanced
+ * @return 64 random bits
+ */
 static inline uint64_t
 lanloss_rng_next(struct lanloss_rng* r)
 {
@@ -70,7 +103,13 @@ lanloss_rng_next(struct lanloss_rng* r)
     return result;
 }
 
-/* An exponential gap of mean @p mean (any unit). */
+/**
+ * An exponential gap of mean @p mean (any unit): -mean log(1 - u), u in [0, 1) from the
+ * top 53 bits of the next output.
+ * @param r the generator, advanced
+ * @param mean the mean gap
+ * @return the gap, in the unit of @p mean
+ */
 static inline double
 lanloss_exp_gap(struct lanloss_rng* r, double mean)
 {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * What the simulator, the testbed's C tools and the Python harness share on the wire:
  * the port, the multicast group and the payload header. One definition, plain C so that
  * the C tools (testbed/tools/wire.h) include it as well as the ns-3 module;
@@ -15,10 +17,15 @@
 #ifndef LANLOSS_WIRE_FORMAT_H
 #define LANLOSS_WIRE_FORMAT_H
 
+/** The UDP port of the traffic (source and sink). */
 #define LANLOSS_PORT 5001
+/** The IPv4 multicast group of multicast runs. */
 #define LANLOSS_GROUP "239.77.0.1"
+/** The header's last field: "LLSS" read as a little-endian u32. */
 #define LANLOSS_MAGIC 0x4C4C5353u
+/** Payload bytes from which a datagram carries its sequence number. */
 #define LANLOSS_HDR_SEQ 8u
+/** Payload bytes from which a datagram carries the full header. */
 #define LANLOSS_HDR_FULL 24u
 
 #endif /* LANLOSS_WIRE_FORMAT_H */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The receiver's echo thread of seed 003's Java programs: each message's timestamp back to
  * the sender.
  */
@@ -42,9 +44,13 @@ class Socket;
 class MessageEcho : public Application
 {
   public:
-    /** @return the object's TypeId */
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** An echo not yet started: no thread, an empty queue. */
     MessageEcho();
     ~MessageEcho() override;
 
@@ -63,6 +69,7 @@ class MessageEcho : public Application
     bool IsIdle() const;
 
   protected:
+    /** Release the CPU and the socket. */
     void DoDispose() override;
 
   private:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * The send stamps of a source's messages, by message number (option echo).
  */
 #ifndef LANLOSS_SEND_STAMPS_H
@@ -28,7 +30,11 @@ class SendStamps
         m_keep = true;
     }
 
-    /** Message @p seq's call began at @p start (ignored unless kept). */
+    /**
+     * Message @p seq's call began at @p start (ignored unless kept).
+     * @param seq the message's number (0 = the first)
+     * @param start when its send() call began
+     */
     void Record(uint64_t seq, Time start)
     {
         if (!m_keep)
@@ -42,7 +48,10 @@ class SendStamps
         m_steps[seq] = start.GetTimeStep();
     }
 
-    /** @return message @p seq's stamp; negative if none was recorded */
+    /**
+     * @param seq the message's number (0 = the first)
+     * @return message @p seq's stamp; negative if none was recorded
+     */
     Time Get(uint64_t seq) const
     {
         return TimeStep(seq < m_steps.size() ? m_steps[seq] : -1);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A TCP bulk (or paced) sender of fixed-size messages, the TCP cases of the testbed's lanloss-send.
  */
 #ifndef LANLOSS_TCP_FLOW_SOURCE_H
@@ -56,21 +58,27 @@ class Socket;
 class TcpFlowSource : public Application
 {
   public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A source not yet started: no socket, nothing sent. */
     TcpFlowSource();
     ~TcpFlowSource() override;
 
-    /** Whole messages the socket accepted. */
+    /** @return whole messages the socket accepted */
     uint64_t GetSent() const;
-    /** Bytes the socket accepted (whole messages and the start of an unfinished one). */
+    /** @return bytes the socket accepted (whole messages and the start of an unfinished
+     *          one) */
     uint64_t GetBytes() const;
-    /** Time spent waiting for room in the send buffer while messages were due. */
+    /** @return time spent waiting for room in the send buffer while messages were due */
     Time GetBlockedTime() const;
-    /** Whether the connection was established. */
+    /** @return whether the connection was established */
     bool IsConnected() const;
-    /** Whether TCP gave the connection up (connect or retransmission limit): what it
-     *  accepted and had not delivered then never arrives. */
+    /** @return whether TCP gave the connection up (connect or retransmission limit): what
+     *          it accepted and had not delivered then never arrives */
     bool HasFailed() const;
     /** @return the sending host's CPU time spent in send() calls (the three costs) */
     Time GetSendCpuTime() const;
@@ -79,11 +87,14 @@ class TcpFlowSource : public Application
     /**
      * When the send() call of message @p seq (0 = the first) began, its blocking included:
      * the time a sending program reads just before the call (seed 003's Java sender stamps
-     * it into the message). Negative if the message was not begun or stamps are not kept.
+     * it into the message).
+     * @param seq the message's number (0 = the first)
+     * @return the stamp; negative if the message was not begun or stamps are not kept
      */
     Time GetStamp(uint64_t seq) const;
 
   protected:
+    /** Cancel the next send and release the socket. */
     void DoDispose() override;
 
   private:

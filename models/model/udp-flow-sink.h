@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A UDP sink that measures per-flow loss, reordering, loss runs and latency.
  */
 #ifndef LANLOSS_UDP_FLOW_SINK_H
@@ -61,26 +63,41 @@ class UdpFlowSink : public Application
         uint64_t lossRunMax;   //!< longest run (0 if none)
     };
 
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A sink not yet started: no socket, no flows. */
     UdpFlowSink();
     ~UdpFlowSink() override;
 
-    /** Flow ids seen so far, ascending. */
+    /** @return flow ids seen so far, ascending */
     std::vector<uint32_t> GetFlowIds() const;
-    /** Statistics of @p flow given that its source used seqs 0 .. @p sent - 1. */
+    /**
+     * Statistics of @p flow given that its source used seqs 0 .. @p sent - 1.
+     * @param flow a flow id
+     * @param sent datagrams its source sent (seqs used)
+     * @return the flow's statistics (a flow never seen: nothing received, every seq lost)
+     */
     FlowStats GetFlowStats(uint32_t flow, uint64_t sent) const;
-    /** Seqs in [0, @p sent) of @p flow that never arrived, ascending. */
+    /**
+     * @param flow a flow id
+     * @param sent datagrams its source sent (seqs used)
+     * @return seqs in [0, @p sent) of @p flow that never arrived, ascending
+     */
     std::vector<uint64_t> MissingSeqs(uint32_t flow, uint64_t sent) const;
 
-    /** Datagrams received, all flows, duplicates included. */
+    /** @return datagrams received, all flows, duplicates included */
     uint64_t GetTotalReceived() const;
-    /** Datagrams with neither a FlowSeqTag nor the payload header. */
+    /** @return datagrams with neither a FlowSeqTag nor the payload header */
     uint64_t GetUnidentified() const;
-    /** The receiving socket (valid after start), e.g. for its "Drop" trace source. */
+    /** @return the receiving socket (valid after start), e.g. for its "Drop" trace source */
     Ptr<Socket> GetSocket() const;
 
   protected:
+    /** Release the socket. */
     void DoDispose() override;
 
   private:

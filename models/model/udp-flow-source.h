@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
+/**
+ * @file
+ * @ingroup lanloss
  * A UDP traffic source with sequence numbers and timestamps (iperf3/netperf-like).
  */
 #ifndef LANLOSS_UDP_FLOW_SOURCE_H
@@ -87,25 +89,35 @@ class UdpFlowSource : public Application
     /** The testbed tools' datagram header. */
     struct WireHeader
     {
-        uint64_t seq;
-        uint64_t txNs;
-        uint32_t flow;
-        uint32_t magic;
+        uint64_t seq;   //!< the datagram's sequence number in its flow
+        uint64_t txNs;  //!< its send time, ns (the simulation clock)
+        uint32_t flow;  //!< the flow id
+        uint32_t magic; //!< HEADER_MAGIC in a full header
     };
 
     /**
      * Write @p h little-endian at the start of a payload of @p len bytes: all
      * of it from HEADER_BYTES on, the seq alone from SEQ_BYTES, else nothing.
+     * @param buf the payload (at least @p len bytes)
+     * @param len the payload's length in bytes
+     * @param h the header
      */
     static void WriteHeader(uint8_t* buf, uint32_t len, const WireHeader& h);
     /**
      * Read the header from the first HEADER_BYTES bytes of @p packet.
+     * @param packet a UDP payload
+     * @param h where the header is put (when the packet is long enough)
      * @return false if the packet is shorter or the magic does not match
      */
     static bool ReadHeader(Ptr<const Packet> packet, WireHeader& h);
 
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
 
+    /** A source not yet started: no socket, nothing sent. */
     UdpFlowSource();
     ~UdpFlowSource() override;
 
@@ -117,28 +129,32 @@ class UdpFlowSource : public Application
      */
     int64_t AssignStreams(int64_t stream) LANLOSS_OVERRIDE_APPLICATION_ASSIGN_STREAMS;
 
-    /** Datagrams handed to the socket successfully. */
+    /** @return datagrams handed to the socket successfully */
     uint64_t GetSent() const;
-    /** Datagrams whose Send returned -1 (the scenario's `sender_socket`). */
+    /** @return datagrams whose Send returned -1 (the scenario's `sender_socket`) */
     uint64_t GetSendFailures() const;
-    /** The sending host's CPU time spent in send() calls (SendCost, SendByteCost). */
+    /** @return the sending host's CPU time spent in send() calls (SendCost, SendByteCost,
+     *          SendPacketCost) */
     Time GetSendCpuTime() const;
-    /** Time spent waiting for room in the device queue (up to now). */
+    /** @return time spent waiting for room in the device queue (up to now) */
     Time GetBlockedTime() const;
-    /** Time of the first successful send (zero if none). */
+    /** @return time of the first successful send (zero if none) */
     Time GetFirstSendTime() const;
-    /** Time of the last successful send (zero if none). */
+    /** @return time of the last successful send (zero if none) */
     Time GetLastSendTime() const;
     /** Keep each datagram's send stamp for GetStamp (call before the start). */
     void KeepStamps();
     /**
      * When the send() call of datagram @p seq began, its wait for room included: the time a
      * sending program reads just before the call (seed 003's Java sender stamps it into
-     * the message). Negative if the datagram was not sent or stamps are not kept.
+     * the message).
+     * @param seq the datagram's sequence number
+     * @return the stamp; negative if the datagram was not sent or stamps are not kept
      */
     Time GetStamp(uint64_t seq) const;
 
   protected:
+    /** Cancel the pending send and retry; release the socket and the device. */
     void DoDispose() override;
 
   private:
