@@ -4,7 +4,7 @@
     lanloss bed run [options]   one point on the testbed -> run record (JSON)
     lanloss bed restore         replay a restore journal left by a crashed run
     lanloss bed cleanup         restore, then remove what lanloss made under <prefix>
-    lanloss bed check           validate an inventory (and options) without touching hosts
+    lanloss bed check           validate options; probe an inventory's hosts and switches
 
 Exit status: 0 ok, 1 a host or the harness failed (settings restored), 2 bad
 input (nothing touched), 130 Ctrl-C, 143 SIGTERM (settings restored).
@@ -236,57 +236,37 @@ def _cmd_cleanup(args: argparse.Namespace) -> int:
 
 @_guard
 def _cmd_check(args: argparse.Namespace) -> int:
+    """An inventory: every host and switch probed read-only (testbed/lab_check.py), one
+    table on stdout (or JSON), a line per finding on stderr; 1 when a run would fail or
+    leave its attribution incomplete. The netns backend: its plan."""
     req = _request(args)
     if req.inv is not None and req.picked is not None:
+        from lanloss.testbed import lab_check
+
         snd, rcv = req.picked
         _say(
             f"inventory {req.inv.path}: {len(req.inv.hosts)} host(s); senders "
             f"{[h.name for h in snd]}, receivers {[h.name for h in rcv]}"
         )
-        switches_ok = _probe_switches(req.inv)
-        _probe_clocks(snd, rcv)  # an unsynchronized clock nulls latency, fails no run
-        if not switches_ok:
-            return 1
-    else:
-        from lanloss.testbed import netns
+        found = lab_check.run(req)
+        if args.json:
+            emit_json(found.to_dict())
+        else:
+            sys.stdout.write(lab_check.table(found))
+        for finding in found.findings:
+            print(finding.line(), file=sys.stderr)
+        return 0 if found.ok else EXIT_FAILED
+    from lanloss.testbed import netns
 
-        plan = netns.plan(req.params, req.prefix)
-        _say(f"netns: namespaces {plan.namespaces()}, flows {[f[:2] for f in plan.flows]}")
+    plan = netns.plan(req.params, req.prefix)
+    _say(f"netns: namespaces {plan.namespaces()}, flows {[f[:2] for f in plan.flows]}")
     return 0
 
 
-def _probe_clocks(senders: list[Any], receivers: list[Any]) -> None:
-    """Each receiver's clock against each sender's (testbed/clocks.py): one line a pair,
-    with the remedy when they are not synchronized."""
-    import tempfile
+def emit_json(data: dict[str, Any]) -> None:
+    import json
 
-    from lanloss.testbed import clocks
-    from lanloss.testbed.hosts import Host
-    from lanloss.testbed.ssh import transport_for
-
-    with tempfile.TemporaryDirectory(prefix="lanloss-check-") as here:
-        hosts = {s.name: Host(s, transport_for(s), local_dir=here) for s in [*senders, *receivers]}
-        pairs = [(hosts[s.name], hosts[r.name]) for s in senders for r in receivers if s != r]
-        try:
-            for receiver, by_sender in clocks.offsets(pairs).items():
-                for sender, measured in by_sender.items():
-                    _say(clocks.check_line(receiver, sender, measured)[1])
-        finally:
-            for h in hosts.values():
-                h.transport.close()
-
-
-def _probe_switches(inv: Any) -> bool:
-    """Each inventory switch's SNMP agent, read-only: one line each; False if one fails."""
-    from lanloss.testbed import lab_switches
-    from lanloss.testbed.transport import Local
-
-    ok = True
-    for name, spec in inv.switches.items():
-        good, line = lab_switches.probe(spec, inv.ports_on(name), Local(name))
-        _say(line)
-        ok = ok and good
-    return ok
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
@@ -412,8 +392,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = bed.add_parser(
         "check",
-        help="validate options and inventory; change nothing (reads the inventory switches' "
-        "SNMP agents)",
+        help="validate options and inventory, and probe each inventory host (ssh) and switch "
+        "(SNMP) read-only; change nothing",
     )
     _run_args(p)
+    p.add_argument("--json", action="store_true", help="print the hosts and switches found as JSON")
     p.set_defaults(func=_cmd_check)

@@ -246,21 +246,34 @@ SYNC_REMEDY = "run chrony or ptp4l on both hosts, or one-way latency will be nul
 def check_line(receiver: str, sender: str, measured: dict[str, Any]) -> tuple[bool, str]:
     """One line of `bed check` for a receiver's clock against a sender's (offsets()'s
     entry) -> (synchronized, the line; with the remedy when not)."""
-    where = f"clock {receiver} - {sender}"
+    ok, said, remedy = check(measured)
+    line = f"clock {receiver} - {sender}: {said}"
+    if remedy is None:
+        return ok, line
+    return ok, f"{line}{'; ' if measured.get('probe') is None else ': '}{remedy}"
+
+
+def check(measured: dict[str, Any]) -> tuple[bool, str, str | None]:
+    """A receiver's clock against a sender's (offsets()'s entry) -> (synchronized, what was
+    measured, the remedy when not synchronized)."""
     probe = measured.get("probe")
     if probe is None:
         why = measured.get("error") or "no answer (python3 missing, or UDP blocked)"
-        return False, (
-            f"{where}: not measured: {why}; install python3 on both hosts and let UDP "
-            f"{PROBE_PORT} through, or one-way latency will be null"
+        return (
+            False,
+            f"not measured: {why}",
+            (
+                f"install python3 on both hosts and let UDP {PROBE_PORT} through, or one-way "
+                "latency will be null"
+            ),
         )
     off, unc = probe["offset_ns"], probe["uncertainty_ns"]
     said = f"offset {off / 1e3:+.1f} us ± {unc / 1e3:.1f} us (ping-pong){_services(measured)}"
     if abs(off) > CHECK_MAX_OFFSET_NS or unc > CHECK_MAX_UNCERTAINTY_NS:
         want = f"|offset| <= {CHECK_MAX_OFFSET_NS / 1e3:g} us"
         want += f", ± <= {CHECK_MAX_UNCERTAINTY_NS / 1e3:g} us"
-        return False, f"{where}: unsynchronized, {said} (want {want}): {SYNC_REMEDY}"
-    return True, f"{where}: {said}"
+        return False, f"unsynchronized, {said} (want {want})", SYNC_REMEDY
+    return True, said, None
 
 
 def _services(measured: dict[str, Any]) -> str:

@@ -456,6 +456,19 @@ def map_for(driver: str | None) -> DriverMap:
     return DRIVERS.get(driver or "", KERNEL)
 
 
+# Drivers read through the kernel view by design, not for want of a map: software devices
+# with no NIC buffer or ring of their own, whose drops are the kernel's /proc/net/dev columns.
+KERNEL_VIEW_DRIVERS = ("veth",)
+
+
+def mapped(driver: str | None) -> str | None:
+    """The map a driver's counters are read through ("kernel" for KERNEL_VIEW_DRIVERS), or
+    None when the driver has none (its NIC drops may be left unexplained)."""
+    if driver in DRIVERS:
+        return driver
+    return KERNEL.driver if driver in KERNEL_VIEW_DRIVERS else None
+
+
 @dataclass
 class NicDrops:
     """What one receiving interface's counters say over a run."""

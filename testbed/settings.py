@@ -72,7 +72,11 @@ class Captured:
 
 def capture(host: Host) -> Captured:
     items = capture_argvs(host)
-    results = host.transport.run_many([argv for _, argv in items])
+    return collect(items, host.transport.run_many([argv for _, argv in items]))
+
+
+def collect(items: list[tuple[str, list[str]]], results: list[Any]) -> Captured:
+    """capture_argvs' items and their results (run_many) as a Captured."""
     values: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     for (name, _), res in zip(items, results, strict=True):

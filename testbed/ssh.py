@@ -349,7 +349,9 @@ class SshBackend(Backend):
             t = transport_for(spec)
             local = os.path.join(self.run_dir, spec.name)
             os.makedirs(local, exist_ok=True)
-            pending.append(Host(spec, t, f"{self.inv.workdir}/lanloss-run-{self.run_id}", local))
+            # one folder per host: hosts may share the workdir's file system (NFS homes)
+            workdir = f"{self.inv.workdir}/lanloss-run-{self.run_id}-{spec.name}"
+            pending.append(Host(spec, t, workdir, local))
         # Every host must answer before any is changed.
         for host in pending:
             try:
