@@ -405,9 +405,44 @@ def test_an_interval_narrower_than_the_repetitions_spread_is_said_to_be():
     assert fit._repetition_notes(read, 3e-6, ci, [3.02e-6, 2.97e-6], 0.95) == []
     (note,) = fit._repetition_notes(read, 3e-6, ci, [3.5e-6, 2.4e-6], 0.95)
     assert note.startswith("its interval is narrower than the run-to-run spread")
-    assert "3.5e-06, 2.4e-06 s" in note
+    assert "3.5e-06, 2.4e-06 s" in note and "widened to the repetitions' spread" in note
     (note,) = fit._repetition_notes(read, 3e-6, ci, [3.1e-6, read.lower], 0.95)
     assert note.startswith(fit.SOMETIMES) and "1 of 2 at a bound" in note
     # a physical limit is a value the host can have, not a search that ran away
     floor = dataclasses.replace(read, lower=2e-6, physical_bounds=True)
     assert fit._repetition_notes(floor, 3e-6, [2e-6, 3.2e-6], [3.1e-6, 2e-6], 0.95) == []
+
+
+def test_an_interval_the_repetitions_disagree_with_is_widened_to_their_spread():
+    """Hartung-Knapp on the log refits: est x exp(+-t_{R-1} s / sqrt(R)), never narrower
+    than the bootstrap's interval."""
+    from scipy.stats import t
+
+    reps = [5.0e-6, 6.0e-6, 5.5e-6]
+    x = np.log(reps)
+    half = t.ppf(0.975, 2) * np.std(x, ddof=1) / math.sqrt(3)
+    lo, hi = fit.widened_to_repetitions(5.4e-6, [5.3e-6, 5.5e-6], reps, 0.95)
+    assert lo == pytest.approx(5.4e-6 * math.exp(-half), rel=1e-12)
+    assert hi == pytest.approx(5.4e-6 * math.exp(half), rel=1e-12)
+    assert lo < min(reps) and hi > max(reps)  # three repetitions this far apart: wide
+    # a bootstrap interval already wider than the spread stays
+    assert fit.widened_to_repetitions(5.4e-6, [1e-6, 9e-6], reps, 0.95) == [1e-6, 9e-6]
+
+
+def test_the_start_of_the_read_cost_comes_from_runs_the_readers_limited():
+    """Runs past a 100 Mbit/s port's line rate lose at the switch: their delivered rate is
+    the port's, not what the readers take, and must not set the read cost's start."""
+    rng = np.random.default_rng(5)
+    truth = lm.default_theta(lm.parameters(lm.presets()["e1000-2008"]))
+    truth.update(read_cost=5e-6)
+    slow = bed_configs([30, 50, 80])  # 10 % of a CPU, 20 us of work: ~4 k/s read
+    port = [("bed", bed_params(payload=64, edge_rate="100Mbps", sender_rate="1Gbps",
+                               duration="0.2s", warmup="0.02s", rate=f"{r}Mbps"))
+            for r in (60, 80, 100)]  # fmt: skip
+    table = draw(slow + port, truth, rng, seeds=1)
+    prep = lm.prepare(table)
+    obs = prep.lost / prep.sent
+    assert (obs[prep.payload == 64] > 0.01).all()  # the port's runs are lossy too
+    start = fit._moment_start(prep, {"read_cost": 2e-6})["read_cost"]
+    alone = fit._moment_start(lm.prepare(table[table["payload"] == 1472]), {"read_cost": 2e-6})
+    assert start == alone["read_cost"] != 2e-6
