@@ -83,7 +83,7 @@ run: setup
 	@echo "lanloss: results under results/ (runs, tables, fits, figures); report: results/report.zip"
 
 test: setup
-	$(VENV)/bin/pytest -q -ra -m "not coverage"
+	$(VENV)/bin/pytest -q -ra --durations=15 -m "not coverage"
 
 # The fit's interval coverage on synthetic data (tests/analysis/test_fit_coverage.py).
 coverage: setup

@@ -7,6 +7,10 @@
     lanloss figures --score DIR/NAME-errors.csv ...
         -> per figure and in total: host-bound predicted rows that hold (within 5 % or their
            bound) and within 10 %, wire-bound rows apart, the other kinds' counts (Markdown)
+    lanloss figures --regress REFDIR DIR/NAME-errors.csv ... [STUDY-summary.csv ...] [--update]
+        -> every simulator-side number that moved against its committed reference (REFDIR/
+           the same file name), one line each; exit 1 if any did; --update rewrites them
+           (lanloss.analysis.regression)
 
 A source or a fit the table lacks is drawn without, and said in the figure's note and on
 stderr; a table missing a column the figure reads is one line naming it, exit 2.
@@ -110,12 +114,35 @@ def _score(paths: list[str]) -> int:
     return 0
 
 
+def _regress(paths: list[str], update: bool) -> int:
+    from lanloss.analysis import regression
+
+    if len(paths) < 2:
+        raise OptionError("--regress: give the reference folder, then the fresh tables")
+    outcomes = regression.check(paths[0], paths[1:])
+    print(regression.report(outcomes), end="")
+    if update:
+        for path in regression.update(outcomes):
+            print(f"lanloss figures: updated {path}", file=sys.stderr)
+        return 0
+    return 1 if any(o.moved() for o in outcomes) else 0
+
+
 def _cmd(args: argparse.Namespace) -> int:
     from lanloss.analysis.figures import common, evidence
 
     if args.list:
         print(_listing())
         return 0
+    if args.update and not args.regress:
+        raise OptionError("figures: --update goes with --regress")
+    if args.regress:
+        if args.name or args.table or args.out or args.score:
+            raise OptionError(
+                "figures: --regress takes a reference folder and tables only (no NAME, --table,"
+                " --out, --score)"
+            )
+        return _regress(args.regress, args.update)
     if args.score:
         if args.name or args.table or args.out:
             raise OptionError("figures: --score takes error tables only (no NAME, --table, --out)")
@@ -172,6 +199,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         nargs="+",
         metavar="NAME-errors.csv",
         help="print the kinds' counts of these error tables, per figure and in total",
+    )
+    p.add_argument(
+        "--regress",
+        nargs="+",
+        metavar="PATH",
+        help="REFDIR, then fresh NAME-errors.csv / STUDY-summary.csv files: print every "
+        "simulator-side number that differs from REFDIR's reference (exit 1 if any)",
+    )
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="with --regress: write the fresh tables as the references",
     )
     progress.add_args(p)
     p.set_defaults(func=_cmd)
