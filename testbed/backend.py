@@ -65,6 +65,8 @@ def refuse_guest_options(req: Request, backend: str) -> None:
         )
     if req.vm_icount is not None:
         raise OptionError("--vm-icount: only the vm backend's guests have an instruction rate")
+    if req.lab_inventory:
+        raise OptionError("--lab-inventory: only the vm backend's guests stand as a lab")
 
 
 # A flow as a backend names it: (sender host, receiver host, its own rate or None = `rate`).

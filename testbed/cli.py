@@ -93,6 +93,7 @@ def _request(args: argparse.Namespace) -> runner.Request:
         keep_log=not args.no_log,
         keep_lan=args.keep_lan is not None,
         switch_snmp=args.switch_snmp,
+        lab_inventory=args.lab_inventory,
         lan_idle_s=_lan_idle(args.keep_lan),
         senders=args.sender,
         receivers=args.receiver,
@@ -349,6 +350,13 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         "the next run of this prefix with the same topology reuses it, changing only rates "
         "and buffers; it goes after IDLE without a run [default: 15min], with `lanloss bed "
         "restore`, or when a run cannot use it",
+    )
+    g.add_argument(
+        "--lab-inventory",
+        metavar="FILE",
+        help="--backend vm with --keep-lan: leave the guests standing as a practice lab, "
+        "their sshd and the switches' snmpd reachable from this machine, and write an "
+        "inventory naming them to FILE (for --backend ssh)",
     )
     g.add_argument(
         "--switch-snmp",

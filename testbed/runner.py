@@ -74,6 +74,7 @@ class Request:
     driver_params: dict[str, int] = field(default_factory=dict)  # vm: NIC driver parameters
     keep_lan: bool = False  # leave the LAN standing for the prefix's next run (Backend.lan)
     switch_snmp: bool = False  # netns: serve the switches with snmpd, read them over SNMP
+    lab_inventory: str | None = None  # vm: the standing guests as a lab, its inventory here
     lan_idle_s: float = keeper.IDLE_S  # ... for this long without a run
     # filled by prepare()
     inv: inv_mod.Inventory | None = None

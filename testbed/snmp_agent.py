@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +77,54 @@ def available() -> str | None:
     return None
 
 
+def argv(
+    ns: str, folder: str, port: int = PORT, address: str = "127.0.0.1", clients: str = "127.0.0.1"
+) -> list[str]:
+    """The command that runs snmpd in the foreground inside namespace `ns`, listening on
+    `address`:`port` there and answering `clients` (an address or prefix); its config
+    (written here), log, PID file and persistent state (engine boots, ...) in `folder`.
+    The environment it needs is set by the command itself (``env``), so whoever starts it
+    (this process, or a standing LAN's keeper) starts the same agent."""
+    why = available()
+    if why:
+        raise BedError(f"snmp agent: {why}")
+    os.makedirs(folder, exist_ok=True)
+    conf = os.path.join(folder, "snmpd.conf")
+    with open(conf, "w", encoding="ascii") as fh:
+        fh.write(config(port, COMMUNITY, address, clients))
+    env = ["env", "MIBS=", f"SNMP_PERSISTENT_DIR={os.path.join(folder, 'state')}"]
+    out = [*env, "ip", "netns", "exec", ns, SNMPD, "-f", "-C", "-c", conf]
+    return out + ["-Lf", os.path.join(folder, "snmpd.log"), "-p", os.path.join(folder, "snmpd.pid")]
+
+
+def agent(address: str = "127.0.0.1", port: int = PORT) -> Agent:
+    """How the harness reads an agent started by `argv`."""
+    return Agent(address, port, "2c", COMMUNITY, refresh_s=REFRESH_S)
+
+
+def wait_answering(
+    alive: Callable[[], bool],
+    ns: str,
+    folder: str,
+    transport: Transport,
+    address: str = "127.0.0.1",
+    port: int = PORT,
+) -> None:
+    """Wait until the agent answers through `transport` (BedError when its process ends,
+    `alive` false, or it does not answer within START_S)."""
+    quick = Agent(address, port, "2c", COMMUNITY, timeout_s=0.2, retries=0)
+    probe = ["snmpget", *quick.client_args(), SYS_UPTIME]
+    deadline = time.monotonic() + START_S
+    while time.monotonic() < deadline:
+        if not alive():
+            log = os.path.join(folder, "snmpd.log")
+            raise BedError(f"snmp agent in {ns} exited; see {log}")
+        if transport.run(probe, timeout=10).ok:
+            return
+        time.sleep(0.1)
+    raise BedError(f"snmp agent in {ns} did not answer on {address}:{port}")
+
+
 def serve(
     ns: str,
     folder: str,
@@ -88,39 +137,18 @@ def serve(
     `address` of that namespace and answering `clients` (an address or prefix), and wait
     until it answers through `transport` (which runs commands where the agent is reached
     from)."""
-    why = available()
-    if why:
-        raise BedError(f"snmp agent: {why}")
-    os.makedirs(folder, exist_ok=True)
-    conf = os.path.join(folder, "snmpd.conf")
-    with open(conf, "w", encoding="ascii") as fh:
-        fh.write(config(port, COMMUNITY, address, clients))
-    # its persistent state (engine boots, ...) is written to a folder of its own
-    env = {**os.environ, "MIBS": "", "SNMP_PERSISTENT_DIR": os.path.join(folder, "state")}
-    argv = ["ip", "netns", "exec", ns, SNMPD, "-f", "-C", "-c", conf]
-    argv += ["-Lf", os.path.join(folder, "snmpd.log"), "-p", os.path.join(folder, "snmpd.pid")]
+    command = argv(ns, folder, port, address, clients)
     proc = subprocess.Popen(  # noqa: S603 - fixed argv
-        argv,
-        env=env,
+        command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    served = Served(
-        proc,
-        proc_start_time(proc.pid),
-        Agent(address, port, "2c", COMMUNITY, refresh_s=REFRESH_S),
-    )
-    quick = Agent(address, port, "2c", COMMUNITY, timeout_s=0.2, retries=0)
-    probe = ["snmpget", *quick.client_args(), SYS_UPTIME]
-    deadline = time.monotonic() + START_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            log = os.path.join(folder, "snmpd.log")
-            raise BedError(f"snmp agent in {ns} exited ({proc.returncode}); see {log}")
-        if transport.run(probe, timeout=10).ok:
-            return served
-        time.sleep(0.1)
-    served.stop()
-    raise BedError(f"snmp agent in {ns} did not answer on {address}:{port}")
+    served = Served(proc, proc_start_time(proc.pid), agent(address, port))
+    try:
+        wait_answering(lambda: proc.poll() is None, ns, folder, transport, address, port)
+    except BedError:
+        served.stop()
+        raise
+    return served

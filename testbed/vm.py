@@ -13,7 +13,8 @@ tap; the tap then drops (its ``tx_dropped``): that is the NIC's overflow (``rx_f
 The harness reaches a guest with the ssh backend's transport (real ssh, to the guest's
 sshd) over a second, management NIC (virtio-net, QEMU user networking restricted to the
 host: ``hostfwd`` on the switch namespace's loopback), so management traffic never
-touches the NIC under test or the switch. The guest image: vmimage.py.
+touches the NIC under test or the switch. The guest image: vmimage.py. With
+--lab-inventory the standing guests are a lab for the ssh backend (vm_lab.py).
 
 With --vm-icount the guests run at a fixed instruction rate, and each point checks that
 they kept it: their clocks are read just before and after the traffic (``pace``); a
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lanloss.options import OptionError
-from lanloss.testbed import netns
+from lanloss.testbed import netns, snmp_agent, vm_lab
 from lanloss.testbed.backend import Backend
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.ssh import SshTransport, install_tools
@@ -174,6 +175,21 @@ def transport_from(desc: dict[str, Any]) -> VmTransport:
     return VmTransport(**fields)
 
 
+def check_lab(req: Any) -> None:
+    """--lab-inventory: a LAN that stands, every host a guest, a file that can be
+    written (OptionError)."""
+    from lanloss import outputs
+
+    if not req.keep_lan:
+        raise OptionError("--lab-inventory: the lab is the LAN left standing; add --keep-lan")
+    if req.vm_guests != "all":
+        raise OptionError(
+            f"--lab-inventory: --vm-guests {req.vm_guests}: a lab's hosts are all guests "
+            "(a namespace sender has no sshd); use --vm-guests all"
+        )
+    outputs.check_file(req.lab_inventory, "--lab-inventory")
+
+
 def validate_machine(nic: str) -> None:
     if nic not in NIC_MODELS:
         raise OptionError(f"--vm-nic: {nic!r} is not one of {sorted(NIC_MODELS)}")
@@ -242,6 +258,8 @@ class VmBackend(Backend):
         if req.vm_icount is not None and req.vm_icount not in ICOUNT_SHIFTS:
             raise OptionError(f"--vm-icount: {req.vm_icount} is not a shift from 0 to 10")
         netns.plan(req.params, req.prefix)
+        if req.lab_inventory:
+            check_lab(req)
         validate_machine(req.vm_nic)
 
     @classmethod
@@ -250,6 +268,7 @@ class VmBackend(Backend):
             req.params, req.prefix, run_dir, req.vm_nic, req.pin, req.state_dir, req.vm_guests
         )
         backend.icount = req.vm_icount
+        backend.lab = req.lab_inventory
         return backend
 
     def __init__(
@@ -288,15 +307,21 @@ class VmBackend(Backend):
         self.log_marks: dict[str, int] = {}  # QEMU's output before the point, per guest
         self.clock_reads: dict[str, list[ClockRead | None]] = {}  # around the traffic
         self.load_avg: dict[str, list[float]] = {}  # this machine's, around the traffic
+        self.lab: str | None = None  # --lab-inventory: where the lab's inventory goes
+        self.lab_links: dict[str, dict[str, str]] = {}  # switch -> its management link
+        self.lab_written = False  # this run wrote the lab's inventory
 
     # -- building --------------------------------------------------------------------------
 
     def _switches(self, journal: Any) -> None:
         """The netns backend's switches: namespaces, bridges, switch-to-switch veths."""
         mtu = int(self.params["mtu"])
-        for sw in self.plan.switches:
+        subnets = vm_lab.free_subnets(len(self.plan.switches)) if self.lab else []
+        for i, sw in enumerate(self.plan.switches):
             netns.create_namespace(sw.ns, journal)
             netns.make_switch(sw.ns)
+            if self.lab:  # before the guests: their sshd is forwarded on its address
+                self.lab_links[sw.name] = vm_lab.add_link(sw.ns, subnets[i])
         limit = int(self.params["switch_buffer"])
         for a, b, rate, _ in self.plan.links:
             na, nb = self.plan.nodes[a], self.plan.nodes[b]
@@ -332,6 +357,8 @@ class VmBackend(Backend):
             f"ll.mgmt_mac={self.image['mgmt_mac']}",
             f"ll.driver={self.driver}",
         ]
+        if self.lab:
+            words.append(f"ll.mgmt_route={vm_lab.MGMT_NET}")
         return " ".join(words)
 
     def _icount_argv(self) -> list[str]:
@@ -341,6 +368,14 @@ class VmBackend(Backend):
         if self.icount is None:
             return []
         return ["-icount", f"shift={self.icount},align=on,sleep=on"]
+
+    def _hostfwd(self, node: Any, ssh_port: int) -> str:
+        """The guest's sshd on its switch namespace's loopback (the harness's), and with
+        --lab-inventory on the switch's management link too (a lab's ssh backend's)."""
+        rules = [f"hostfwd=tcp:127.0.0.1:{ssh_port}-:22"]
+        if self.lab:
+            rules.append(f"hostfwd=tcp:{self.lab_links[node.switch]['there']}:{ssh_port}-:22")
+        return ",".join(rules)
 
     def _qemu_argv(self, node: Any, k: int, port: str, ssh_port: int) -> list[str]:
         accel = f"tcg,tb-size={TB_SIZE_MB}" if self.accel == "tcg" else "kvm"
@@ -373,7 +408,7 @@ class VmBackend(Backend):
             "-device",
             f"{self.nic},netdev=data,mac={guest_mac(k)}",
             "-netdev",
-            f"user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:{ssh_port}-:22",
+            f"user,id=mgmt,restrict=on,{self._hostfwd(node, ssh_port)}",
             "-device",
             f"virtio-net-pci,netdev=mgmt,mac={self.image['mgmt_mac']}",
             "-fsdev",
@@ -421,7 +456,36 @@ class VmBackend(Backend):
             self._reach_guest(node, sw, ssh_port, t0, journal)
         if self.standing is None:
             self._static_arp()
+            if self.lab:
+                self._serve_lab_snmp(journal)
+        if self.lab:  # the lab as it stands once the run leaves it (teardown removes it)
+            text = vm_lab.inventory(self.plan, self.lab_links, self.ssh_ports(), self.image)
+            vm_lab.write(self.lab, text)
+            self.lab_written = True
         self.log_marks = {n: self._log_size(n) for n in self.qemu}  # the point starts here
+
+    def _serve_lab_snmp(self, journal: Any) -> None:
+        """snmpd in each switch namespace on its management link, started by the LAN's
+        keeper (it stands with the guests), answering on this machine's end."""
+        assert self.keeper is not None and self.lan_dir is not None, "--lab-inventory: keep-lan"
+        here = Local(netns.MACHINE)
+        for sw in self.plan.switches:
+            link = self.lab_links[sw.name]
+            folder = os.path.join(self.lan_dir, f"snmpd-{sw.name}")
+            argv = vm_lab.snmpd_argv(sw.ns, folder, link)
+            kept = self.keeper.spawn(argv, os.path.join(folder, "snmpd.out"))
+            journal.record("lan_procs", kept.journal_entry())
+            snmp_agent.wait_answering(
+                lambda k=kept: k.poll() is None, sw.ns, folder, here, link["there"]
+            )
+
+    def ssh_ports(self) -> dict[str, int]:
+        """Each guest's hostfwd port (in its switch namespace)."""
+        return {
+            node.name: SSH_PORT0 + k + 1
+            for k, node in enumerate(self.plan.hosts)
+            if self.is_guest(node)
+        }
 
     def _log_size(self, name: str) -> int:
         try:
@@ -491,6 +555,7 @@ class VmBackend(Backend):
         netns.reshape(lan.get("shapers", {}), self.shapers())
         self.reaper = start_reaper(self.prefix, self.state_dir)
         self.lan_dir = lan.get("folder")
+        self.lab_links = dict((lan.get("lab") or {}).get("links", {}))
         booting = []
         for k, node in enumerate(self.plan.hosts):
             sw = self.plan.nodes[node.switch]
@@ -749,7 +814,15 @@ class VmBackend(Backend):
             "qemu_argv": self.qemu_argv,
             "channel": "ssh to the guest's sshd over a virtio-net management NIC "
             "(QEMU user networking, hostfwd on the switch namespace's loopback)",
+            "lab": self._lab_env(),
         }
+
+    def _lab_env(self) -> dict[str, Any] | None:
+        """--lab-inventory: where the lab's guests and agents are reached (vm_lab)."""
+        if not self.lab:
+            return None
+        return {"inventory": os.path.abspath(self.lab), "links": self.lab_links,
+                "ssh_ports": self.ssh_ports()}  # fmt: skip
 
     def _icount_env(self) -> dict[str, Any] | None:
         """The guests' instruction rate, and QEMU's align warnings during the point (since
@@ -843,6 +916,8 @@ class VmBackend(Backend):
         self._stop_reaper()
         if self.lan_dir:
             shutil.rmtree(self.lan_dir, ignore_errors=True)
+        if self.lab_written and os.path.exists(self.lab or ""):
+            os.unlink(self.lab or "")  # it names a lab that is gone
         return failures
 
     def close(self) -> None:
@@ -868,6 +943,7 @@ class VmBackend(Backend):
                 name: {**proc.journal_entry(), "argv": self.qemu_argv.get(name, [])}
                 for name, proc in self.qemu.items()
             },
+            "lab": self._lab_env(),
         }
 
     def lan_key(self) -> str:
@@ -875,6 +951,8 @@ class VmBackend(Backend):
         which hosts are guests, their CPUs (pinning) and the accelerator."""
         shape = netns.lan_shape(self.plan)
         guests = {"nic": self.nic, "icount": self.icount, "guests": self.guests}
+        if self.lab:  # a lab's guests listen on its management links too
+            guests["lab"] = True
         return netns.digest({**shape, **guests, "pin": self.pin, "accel": self.accel})
 
     def shapers(self) -> dict[str, list[str]]:
