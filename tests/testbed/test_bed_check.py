@@ -8,22 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import time
+from pathlib import Path
 
 import pytest
-from test_bed_ssh import NET, SSH_NS, SSHD_CONFIG, lab, sh  # noqa: F401 - lab is a fixture used here
-from test_snmp_ssh import AGENT, switch_agent  # noqa: F401 - switch_agent: a fixture
+from test_bed_ssh import NET, SSH_NS, lab, sh, start_sshd  # noqa: F401 - lab: a fixture
+from test_snmp_ssh import AGENT, SSH_SNMP_LAB, switch_agent, with_switch  # noqa: F401 - a fixture
 
 from lanloss.testbed import snmp_agent
 
-pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces, sshd)"),
-    pytest.mark.skipif(not os.path.exists("/usr/sbin/sshd"), reason="needs openssh-server"),
-    pytest.mark.skipif(snmp_agent.available() is not None, reason="needs snmp and snmpd"),
-    pytest.mark.netns,
-    pytest.mark.slow,
-]
+pytestmark = SSH_SNMP_LAB
 
 WARN_PAUSE = (
     "lanloss bed check: {host}: warning: cannot set pause on eth0: ethtool -a: netlink error: "
@@ -33,20 +26,13 @@ WARN_PAUSE = (
 
 
 def inventory(lab, name: str, snmp_port: int = snmp_agent.PORT, **changes: str) -> str:  # noqa: F811
-    """The lab's inventory with its bridge as switch lab-sw (agent at AGENT:snmp_port), each
-    `old=new` of changes applied to its text; written beside its key."""
-    text = lab["inventory"].read_text()
-    text = text.replace("hosts:\n", (
-        "switches:\n"
-        f"  lab-sw: {{address: {AGENT}, snmp: {{community: {snmp_agent.COMMUNITY}, "
-        f"port: {snmp_port}, timeout: 0.5, counter_refresh: {snmp_agent.REFRESH_S}}}}}\n"
-        "hosts:\n"))  # fmt: skip
-    text = text.replace("role: sender}", "role: sender, switch: lab-sw, switch_port: p2}")
-    text = text.replace("role: receiver}", "role: receiver, switch: lab-sw, switch_port: p3}")
+    """The lab's inventory with its bridge as switch lab-sw (agent at AGENT:snmp_port, a
+    short timeout), each `old=new` of changes applied to its text; written beside its key."""
+    path = Path(with_switch(lab, snmp_port, name, snmp=", timeout: 0.5"))
+    text = path.read_text()
     for old, new in changes.values():
         assert old in text, old
         text = text.replace(old, new)
-    path = lab["dir"] / f"{name}.yaml"
     path.write_text(text)
     return str(path)
 
@@ -182,20 +168,9 @@ def test_an_unreachable_host_is_a_problem(lab, switch_agent, bed):  # noqa: F811
 def root_without_net_admin(lab):  # noqa: F811
     """A second sshd on h2 (port 2200) whose bounding set lacks CAP_NET_ADMIN: its root
     logins cannot change network settings, as root in a container that drops it."""
-    conf = lab["dir"] / "sshd-h2-nocap.conf"
-    text = SSHD_CONFIG.format(addr=f"{NET}.3:2200", dir=lab["dir"], name="h2-nocap")
-    conf.write_text(text)
-    log = lab["dir"] / "sshd-h2-nocap.log"
-    server = subprocess.Popen(
-        ["ip", "netns", "exec", f"{SSH_NS}h2", "setpriv", "--bounding-set", "-net_admin",
-         "--", "/usr/sbin/sshd", "-D", "-f", str(conf), "-E", str(log)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    server = start_sshd(f"{SSH_NS}h2", lab["dir"], "h2-nocap", f"{NET}.3:2200",
+                        wrap=("setpriv", "--bounding-set", "-net_admin", "--"))  # fmt: skip
     try:
-        deadline = time.monotonic() + 10
-        while "Server listening" not in (log.read_text() if log.exists() else ""):
-            assert time.monotonic() < deadline, "sshd did not start"
-            time.sleep(0.05)
         yield
     finally:
         server.terminate()

@@ -51,6 +51,26 @@ def _delete_namespaces() -> None:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
+def start_sshd(ns: str, d, name: str, addr: str, wrap: tuple[str, ...] = ()) -> subprocess.Popen:
+    """sshd in namespace ns listening on addr (SSHD_CONFIG, files under d), started through
+    `wrap` (e.g. setpriv ... --), once its log says it listens."""
+    conf = d / f"sshd-{name}.conf"
+    conf.write_text(SSHD_CONFIG.format(addr=addr, dir=d, name=name))
+    log = d / f"sshd-{name}.log"
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", ns, *wrap, "/usr/sbin/sshd", "-D", "-f", str(conf), "-E", str(log)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while "Server listening" not in (log.read_text() if log.exists() else ""):
+        if time.monotonic() > deadline:
+            server.kill()
+            raise AssertionError(f"sshd {name} did not start: {log}")
+        time.sleep(0.05)
+    return server
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """Two sshd 'hosts' and a controller namespace on one bridge; an inventory for them."""
@@ -76,31 +96,7 @@ def lab(tmp_path_factory):
             sh("ip", "-n", f"{SSH_NS}sw", "link", "set", f"p{i}", "master", "br0")
             if name == "ctl":
                 continue
-            conf = d / f"sshd-{name}.conf"
-            conf.write_text(SSHD_CONFIG.format(addr=f"{NET}.{i}", dir=d, name=name))
-            log = d / f"sshd-{name}.log"
-            servers.append(
-                subprocess.Popen(
-                    [
-                        "ip",
-                        "netns",
-                        "exec",
-                        ns,
-                        "/usr/sbin/sshd",
-                        "-D",
-                        "-f",
-                        str(conf),
-                        "-E",
-                        str(log),
-                    ],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-            deadline = time.monotonic() + 10
-            while "Server listening" not in (log.read_text() if log.exists() else ""):
-                assert time.monotonic() < deadline, "sshd did not start"
-                time.sleep(0.05)
+            servers.append(start_sshd(ns, d, name, f"{NET}.{i}"))
         inv = d / "hosts.yaml"
         inv.write_text(
             "ssh: {user: root, key: id, known_hosts: known_hosts}\n"

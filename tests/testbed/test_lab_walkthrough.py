@@ -12,23 +12,16 @@ import re
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from test_bed_ssh import NET, SSH_NS, SSHD_CONFIG, lab, sh  # noqa: F401 - lab: a fixture
-from test_snmp_ssh import AGENT, switch_agent  # noqa: F401 - switch_agent: a fixture
+from test_bed_ssh import NET, SSH_NS, lab, sh, start_sshd  # noqa: F401 - lab: a fixture
+from test_snmp_ssh import AGENT, SSH_SNMP_LAB, switch_agent  # noqa: F401 - a fixture
 
 from lanloss.record import load
 from lanloss.testbed import snmp_agent
 
-pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces, sshd)"),
-    pytest.mark.skipif(not os.path.exists("/usr/sbin/sshd"), reason="needs openssh-server"),
-    pytest.mark.skipif(snmp_agent.available() is not None, reason="needs snmp and snmpd"),
-    pytest.mark.netns,
-    pytest.mark.slow,
-]
+pytestmark = SSH_SNMP_LAB
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "testbed" / "README.md"
@@ -82,18 +75,7 @@ def lab3(lab):  # noqa: F811
         for dev_ns, dev in ((H3, "eth0"), (H3, "lo"), (f"{SSH_NS}sw", "p4")):
             sh("ip", "-n", dev_ns, "link", "set", dev, "up")
         sh("ip", "-n", f"{SSH_NS}sw", "link", "set", "p4", "master", "br0")
-        conf = d / "sshd-h3.conf"
-        conf.write_text(SSHD_CONFIG.format(addr=f"{NET}.4", dir=d, name="h3"))
-        log = d / "sshd-h3.log"
-        server = subprocess.Popen(
-            ["ip", "netns", "exec", H3, "/usr/sbin/sshd", "-D", "-f", str(conf), "-E", str(log)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while "Server listening" not in (log.read_text() if log.exists() else ""):
-            assert time.monotonic() < deadline, "sshd did not start"
-            time.sleep(0.05)
+        server = start_sshd(H3, d, "h3", f"{NET}.4")
         yield lab
     finally:
         if server is not None:

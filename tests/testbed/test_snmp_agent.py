@@ -123,15 +123,35 @@ def _inventory(key_file, **kw) -> str:
     return str(path)
 
 
+def _switch_row(stdout: str) -> str:
+    """bed check's table row of switch sw1."""
+    (row,) = [x for x in stdout.splitlines() if x.startswith("sw1 ")]
+    return row
+
+
+def _no_sshd(findings: list[str]) -> bool:
+    """The hosts here are names for the agent's ports: no sshd answers for them."""
+    hosts = [
+        x for x in findings if x.startswith(("lanloss bed check: pc1:", "lanloss bed check: pc2:"))
+    ]
+    return len(hosts) == 2 and all("unreachable over ssh" in x for x in hosts)
+
+
+def _check(bed, inventory: str):  # noqa: F811
+    res = bed("check", "--backend", "ssh", "--inventory", inventory, netns=NS)
+    findings = [x for x in res.stderr.splitlines() if x.startswith("lanloss bed check: ")]
+    return res, findings
+
+
 def test_bed_check_reports_each_switch_and_its_ports(agent, bed, key):  # noqa: F811
     index = int(sh("ip", "netns", "exec", NS, "cat", "/sys/class/net/p2/ifindex"))
-    res = bed("check", "--backend", "ssh", "--inventory", _inventory(key, port_of_pc2=index),
-              netns=NS)  # fmt: skip
-    assert res.returncode == 0, res.stderr
+    res, findings = _check(bed, _inventory(key, port_of_pc2=index))
+    assert res.returncode == 1 and _no_sshd(findings), res.stderr
+    assert not [x for x in findings if x.startswith("lanloss bed check: switch sw1")]
     p1 = int(sh("ip", "netns", "exec", NS, "cat", "/sys/class/net/p1/ifindex"))
-    line = (f"switch sw1 (127.0.0.1:{snmp_agent.PORT}, SNMP v2c): reachable; "
-            f"ports p1=ifIndex {p1}, {index}=ifIndex {index}")  # fmt: skip
-    assert line in res.stderr
+    row = _switch_row(res.stdout)
+    assert row.split()[:4] == ["sw1", "switch", "snmp", "v2c"]
+    assert row.endswith(f"127.0.0.1:{snmp_agent.PORT}: p1=ifIndex {p1}, {index}=ifIndex {index}")
 
 
 @pytest.mark.parametrize(
@@ -143,12 +163,11 @@ def test_bed_check_reports_each_switch_and_its_ports(agent, bed, key):  # noqa: 
     ],
 )
 def test_bed_check_names_the_switch_it_cannot_read(agent, bed, key, change, why):  # noqa: F811
-    res = bed("check", "--backend", "ssh", "--inventory", _inventory(key, **change),
-              netns=NS)  # fmt: skip
-    assert res.returncode == 1
-    lines = [x for x in res.stderr.splitlines() if x.startswith("lanloss bed: switch sw1")]
-    assert len(lines) == 1 and why in lines[0]
-    assert "check the address, the SNMP credentials" in lines[0]
+    res, findings = _check(bed, _inventory(key, **change))
+    assert res.returncode == 1 and _no_sshd(findings), res.stderr
+    (line,) = [x for x in findings if x.startswith("lanloss bed check: switch sw1: ")]
+    assert why in line and "check its address and SNMP credentials" in line
+    assert _switch_row(res.stdout).split()[2] == "no"
 
 
 V3_CONFIG = """agentAddress udp:127.0.0.1:{port}

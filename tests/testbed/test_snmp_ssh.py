@@ -14,13 +14,16 @@ from lanloss.record import load
 from lanloss.testbed import snmp_agent
 from lanloss.testbed.transport import Local
 
-pytestmark = [
+# what every test of the ssh lab with a switch agent needs (also test_bed_check.py and
+# test_lab_walkthrough.py)
+SSH_SNMP_LAB = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces, sshd)"),
     pytest.mark.skipif(not os.path.exists("/usr/sbin/sshd"), reason="needs openssh-server"),
     pytest.mark.skipif(snmp_agent.available() is not None, reason="needs snmp and snmpd"),
     pytest.mark.netns,
     pytest.mark.slow,
 ]
+pytestmark = SSH_SNMP_LAB
 
 AGENT = f"{NET}.254"
 
@@ -40,17 +43,19 @@ def switch_agent(lab, tmp_path):  # noqa: F811
         sh("ip", "-n", sw, "addr", "del", f"{AGENT}/24", "dev", "br0")
 
 
-def _with_switch(lab, port: int) -> str:  # noqa: F811
-    """The lab's inventory with its bridge as switch lab-sw (agent at AGENT:port)."""
+def with_switch(lab, port: int, name: str = "hosts-with-switch", snmp: str = "") -> str:  # noqa: F811
+    """The lab's inventory with its bridge as switch lab-sw (agent at AGENT:port, `snmp`:
+    more of its SNMP settings, ", key: value"), written beside its key, which it names
+    relatively, as NAME.yaml."""
     text = lab["inventory"].read_text()
     text = text.replace("hosts:\n", (
         "switches:\n"
         f"  lab-sw: {{address: {AGENT}, snmp: {{community: {snmp_agent.COMMUNITY}, "
-        f"port: {port}, counter_refresh: {snmp_agent.REFRESH_S}}}}}\n"
+        f"port: {port}{snmp}, counter_refresh: {snmp_agent.REFRESH_S}}}}}\n"
         "hosts:\n"))  # fmt: skip
     text = text.replace("role: sender}", "role: sender, switch: lab-sw, switch_port: p2}")
     text = text.replace("role: receiver}", "role: receiver, switch: lab-sw, switch_port: p3}")
-    inv = lab["dir"] / "hosts-with-switch.yaml"  # beside its key, which it names relatively
+    inv = lab["dir"] / f"{name}.yaml"
     inv.write_text(text)
     return str(inv)
 
@@ -64,7 +69,7 @@ def _logins(lab) -> int:  # noqa: F811
 
 def test_a_lab_run_reads_its_switch_ports(lab, switch_agent, bed, tmp_path):  # noqa: F811
     out = tmp_path / "run.json"
-    res = bed("run", "--backend", "ssh", "--inventory", _with_switch(lab, snmp_agent.PORT),
+    res = bed("run", "--backend", "ssh", "--inventory", with_switch(lab, snmp_agent.PORT),
               "--rate", "20Mbps", "--payload", "1472", "--duration", "0.5s", "--out", str(out),
               netns=lab["ctl"])  # fmt: skip
     assert res.returncode == 0, res.stderr
@@ -87,7 +92,7 @@ def test_a_silent_switch_stops_the_run_before_any_host(lab, bed, tmp_path):  # n
     out = tmp_path / "run.json"
     silent = snmp_agent.PORT + 7  # nothing listens there
     logins = _logins(lab)
-    res = bed("run", "--backend", "ssh", "--inventory", _with_switch(lab, silent),
+    res = bed("run", "--backend", "ssh", "--inventory", with_switch(lab, silent),
               "--rate", "20Mbps", "--duration", "0.5s", "--out", str(out),
               netns=lab["ctl"])  # fmt: skip
     assert res.returncode == 1 and not out.exists()

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The vm-e1000 study's subset (config/studies/vm-e1000.yaml): two of its points, its base
-configuration (rx-usecs 400, ring 256, 256 KiB, 64 B) at its lowest and highest rate, run
-as the workflow runs them (`lanloss bed run` with the study's bed_args and --keep-lan: one
-guest boot at -icount shift 4 serves both while no other prefix's run comes between),
-then tabled: a boot of about 2 minutes and two points (7 min 19 s measured 2026-11-25 with
-other jobs loading both cores, each point booting its guest anew).
+"""The vm-e1000 study's subset (config/studies/vm-e1000.yaml): one of its points, its base
+configuration (rx-usecs 400, ring 256, 256 KiB, 64 B) at its highest rate, run as the
+workflow runs it (`lanloss bed run` with the study's bed_args) and tabled: a guest boot at
+-icount shift 4 of about 2 minutes and one point (the issue's bound for the tests' subset
+is 3 minutes; the LAN's reuse across points is tested by test_bed_vm_lan.py).
 
 What is checked holds whatever the machine's load: every lost datagram is attributed, the
 pace check read the guest's clock around the traffic and its verdict follows its rule, QEMU
@@ -41,14 +40,14 @@ BASE = {"itr": 2500, "rx_ring": 256, "rcvbuf": 262144, "payload": 64, "seed": 1}
 
 
 def _subset() -> list[study.Point]:
-    """The base configuration's first repetition at the lowest and the highest rate."""
+    """The base configuration's first repetition at the highest rate."""
     pts = [
         p
         for p in study.load(STUDY).points_for("bed")
         if all(p.params[k] == v for k, v in BASE.items())
     ]
     pts.sort(key=lambda p: float(p.params["rate"]))
-    return [pts[0], pts[-1]]
+    return [pts[-1]]
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +61,7 @@ def records(tmp_path_factory):
         for k, point in enumerate(_subset()):
             path = state / f"{k}.json"
             cmd = [sys.executable, "-m", "lanloss.cli", "bed", "run", *point.cli_args()]
-            cmd += [*bed_args, "--prefix", PREFIX, "--no-progress", "--keep-lan"]
+            cmd += [*bed_args, "--prefix", PREFIX, "--no-progress"]
             cmd += ["--out", str(path)]
             cp = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
             assert cp.returncode == 0, cp.stderr[-2000:]
@@ -114,7 +113,7 @@ def test_the_table_carries_the_shift_the_pace_and_the_interrupts(records, tmp_pa
     from lanloss.analysis import tables
 
     df = tables.build([str(p) for p in records], "vm-e1000")
-    assert list(df["vm_icount_shift"]) == [4.0, 4.0]
+    assert list(df["vm_icount_shift"]) == [4.0] * len(records)
     kept = [json.loads(p.read_text())["env"]["vm"]["icount"]["kept_pace"] for p in records]
     assert list(df["guest_kept_pace"]) == [float(k) for k in kept]
     per_frame = df["rx_interrupts_per_frame"].astype(float)
