@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from bed_process import run_waiting_for_the_machine
 
 REPO = Path(__file__).resolve().parents[2]
 NS_PREFIX = "lltb-"  # every namespace/cgroup a harness test makes starts with this
@@ -59,24 +59,3 @@ def bed(bed_state: Path, ns_prefix: str):
         return run_waiting_for_the_machine(cmd, timeout=timeout, env=full_env)
 
     return run
-
-
-def machine_busy(res: subprocess.CompletedProcess) -> bool:
-    """`bed restore`/`bed cleanup` refused because a run holds the machine lock."""
-    return res.returncode == 1 and "machine.lock" in res.stderr and "holds" in res.stderr
-
-
-def run_waiting_for_the_machine(
-    cmd: list[str], timeout: float, env: dict[str, str], patience: float = 900
-) -> subprocess.CompletedProcess:
-    """Run a `lanloss bed` command; restore and cleanup refuse at once while another run
-    (another test, on a shared machine) holds the machine lock: try those again until it
-    is free, as a user would."""
-    deadline = time.monotonic() + patience
-    while True:
-        res = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO, env=env
-        )
-        if not machine_busy(res) or time.monotonic() > deadline:
-            return res
-        time.sleep(1.0)

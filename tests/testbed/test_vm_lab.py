@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The ssh backend against the vm backend's guests as if they were lab machines
 (testbed/vm_lab.py): `bed run --backend vm --keep-lan --lab-inventory` leaves two guests
-(real sshd, the real e1000 driver) standing on a switch namespace whose snmpd serves its
-ports, all reached from this machine's namespace over management links; `bed check` and
-`bed run --backend ssh` then use the inventory it wrote, as for a lab.
+(real sshd, the real e1000e driver: the other vm tests drive e1000) standing on a switch
+namespace whose snmpd serves its ports, all reached from this machine's namespace over
+management links; `bed check` and `bed run --backend ssh` then use the inventory it wrote,
+as for a lab.
 
 While the lab is in use the test holds the machine lock (taken the moment the vm run lets
 go of it): any other netns or vm run on this machine replays every journal that changed
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import run_waiting_for_the_machine
+from bed_process import run_waiting_for_the_machine
 from vm_guest_image import build_or_fail
 
 from lanloss.record import load
@@ -40,7 +41,8 @@ SWITCH_NS = f"{PREFIX}sw1"
 # The lab: s1's link at 20 Mbit/s, r1's at 5 Mbit/s; standing it runs a point well below
 # r1's rate. The lab's run then offers 10 Mbit/s: the switch port to r1 (p2) drops.
 STAND = ["--sender-rate", "20Mbps", "--edge-rate", "5Mbps", "--rate", "1Mbps",
-         "--payload", "1472", "--duration", "0.5s", "--no-progress"]  # fmt: skip
+         "--payload", "1472", "--duration", "0.5s", "--vm-nic", "e1000e",
+         "--no-progress"]  # fmt: skip
 LAB_POINT = ["--rate", "10Mbps", "--payload", "1472", "--duration", "1s", "--no-progress"]
 
 
@@ -155,18 +157,23 @@ def test_the_inventory_names_the_guests_and_the_switch_agent(lab):
     assert inv["ssh"]["key"] == vmimage.load_manifest()["key"]
 
 
-def test_check_sees_the_guests_e1000_as_mapped_and_the_switch_over_snmp(lab):
+def test_check_sees_the_guests_e1000e_as_mapped_and_the_switch_over_snmp(lab):
     cp = _ssh_bed(lab, "check")
     assert cp.returncode == 0, cp.stderr
     rows = {line.split()[0]: line.split() for line in cp.stdout.splitlines()[1:]}
-    # name role reach priv kernel iface driver map ...: each guest's e1000, read through its map
+    # name role reach priv kernel iface driver map ...: each guest's e1000e, read through its map
     kernel = lab["stand"].env["vm"]["kernel"]
     for name, role in (("s1", "sender"), ("r1", "receiver")):
-        want = [name, role, "ssh", "root", kernel, "eth0", "e1000", "e1000"]
+        want = [name, role, "ssh", "root", kernel, "eth0", "e1000e", "e1000e"]
         assert rows[name][:8] == want, cp.stdout
     assert rows["sw1"][:4] == ["sw1", "switch", "snmp", "v2c"]
     agent = lab["stand"].env["vm"]["lab"]["links"]["sw1"]["there"]
     assert re.search(rf" {agent}:1161: p1=ifIndex \d+, p2=ifIndex \d+$", cp.stdout, re.M)
+    # two guests, two clocks set from QEMU's RTC at boot (a second's resolution) and no NTP:
+    # hundreds of milliseconds apart, which the check finds and says how to remedy
+    (clock,) = [x for x in cp.stderr.splitlines() if "r1: warning: clock against s1" in x]
+    assert ": unsynchronized, offset " in clock and "(ping-pong)" in clock
+    assert clock.endswith("— run chrony or ptp4l on both hosts, or one-way latency will be null")
 
 
 def test_a_lab_run_attributes_switch_drops_over_snmp_nic_drops_by_the_driver_map(lab, tmp_path):
@@ -183,9 +190,9 @@ def test_a_lab_run_attributes_switch_drops_over_snmp_nic_drops_by_the_driver_map
     assert rec.extra["counters"]["sw1"]["ifmib"]["p2"]["ifOutDiscards"] == dropped
     assert "sw1 p2 ifOutDiscards (SNMP)" in json.dumps(rec.extra["attribution"]["detail"])
     assert rec.drops["unexplained"] == 0
-    # r1's NIC: read through the e1000 driver's counter map, no counter left unmapped
+    # r1's NIC: read through the e1000e driver's counter map, no counter left unmapped
     nic = rec.extra["nic"]["r1"]["eth0"]
-    assert nic["driver"] == "e1000" and nic["map"] == "e1000"
+    assert nic["driver"] == "e1000e" and nic["map"] == "e1000e"
     assert "unmapped_counters" not in rec.extra
     assert rec.extra["attribution"]["complete"] is True
     # two kernels: the receiver's clock was measured against the sender's
