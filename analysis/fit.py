@@ -1064,11 +1064,11 @@ def _repetition_notes(
     """Compare the parameter refitted on each repetition alone with its interval.
 
     On its share 1/R of the runs, a repetition's estimate has R times the variance of the
-    whole fit's (log scale, the interval's half-width over z): their spread, sum (x_r -
-    mean)^2 / (R sd^2), is chi^2 with R - 1 degrees of freedom if the interval says what
-    the runs vary by. Rejected at SPREAD_TEST: the interval is narrower than the run-to-run
-    spread. A repetition whose refit runs to a search bound (not a physical limit):
-    identified only sometimes."""
+    whole fit's (log scale, the interval's half-width over z): sum (x_r - log est)^2 /
+    (R sd^2) is then about chi^2 with R degrees of freedom. Taken about the whole fit's
+    estimate, two repetitions that agree with each other but not with it fail too. Rejected
+    at SPREAD_TEST: the interval is narrower than the run-to-run spread. A repetition whose
+    refit runs to a search bound (not a physical limit): identified only sometimes."""
     from scipy.stats import chi2, norm
 
     out = []
@@ -1085,8 +1085,9 @@ def _repetition_notes(
     R = len(x)
     sd = (math.log(ci[1]) - math.log(ci[0])) / (2 * float(norm.ppf(0.5 + level / 2)))
     if R >= 2 and sd > 0:
-        stat = float(((x - x.mean()) ** 2).sum() / (R * sd**2))
-        if chi2.sf(stat, R - 1) < SPREAD_TEST:
+        # about the whole fit's estimate: a repetition off it counts as much as two apart
+        stat = float(((x - math.log(est)) ** 2).sum() / (R * sd**2))
+        if chi2.sf(stat, R) < SPREAD_TEST:
             out.append(
                 f"{NARROWER}: refitted on each repetition alone it gives {shown} {p.unit}; "
                 f"widened to the repetitions' spread (t with {R - 1} degrees of freedom)"
@@ -1104,15 +1105,16 @@ def widened_to_repetitions(
     The testbed's host is then not one fixed value: between repetitions (minutes apart) the
     machine's other work changes what a datagram costs. Treating each repetition's refit as
     one draw of that varying value (a random-effects mean, Hartung-Knapp), the interval of
-    the study's value is est x exp(+-t_{R-1} s / sqrt(R)), s the standard deviation of the
-    log refits over the R repetitions; the result also covers the bootstrap's interval. It
-    is wide with two repetitions (t = 12.7 at 95 %), as the data then say little about the
-    spread."""
+    the study's value is est x exp(+-t_{R-1} s / sqrt(R)), s the root mean square of the
+    log refits' deviations from the estimate (R - 1 in the denominator); the result also
+    covers the bootstrap's interval. It is wide with two repetitions (t = 12.7 at 95 %), as
+    the data then say little about the spread."""
     from scipy.stats import t
 
     x = np.log(np.asarray(reps, dtype=float))
     R = len(x)
-    half = float(t.ppf(0.5 + level / 2, R - 1)) * float(np.std(x, ddof=1)) / math.sqrt(R)
+    s = math.sqrt(float(((x - math.log(est)) ** 2).sum()) / (R - 1))
+    half = float(t.ppf(0.5 + level / 2, R - 1)) * s / math.sqrt(R)
     return [min(ci[0], est * math.exp(-half)), max(ci[1], est * math.exp(half))]
 
 

@@ -406,6 +406,9 @@ def test_an_interval_narrower_than_the_repetitions_spread_is_said_to_be():
     (note,) = fit._repetition_notes(read, 3e-6, ci, [3.5e-6, 2.4e-6], 0.95)
     assert note.startswith("its interval is narrower than the run-to-run spread")
     assert "3.5e-06, 2.4e-06 s" in note and "widened to the repetitions' spread" in note
+    # two repetitions that agree with each other, both off the whole fit's estimate
+    (note,) = fit._repetition_notes(read, 3.7e-6, [3.52e-6, 3.88e-6], [4.10e-6, 3.91e-6], 0.95)
+    assert note.startswith("its interval is narrower than the run-to-run spread")
     (note,) = fit._repetition_notes(read, 3e-6, ci, [3.1e-6, read.lower], 0.95)
     assert note.startswith(fit.SOMETIMES) and "1 of 2 at a bound" in note
     # a physical limit is a value the host can have, not a search that ran away
@@ -414,13 +417,13 @@ def test_an_interval_narrower_than_the_repetitions_spread_is_said_to_be():
 
 
 def test_an_interval_the_repetitions_disagree_with_is_widened_to_their_spread():
-    """Hartung-Knapp on the log refits: est x exp(+-t_{R-1} s / sqrt(R)), never narrower
-    than the bootstrap's interval."""
+    """Hartung-Knapp on the log refits about the estimate: est x exp(+-t_{R-1} s / sqrt(R)),
+    never narrower than the bootstrap's interval."""
     from scipy.stats import t
 
     reps = [5.0e-6, 6.0e-6, 5.5e-6]
     x = np.log(reps)
-    half = t.ppf(0.975, 2) * np.std(x, ddof=1) / math.sqrt(3)
+    half = t.ppf(0.975, 2) * math.sqrt(((x - math.log(5.4e-6)) ** 2).sum() / 2) / math.sqrt(3)
     lo, hi = fit.widened_to_repetitions(5.4e-6, [5.3e-6, 5.5e-6], reps, 0.95)
     assert lo == pytest.approx(5.4e-6 * math.exp(-half), rel=1e-12)
     assert hi == pytest.approx(5.4e-6 * math.exp(half), rel=1e-12)
