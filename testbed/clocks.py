@@ -120,7 +120,13 @@ def offsets(pairs: list[tuple[Any, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _wait_ready(proc: Any, log: Path, timeout: float = 5.0) -> bool:
+# How long the receiver's peer may take to start: python3 in a QEMU guest under TCG, its
+# /usr over 9p, with a CPU quota of the point's (--recv-cpu 25 stops it 75 ms in every 100)
+# takes several seconds; a peer that exits ends the wait at once.
+PEER_READY_S = 30.0
+
+
+def _wait_ready(proc: Any, log: Path, timeout: float = PEER_READY_S) -> bool:
     """The peer printed "ready" (it is bound) before it exited or the timeout."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -22,7 +22,15 @@ from test_ns3_suites import declared_suites
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
-MAKE = ["make", "--no-print-directory", "-C", str(REPO)]
+# under the lock `make test` holds while it builds the tree in the background (Makefile)
+MAKE = [
+    "flock",
+    str(REPO / "build" / "ns3-tree.lock"),
+    "make",
+    "--no-print-directory",
+    "-C",
+    str(REPO),
+]
 TREE_CACHE = REPO / "build" / "ns3-tree"
 RECORD = TREE_CACHE / "lanloss-sim.json"
 DOWNLOAD_FAILED = "ns3-tree: download failed"

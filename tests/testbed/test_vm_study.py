@@ -61,7 +61,7 @@ def records(tmp_path_factory):
         for k, point in enumerate(_subset()):
             path = state / f"{k}.json"
             cmd = [sys.executable, "-m", "lanloss.cli", "bed", "run", *point.cli_args()]
-            cmd += [*bed_args, "--prefix", PREFIX, "--no-progress"]
+            cmd += [*bed_args, "--prefix", PREFIX, "--no-progress", "--keep-lan"]
             cmd += ["--out", str(path)]
             cp = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
             assert cp.returncode == 0, cp.stderr[-2000:]
