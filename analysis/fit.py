@@ -81,6 +81,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from lanloss import disturbance
 from lanloss.analysis import fit_noise as noise
 from lanloss.analysis import loss_model as lm
 from lanloss.analysis import network
@@ -104,44 +105,38 @@ PILOT = 40  # bootstrap replicates that first look for unidentified parameters
 # Data
 
 
-UNMET = "offered load not met (the sender fell behind its rate)"
-BURST = "offered pattern not kept (a catch-up burst larger than the switch port's buffer)"
-SLOW_GUEST = "guest off its instruction rate (the vm backend's pace check)"
-STALLED = "receiver not running (kept off the CPU for longer than its socket buffer lasts)"
-DISTURBED_LABELS = {
-    UNMET: "offered load not met",
-    BURST: "offered pattern not kept",
-    STALLED: "receiver not running",
-}
+# The reasons a testbed run is left out as disturbed, and their labels (one rule for the
+# harness, the fit, the validation and the tests: lanloss.disturbance).
+UNMET, BURST, STALLED, SLOW_GUEST = (
+    disturbance.UNMET,
+    disturbance.BURST,
+    disturbance.STALLED,
+    disturbance.SLOW_GUEST,
+)
 
 
 def port_buffer_datagrams(df: pd.DataFrame) -> pd.Series:
-    """How many of the run's datagrams a switch port holds: switch_buffer over the bytes
-    a datagram charges there (its frames from MAC header to FCS, as the simulator's switch
-    counts; the testbed's size table adds preamble and gap, a few per cent fewer)."""
-    out = []
-    for payload, mtu, buf in zip(df["payload"], df["mtu"], df["switch_buffer"], strict=True):
-        w = wire(int(payload), int(mtu))
-        out.append(float(buf) / max(w.wire_bytes - 20 * w.fragments, 1))
+    """Per row, how many of the run's datagrams a switch port holds
+    (lanloss.disturbance.port_buffer_datagrams)."""
+    out = [
+        disturbance.port_buffer_datagrams(payload, mtu, buf)
+        for payload, mtu, buf in zip(df["payload"], df["mtu"], df["switch_buffer"], strict=True)
+    ]
     return pd.Series(out, index=df.index, dtype=float)
 
 
 def disturbed(df: pd.DataFrame) -> dict[str, pd.Series]:
     """Per reason, the rows of runs the machine disturbed, so that they are not the run
-    their options describe: a sender that did not reach its rate (``offered_met`` 0: not
-    offered the load its ``rate`` says), one that fell behind and caught up with a burst
-    larger than a switch port holds (``max_burst_datagrams``: not offered its pattern), a
-    receiver kept off the CPU for longer than its socket buffer lasts (``recv_stalled`` 1:
-    its socket overflowed because it was not running). The same rules for both ends, for
-    the fit, the validation and the tests (tests/testbed/load_rules.py)."""
+    their options describe (lanloss.disturbance.reasons, row by row): a sender that did
+    not reach its rate or caught up with a burst larger than a switch port holds, a
+    receiver kept off the CPU for longer than its socket buffer lasts, an icount guest off
+    its pace. Only reasons some row has are keys."""
+    found = [disturbance.reasons(row) for row in df.to_dict("records")]
     masks: dict[str, pd.Series] = {}
-    if "offered_met" in df:
-        masks[UNMET] = df["offered_met"].astype(float) == 0.0
-    if "max_burst_datagrams" in df and len(df):
-        burst = df["max_burst_datagrams"].astype(float).fillna(0.0)
-        masks[BURST] = burst > port_buffer_datagrams(df)
-    if "recv_stalled" in df:
-        masks[STALLED] = df["recv_stalled"].astype(float) == 1.0
+    for reason in disturbance.LABELS:
+        bad = pd.Series([reason in why for why in found], index=df.index, dtype=bool)
+        if bad.any():
+            masks[reason] = bad
     return masks
 
 
@@ -161,17 +156,8 @@ def usable(
         if bad.any():
             excluded[reason] = int(bad.sum())
             for f in sorted(df.loc[bad, "run_file"].astype(str).unique())[:10]:
-                notes.append(f"{DISTURBED_LABELS[reason]}: {f}")
+                notes.append(f"{disturbance.LABELS[reason]}: {f}")
         keep &= ~bad
-    if "guest_kept_pace" in df and not include_unmet:
-        # an icount guest whose clock did not keep real time was not the PC its shift says
-        # (testbed/vm.py, PACE_TOLERANCE)
-        slow = (df["guest_kept_pace"].astype(float) == 0.0) & keep
-        if slow.any():
-            excluded[SLOW_GUEST] = int(slow.sum())
-            for f in sorted(df.loc[slow, "run_file"].astype(str).unique())[:10]:
-                notes.append(f"guest off its pace: {f}")
-        keep &= ~slow
     if "protocol" in df:
         tcp = df["protocol"].astype(str) == "tcp"
         if tcp.any():

@@ -335,6 +335,18 @@ def left_out_runs(table: pd.DataFrame) -> dict[str, list[str]]:
     return out
 
 
+def measured_again(table: pd.DataFrame) -> dict[str, int]:
+    """Testbed runs the harness measured again after disturbed attempts -> how many
+    attempts it set aside (the table's ``disturbed_attempts``)."""
+    if "disturbed_attempts" not in table:
+        return {}
+    bed = table[table["source"].astype(str) == "bed"].drop_duplicates("run_file")
+    again = bed[bed["disturbed_attempts"].fillna(0) > 0]
+    return {
+        str(f): int(n) for f, n in zip(again["run_file"], again["disturbed_attempts"], strict=True)
+    }
+
+
 def _left_out_lines(summary: dict[str, Any]) -> list[str]:
     """How many testbed runs were left out as disturbed, and which, per reason."""
     left = summary.get("left_out") or {}
@@ -344,6 +356,13 @@ def _left_out_lines(summary: dict[str, Any]) -> list[str]:
     lines = [f"left out as disturbed: {n} of {total} testbed runs{share}"]
     for reason, runs in left.items():
         lines.append(f"  {reason}: {len(runs)}: {', '.join(runs)}")
+    again = summary.get("measured_again") or {}
+    if again:
+        lines.append(
+            f"measured again after a disturbed attempt (lanloss bed run --retry-disturbed): "
+            f"{len(again)} of {total} testbed runs, {sum(again.values())} disturbed attempts "
+            "set aside (each record's extra.disturbed_attempts says when and why)"
+        )
     return lines
 
 
@@ -385,6 +404,7 @@ def validate(
     t, summary = judge(pts, bar, judged)
     summary["holdout"] = holdout
     summary["left_out"] = left_out_runs(table)
+    summary["measured_again"] = measured_again(table)
     summary["bed_runs"] = int(table.loc[table["source"].astype(str) == "bed", "run_file"].nunique())
     cols = [
         "panel",

@@ -57,7 +57,7 @@ from lanloss.sweep import point_id
 SOURCES = ("sim", "bed")
 NAME_PATTERN = "^[a-z0-9_-]+$"  # checked again with fullmatch: `$` matches before a final "\n"
 # Keys of config/config.yaml that belong to the workflow, not to its default study.
-WORKFLOW_KEYS = ("studies", "results", "bed", "bed_args")
+WORKFLOW_KEYS = ("studies", "results", "bed", "bed_args", "bed_retries")
 
 
 class StudyError(OptionError):

@@ -45,6 +45,7 @@ rule bed_point:
         stamp=how_to_run(JOB_STAMP),
         lanloss=how_to_run(LANLOSS),
         bed_args=how_to_run(BED_ARGS_QUOTED),
+        retries=how_to_run(config["bed_retries"]),
     threads: os.cpu_count() or 1
     resources:
         testbed=1,
@@ -52,9 +53,11 @@ rule bed_point:
     # what: how_to_run, so changing them does not invalidate the records made so far.
     # params.flags and params.bed_args are quoted already (shlex.join). --keep-lan: the
     # points share one standing LAN (a point of another shape rebuilds it); the workflow
-    # takes it down when it ends (onsuccess/onerror in the Snakefile).
+    # takes it down when it ends (onsuccess/onerror in the Snakefile). --retry-disturbed:
+    # config bed_retries (bed_args, after it, may say otherwise).
     shell:
-        "{params.stamp} > {log:q}; {params.lanloss} bed run {params.flags} {params.bed_args}"
+        "{params.stamp} > {log:q}; {params.lanloss} bed run {params.flags}"
+        " --retry-disturbed {params.retries} {params.bed_args}"
         " --no-progress --keep-lan --out {output:q} 2>> {log:q}"
 
 

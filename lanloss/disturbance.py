@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""When the machine, not the run's options, decided a testbed run.
+
+One rule for everyone who must tell the code from the machine's load: the harness
+(``lanloss bed run --retry-disturbed N`` measures such a run again), the fit and the
+validation (which leave it out: lanloss.analysis.fit.disturbed) and the tests that judge
+real-time runs (tests/testbed/load_rules.py). A run is disturbed, and so is not the run
+its options describe, when
+
+- its sender did not reach its rate (``offered_met`` false: not offered the load its
+  ``rate`` says);
+- its sender fell behind and caught up with a burst larger than the receiver's switch
+  port holds (``max_burst_datagrams`` above ``port_buffer_datagrams``: not offered its
+  pattern; a burst a port absorbs changes nothing downstream of it);
+- a receiver was kept off the CPU for longer than its socket buffer lasts
+  (``recv_stalled`` true: its socket overflowed because it was not running);
+- an icount guest did not keep its instruction rate (``guest_kept_pace`` false: not the
+  PC its shift says; testbed/vm.py, PACE_TOLERANCE).
+
+The fields are a table row's (lanloss.analysis.tables); ``record_fields`` reads the same
+ones from a run record. A missing or NaN field was not measured and disturbs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+UNMET = "offered load not met (the sender fell behind its rate)"
+BURST = "offered pattern not kept (a catch-up burst larger than the switch port's buffer)"
+STALLED = "receiver not running (kept off the CPU for longer than its socket buffer lasts)"
+SLOW_GUEST = "guest off its instruction rate (the vm backend's pace check)"
+
+# The reasons in the order they are judged and reported, with their short labels.
+LABELS = {
+    UNMET: "offered load not met",
+    BURST: "offered pattern not kept",
+    STALLED: "receiver not running",
+    SLOW_GUEST: "guest off its pace",
+}
+
+
+def port_buffer_datagrams(payload: int, mtu: int, switch_buffer: float) -> float:
+    """How many of a run's datagrams a switch port holds: ``switch_buffer`` over the bytes
+    a datagram charges there (its frames from MAC header to FCS, as the simulator's switch
+    counts; the testbed's size table adds preamble and gap, a few per cent fewer)."""
+    from lanloss.analysis.wire import wire
+
+    w = wire(int(payload), int(mtu))
+    return float(switch_buffer) / max(w.wire_bytes - 20 * w.fragments, 1)
+
+
+def _flag(value: Any) -> bool | None:
+    """A 0/1/true/false field as a bool; None when it was not measured."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    value = float(value)
+    return None if math.isnan(value) else value != 0.0
+
+
+def reasons(fields: Mapping[str, Any]) -> list[str]:
+    """Why a run is disturbed, in ``LABELS`` order; empty when the machine let it be."""
+    out = []
+    if _flag(fields.get("offered_met")) is False:
+        out.append(UNMET)
+    burst = fields.get("max_burst_datagrams")
+    if burst is not None and float(burst) > 0:  # NaN: not measured
+        held = port_buffer_datagrams(fields["payload"], fields["mtu"], fields["switch_buffer"])
+        if float(burst) > held:
+            out.append(BURST)
+    if _flag(fields.get("recv_stalled")) is True:
+        out.append(STALLED)
+    if _flag(fields.get("guest_kept_pace")) is False:
+        out.append(SLOW_GUEST)
+    return out
+
+
+def record_fields(params: Mapping[str, Any], totals: Mapping[str, Any], env: Mapping[str, Any]):
+    """The fields ``reasons`` reads, from a run record's params, totals and env."""
+    vm = env.get("vm") if isinstance(env.get("vm"), Mapping) else {}
+    icount = vm.get("icount") if isinstance(vm.get("icount"), Mapping) else {}
+    return {
+        "payload": params["payload"],
+        "mtu": params["mtu"],
+        "switch_buffer": params["switch_buffer"],
+        "offered_met": totals.get("offered_met"),
+        "max_burst_datagrams": totals.get("max_burst_datagrams"),
+        "recv_stalled": totals.get("recv_stalled"),
+        "guest_kept_pace": icount.get("kept_pace"),
+    }
+
+
+def attempt_summary(totals: Mapping[str, Any], started_utc: str, why: list[str]) -> dict:
+    """What a run record keeps of a disturbed attempt the harness measured again
+    (``extra.disturbed_attempts``): when, why, and the numbers that said so."""
+    keys = ("sent", "received", "loss", "offered_met", "max_late_s", "max_burst_datagrams")
+    keys += ("max_recv_stall_s", "recv_buffer_s", "recv_stalled")
+    return {"started_utc": started_utc, "reasons": why, **{k: totals.get(k) for k in keys}}

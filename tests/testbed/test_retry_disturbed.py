@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A run the machine disturbed is measured again (`lanloss bed run --retry-disturbed N`).
+
+One rule decides (lanloss.disturbance): the one the fit and the validation leave runs out
+by. The harness keeps the last attempt's record and the disturbed attempts before it in
+``extra.disturbed_attempts``; the table counts them and the validation says how many runs
+were measured again. The netns test offers a load no sender here can reach (64-byte
+datagrams at 800 Mbit/s, 1.6 million a second), so every attempt is disturbed, by the
+sender's own count: traffic stays inside the namespaces the harness builds."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lanloss import disturbance
+from lanloss.analysis import tables, validate
+from lanloss.record import load
+
+FIELDS = dict(payload=1472, mtu=1500, switch_buffer=16384)  # a port holds 16384/1518 = 10.8
+
+
+def test_a_burst_disturbs_only_beyond_what_the_switch_port_holds():
+    held = disturbance.port_buffer_datagrams(1472, 1500, 16384)
+    assert held == pytest.approx(16384 / 1518)
+    assert disturbance.reasons({**FIELDS, "max_burst_datagrams": held * 0.99}) == []
+    assert disturbance.reasons({**FIELDS, "max_burst_datagrams": held * 1.01}) == [
+        disturbance.BURST
+    ]
+    # not measured (NaN, None: the simulator, iperf3) disturbs nothing
+    for missing in (math.nan, None):
+        fields = {**FIELDS, "max_burst_datagrams": missing, "offered_met": missing}
+        assert disturbance.reasons({**fields, "recv_stalled": missing}) == []
+
+
+def test_every_reason_is_named_in_one_order():
+    fields = {
+        **FIELDS,
+        "offered_met": 0.0,
+        "max_burst_datagrams": 100.0,
+        "recv_stalled": 1.0,
+        "guest_kept_pace": False,
+    }
+    assert disturbance.reasons(fields) == list(disturbance.LABELS)
+    fields.update(offered_met=True, max_burst_datagrams=0.0, recv_stalled=0, guest_kept_pace=1)
+    assert disturbance.reasons(fields) == []
+
+
+def test_a_record_gives_the_fields_its_table_row_has():
+    params = {**FIELDS, "rate": 60e6}
+    totals = {"offered_met": True, "max_burst_datagrams": 11.6, "recv_stalled": False}
+    env = {"vm": {"icount": {"kept_pace": False}}}
+    fields = disturbance.record_fields(params, totals, env)
+    assert disturbance.reasons(fields) == [disturbance.BURST, disturbance.SLOW_GUEST]
+    assert disturbance.record_fields(params, totals, {})["guest_kept_pace"] is None
+
+
+def test_a_bad_number_of_attempts_is_refused_before_any_host_is_touched(bed, tmp_path):
+    res = bed("run", "--retry-disturbed", "11", "--out", str(tmp_path / "r.json"))
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'11'" in lines[0] and "--retry-disturbed" in lines[0]
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.netns
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
+def test_a_disturbed_run_is_measured_again_and_says_so(bed, tmp_path: Path):
+    out = tmp_path / "run.json"
+    args = ["--payload", "64", "--rate", "800Mbps", "--edge-rate", "1Gbps"]
+    args += ["--duration", "0.2s", "--warmup", "0s", "--retry-disturbed", "1"]
+    res = bed("run", *args, "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "measuring it again (1 of 1)" in res.stderr
+    rec = load(str(out))
+    # the last attempt is the record; it was disturbed too, and stays so (left out)
+    assert rec.totals["offered_met"] is False
+    attempts = rec.extra["disturbed_attempts"]
+    assert len(attempts) == 1
+    assert disturbance.UNMET in attempts[0]["reasons"]
+    assert attempts[0]["offered_met"] is False and attempts[0]["sent"] > 0
+    assert attempts[0]["started_utc"] < rec.env["started_utc"]
+    df = pd.DataFrame(tables.rows_of(rec, str(out), "retry"))
+    assert list(df["disturbed_attempts"]) == [1]
+    assert validate.measured_again(df) == {str(out): 1}
+    assert disturbance.UNMET in validate.left_out_runs(df)
