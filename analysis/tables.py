@@ -35,8 +35,10 @@ run
     ``echo_rtt_us`` (with option echo: the mean round trip from a message's send stamp to
     its echo's return at the sender, seed 003's "send time"; NaN without it),
     ``pause_frames_sent``, ``pause_frames_received`` (NaN when the record has no count),
-    ``wall_s``, ``disturbed_attempts`` (how many earlier attempts at this run the machine
-    disturbed and ``lanloss bed run --retry-disturbed`` measured again: 0 for the rest).
+    ``wall_s``, ``steal_share`` (the hypervisor's share of the CPUs during the traffic of a
+    LAN emulated on the harness's machine; NaN elsewhere), ``disturbed_attempts`` (how
+    many earlier attempts at this run the machine disturbed and ``lanloss bed run
+    --retry-disturbed`` measured again: 0 for the rest).
 receiving host
     ``cpu_irq``, ``cpu_softirq``, ``cpu_app``, ``cpu_idle``: shares of the flow's receiving
     host from the record's ``cpu`` section (``cpu[host] = {irq, softirq, app, idle}``), NaN
@@ -101,6 +103,7 @@ RUN = (
     "pause_frames_sent",
     "pause_frames_received",
     "wall_s",
+    "steal_share",
     "disturbed_attempts",
 )
 HOST = ("cpu_irq", "cpu_softirq", "cpu_app", "cpu_idle", "recv_cpu_enforced")
@@ -280,6 +283,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         pause_frames_sent=_pause_count(record.pause, "frames_sent"),
         pause_frames_received=_pause_count(record.pause, "frames_received"),
         wall_s=_num(record.timing.get("wall_s")),
+        steal_share=_num(totals.get("steal_share")),
         disturbed_attempts=len(record.extra.get("disturbed_attempts") or []),
         **_guest_pace(record),
     )

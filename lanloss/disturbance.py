@@ -15,7 +15,10 @@ its options describe, when
 - a receiver was kept off the CPU for longer than its socket buffer lasts
   (``recv_stalled`` true: its socket overflowed because it was not running);
 - an icount guest did not keep its instruction rate (``guest_kept_pace`` false: not the
-  PC its shift says; testbed/vm.py, PACE_TOLERANCE).
+  PC its shift says; testbed/vm.py, PACE_TOLERANCE);
+- the hypervisor took more than ``STEAL_MAX`` of this machine's CPU time during the
+  traffic of a LAN emulated here (``steal_share``: lanloss.testbed.steal; its shapers,
+  senders and receivers all stood still meanwhile).
 
 The fields are a table row's (lanloss.analysis.tables); ``record_fields`` reads the same
 ones from a run record. A missing or NaN field was not measured and disturbs nothing.
@@ -31,6 +34,8 @@ UNMET = "offered load not met (the sender fell behind its rate)"
 BURST = "offered pattern not kept (a catch-up burst larger than the switch port's buffer)"
 STALLED = "receiver not running (kept off the CPU for longer than its socket buffer lasts)"
 SLOW_GUEST = "guest off its instruction rate (the vm backend's pace check)"
+STEAL = "CPUs taken by the hypervisor (steal over 1 % of this machine's CPU time)"
+STEAL_MAX = 0.01  # of the CPUs' time the hypervisor may take while a LAN emulated here runs
 
 # The reasons in the order they are judged and reported, with their short labels.
 LABELS = {
@@ -38,6 +43,7 @@ LABELS = {
     BURST: "offered pattern not kept",
     STALLED: "receiver not running",
     SLOW_GUEST: "guest off its pace",
+    STEAL: "CPUs taken by the hypervisor",
 }
 
 
@@ -75,6 +81,9 @@ def reasons(fields: Mapping[str, Any]) -> list[str]:
         out.append(STALLED)
     if _flag(fields.get("guest_kept_pace")) is False:
         out.append(SLOW_GUEST)
+    stolen = fields.get("steal_share")
+    if stolen is not None and float(stolen) > STEAL_MAX:  # NaN: not measured
+        out.append(STEAL)
     return out
 
 
@@ -90,6 +99,7 @@ def record_fields(params: Mapping[str, Any], totals: Mapping[str, Any], env: Map
         "max_burst_datagrams": totals.get("max_burst_datagrams"),
         "recv_stalled": totals.get("recv_stalled"),
         "guest_kept_pace": icount.get("kept_pace"),
+        "steal_share": totals.get("steal_share"),
     }
 
 
@@ -97,5 +107,5 @@ def attempt_summary(totals: Mapping[str, Any], started_utc: str, why: list[str])
     """What a run record keeps of a disturbed attempt the harness measured again
     (``extra.disturbed_attempts``): when, why, and the numbers that said so."""
     keys = ("sent", "received", "loss", "offered_met", "max_late_s", "max_burst_datagrams")
-    keys += ("max_recv_stall_s", "recv_buffer_s", "recv_stalled")
+    keys += ("max_recv_stall_s", "recv_buffer_s", "recv_stalled", "steal_share")
     return {"started_utc": started_utc, "reasons": why, **{k: totals.get(k) for k in keys}}

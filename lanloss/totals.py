@@ -43,6 +43,10 @@ and this module turns that into the record's ``totals``:
     involuntary context switches. Measured by the testbed's lanloss-recv; ``null`` where
     nothing measured them (the simulator, whose receivers run when its host model says;
     iperf3; TCP).
+``steal_share``
+    testbed records only: the hypervisor's share of the harness machine's CPUs during the
+    traffic (lanloss.testbed.steal), where the LAN runs on it (netns, vm backends; null for
+    ssh). Over 1 % the run is disturbed (lanloss.disturbance).
 """
 
 from __future__ import annotations

@@ -88,6 +88,9 @@ class Backend(ABC):
     # Whether it can leave its LAN standing between runs (lan, can_adopt, adopt); a run
     # with --keep-lan then gives it a keeper (lanloss.testbed.keeper) before setup.
     keeps_lan: ClassVar[bool] = False
+    # Whether its LAN (switches, shapers, guests, senders) runs on this machine's CPUs, so
+    # that the hypervisor's steal here disturbs its runs (lanloss.testbed.steal).
+    emulates_here: ClassVar[bool] = False
     # Whether it can serve its emulated switches over SNMP (--switch-snmp: snmp_agent).
     serves_snmp: ClassVar[bool] = False
     keeper: Keeper | None = None

@@ -302,18 +302,8 @@ def emit_json(data: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def _run_args(p: argparse.ArgumentParser) -> None:
-    from lanloss.cli import add_vocabulary_options
-
-    add_vocabulary_options(p, "bed")
-    g = p.add_argument_group("testbed")
-    g.add_argument(
-        "--backend",
-        choices=tuple(BACKENDS),
-        default="netns",
-        help="netns: emulated hosts on this machine (root) [default]; "
-        "ssh: real hosts from --inventory; vm: QEMU guests with emulated Intel NICs (root)",
-    )
+def _vm_args(g: argparse._ArgumentGroup) -> None:
+    """The testbed options of --backend vm."""
     g.add_argument(
         "--vm-nic",
         default="e1000-82545em",
@@ -343,6 +333,21 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         help="--backend vm: a load-time parameter of the guests' NIC driver, set by "
         "reloading it (e.g. InterruptThrottleRate=0; repeat)",
     )
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+    from lanloss.cli import add_vocabulary_options
+
+    add_vocabulary_options(p, "bed")
+    g = p.add_argument_group("testbed")
+    g.add_argument(
+        "--backend",
+        choices=tuple(BACKENDS),
+        default="netns",
+        help="netns: emulated hosts on this machine (root) [default]; "
+        "ssh: real hosts from --inventory; vm: QEMU guests with emulated Intel NICs (root)",
+    )
+    _vm_args(g)
     g.add_argument("--inventory", metavar="FILE", help="hosts (YAML), for --backend ssh")
     g.add_argument(
         "--tool",

@@ -566,6 +566,7 @@ class NetnsBackend(Backend):
 
     name = "netns"
     changes_this_machine = True
+    emulates_here = True
     keeps_lan = True
     serves_snmp = True
     # What veth (this backend's links) cannot set: ethtool -a/-c/-g are not supported.

@@ -72,6 +72,9 @@ class Outcome:
     counter_errors: dict[str, Any]  # host -> counters that could not be read
     cpu_stat: dict[str, Any]  # receiver -> its cgroup's cpu.stat
     facts: dict[str, dict[str, Any]]  # host -> kernel, driver, ...
+    # the hypervisor's share of this machine's CPUs during the traffic (lanloss.testbed.steal;
+    # None where the LAN does not run here: the ssh backend)
+    steal_share: float | None = None
 
 
 @dataclass
@@ -306,6 +309,7 @@ def build(
         float(p["duration"]),
         _receivers_scheduled(req, state, outcome, streams),
     )
+    totals["steal_share"] = outcome.steal_share
     nic = _nic_section(paths_, outcome, p["protocol"])
     env = _env(req, state, outcome, restore_report)
     env["clocks"]["latency_null_reason"] = {

@@ -38,6 +38,7 @@ from lanloss.testbed import (
     runfolder,
     settings,
     snmp,
+    steal,
     traffic,
 )
 from lanloss.testbed import inventory as inv_mod
@@ -609,7 +610,9 @@ def _measure(
     before, snmp_before = snap_all(), snmp.snapshots(readers)
     _fault("traffic")
     backend.traffic_starts()
+    jiffies = steal.read() if backend.emulates_here else None
     out = traffic.run(state.traffic, journal, backend.network_idle, reporter.tick)
+    steal_share = steal.share(jiffies, steal.read()) if jiffies else None
     backend.traffic_ended()
     reporter.tick("counters after")
     after, snmp_after = snap_all(), snmp.snapshots(readers, settle=True)
@@ -626,6 +629,7 @@ def _measure(
         counter_errors=errors,
         cpu_stat={n: cpulimit.stat(w, lim) for n, (w, lim) in state.cpu.items()},
         facts={h.name: dict(h.facts) for h in state.hosts.values()},
+        steal_share=steal_share,
     )
 
 

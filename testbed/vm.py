@@ -240,6 +240,7 @@ class VmBackend(Backend):
     name = "vm"
     keeps_lan = True
     changes_this_machine = True  # the switches' namespaces, htb_hysteresis, recv_cpu's cgroup
+    emulates_here = True  # the guests, the switches and the namespace senders
     cannot = VM_CANNOT
 
     @classmethod

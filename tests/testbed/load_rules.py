@@ -23,6 +23,7 @@ import pytest
 
 from lanloss.analysis import fit, tables
 from lanloss.record import RunRecord
+from lanloss.testbed import steal
 from lanloss.testbed.run_record import buffer_lasts_s
 from lanloss.totals import Receiver, Stream
 
@@ -33,10 +34,9 @@ T = TypeVar("T")
 
 
 def cpu_jiffies() -> tuple[int, int]:
-    """(steal, total) jiffies of all CPUs so far (/proc/stat)."""
-    with open("/proc/stat", encoding="ascii") as fh:
-        fields = [int(x) for x in fh.readline().split()[1:]]
-    return fields[7], sum(fields[:8])
+    """(steal, total) jiffies of all CPUs so far (lanloss.testbed.steal)."""
+    j = steal.read()
+    return j.steal, j.total
 
 
 def record_disturbance(rec: RunRecord) -> list[str]:

@@ -4,9 +4,11 @@
 One rule decides (lanloss.disturbance): the one the fit and the validation leave runs out
 by. The harness keeps the last attempt's record and the disturbed attempts before it in
 ``extra.disturbed_attempts``; the table counts them and the validation says how many runs
-were measured again. The netns test offers a load no sender here can reach (64-byte
-datagrams at 800 Mbit/s, 1.6 million a second), so every attempt is disturbed, by the
-sender's own count: traffic stays inside the namespaces the harness builds."""
+were measured again. A LAN emulated here is also disturbed when the hypervisor took more
+than 1 % of the CPUs during its traffic (/proc/stat's steal). The netns test offers a load
+no sender here can reach (64-byte datagrams at 800 Mbit/s, 1.6 million a second), so every
+attempt is disturbed, by the sender's own count: traffic stays inside the namespaces the
+harness builds."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import pytest
 from lanloss import disturbance
 from lanloss.analysis import tables, validate
 from lanloss.record import load
+from lanloss.testbed import steal
 
 FIELDS = dict(payload=1472, mtu=1500, switch_buffer=16384)  # a port holds 16384/1518 = 10.8
 
@@ -44,10 +47,25 @@ def test_every_reason_is_named_in_one_order():
         "max_burst_datagrams": 100.0,
         "recv_stalled": 1.0,
         "guest_kept_pace": False,
+        "steal_share": 0.02,
     }
     assert disturbance.reasons(fields) == list(disturbance.LABELS)
     fields.update(offered_met=True, max_burst_datagrams=0.0, recv_stalled=0, guest_kept_pace=1)
+    fields.update(steal_share=disturbance.STEAL_MAX)  # at the limit: not over it
     assert disturbance.reasons(fields) == []
+    assert disturbance.reasons({**fields, "steal_share": math.nan}) == []
+
+
+def test_steal_is_the_stolen_part_of_all_cpus_time(tmp_path):
+    stat = tmp_path / "stat"
+    # user nice system idle iowait irq softirq steal guest guest_nice
+    stat.write_text("cpu  100 0 50 800 0 0 10 40 7 0\ncpu0 50 0 25 400 0 0 5 20 7 0\n")
+    before = steal.read(str(stat))
+    assert before == steal.Jiffies(steal=40, total=1000)  # guest time is in user already
+    stat.write_text("cpu  150 0 60 960 0 0 10 43 9 0\n")
+    after = steal.read(str(stat))
+    assert steal.share(before, after) == pytest.approx(3 / 223)
+    assert steal.share(after, after) is None
 
 
 def test_a_record_gives_the_fields_its_table_row_has():
@@ -85,6 +103,9 @@ def test_a_disturbed_run_is_measured_again_and_says_so(bed, tmp_path: Path):
     assert disturbance.UNMET in attempts[0]["reasons"]
     assert attempts[0]["offered_met"] is False and attempts[0]["sent"] > 0
     assert attempts[0]["started_utc"] < rec.env["started_utc"]
+    # the LAN ran on this machine: the hypervisor's share of it was measured
+    assert 0.0 <= rec.totals["steal_share"] <= 1.0
+    assert 0.0 <= attempts[0]["steal_share"] <= 1.0
     df = pd.DataFrame(tables.rows_of(rec, str(out), "retry"))
     assert list(df["disturbed_attempts"]) == [1]
     assert validate.measured_again(df) == {str(out): 1}
