@@ -130,7 +130,8 @@ def disturbed(df: pd.DataFrame) -> dict[str, pd.Series]:
     their options describe (lanloss.disturbance.reasons, row by row): a sender that did
     not reach its rate or caught up with a burst larger than a switch port holds, a
     receiver kept off the CPU for longer than its socket buffer lasts, an icount guest off
-    its pace. Only reasons some row has are keys."""
+    its pace, more than 1 % of the CPUs taken by the hypervisor during the traffic. Only
+    reasons some row has are keys."""
     found = [disturbance.reasons(row) for row in df.to_dict("records")]
     masks: dict[str, pd.Series] = {}
     for reason in disturbance.LABELS:
