@@ -152,3 +152,24 @@ def test_judge_takes_each_sources_knee_from_its_runs():
     assert k["bed_interval"] == [k["bed_mbps"], k["bed_mbps"]]
     text = "\n".join(va.render(pts.assign(judged=True, sim_ok=True, model_ok=True), s))
     assert "knee 64 B: bed 48.0, sim 48.0 (ok), model 48.0 (ok) Mbit/s" in text
+
+
+def test_a_point_whose_testbed_runs_differ_by_more_than_the_bar_is_named_not_excused():
+    # 1472 B into a 16 KiB port at 97 Mbit/s: the wire's 1.21 % in one run; 2.30 % in the
+    # other after the link idled (1.09 points apart, the bar there is 0.5)
+    pts = _points({"a": [94, 97, 100]})
+    pts["bed_run_losses"] = [[0.0, 0.0], [0.0121, 0.0230], [0.0418, 0.0420]]
+    pts["bed_loss"] = [float(np.mean(v)) for v in pts["bed_run_losses"]]
+    pts["sim_loss"] = pts["model_loss"] = [0.0, 0.0121, 0.0418]
+    t, s = va.judge(pts, va.Bar(), pd.Series(True, index=pts.index))
+    assert list(t["bed_runs"]) == [2, 2, 2]
+    assert t["bed_spread"].tolist() == pytest.approx([0.0, 0.0109, 0.0002])
+    assert list(t["bed_runs_agree"]) == [True, False, True]
+    assert s["bed_runs_disagree"] == 1
+    assert s["sim_within"] == pytest.approx(2 / 3) and not s["sim_meets_bar"]  # verdict kept
+    text = "\n".join(va.render(t, s))
+    assert "testbed runs further apart than the bar: 1 of 3 judged points" in text
+    assert "a at 97 Mbit/s (2 runs, 1.09 points apart)" in text
+    one_run = pts.assign(bed_run_losses=[[0.0], [0.0121], [0.0418]])
+    t, s = va.judge(one_run, va.Bar(), pd.Series(True, index=pts.index))
+    assert t["bed_spread"].isna().all() and t["bed_runs_agree"].all()
