@@ -128,7 +128,8 @@ def port_buffer_datagrams(df: pd.DataFrame) -> pd.Series:
 def disturbed(df: pd.DataFrame) -> dict[str, pd.Series]:
     """Per reason, the rows of runs the machine disturbed, so that they are not the run
     their options describe (lanloss.disturbance.reasons, row by row): a sender that did
-    not reach its rate or caught up with a burst larger than a switch port holds, a
+    not reach its rate or caught up with a burst larger than a switch port holds (or of
+    more than 0.1 % of its datagrams at a port that dropped: a full queue loses it), a
     receiver kept off the CPU for longer than its socket buffer lasts, an icount guest off
     its pace, more than 1 % of the CPUs taken by the hypervisor during the traffic. Only
     reasons some row has are keys."""

@@ -187,7 +187,7 @@ def _measure(req: runner.Request, retries: int):  # type: ignore[no-untyped-def]
     while True:
         with runner.Reporter(req.progress) as rep:
             record = runner.execute(req, rep)
-        fields = disturbance.record_fields(record.params, record.totals, record.env)
+        fields = disturbance.record_fields(record.params, record.totals, record.env, record.drops)
         why = disturbance.reasons(fields)
         if not why or len(attempts) >= retries:
             break

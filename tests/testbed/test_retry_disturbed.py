@@ -49,11 +49,38 @@ def test_every_reason_is_named_in_one_order():
         "guest_kept_pace": False,
         "steal_share": 0.02,
     }
-    assert disturbance.reasons(fields) == list(disturbance.LABELS)
+    # a burst beyond the port is the one reason; one the port holds, at a full port, the other
+    assert disturbance.reasons(fields) == [
+        r for r in disturbance.LABELS if r != disturbance.FULL_PORT
+    ]
+    full = {**fields, "max_burst_datagrams": 9.0, "sent": 8238, "drop_switch_egress": 100}
+    assert disturbance.reasons(full) == [r for r in disturbance.LABELS if r != disturbance.BURST]
     fields.update(offered_met=True, max_burst_datagrams=0.0, recv_stalled=0, guest_kept_pace=1)
     fields.update(steal_share=disturbance.STEAL_MAX)  # at the limit: not over it
     assert disturbance.reasons(fields) == []
     assert disturbance.reasons({**fields, "steal_share": math.nan}) == []
+
+
+def test_a_burst_the_port_holds_disturbs_where_the_port_dropped_and_it_is_over_01_percent():
+    # 1472 B into a 16 KiB port at 97 Mbit/s for 1 s: 8,238 sent, the wire's 100 dropped
+    run = {**FIELDS, "sent": 8238, "drop_switch_egress": 100}
+    assert disturbance.reasons({**run, "max_burst_datagrams": 9.16}) == [disturbance.FULL_PORT]
+    assert disturbance.reasons({**run, "max_burst_datagrams": 8.2}) == []  # 0.1 % is 8.238
+    assert disturbance.reasons({**run, "max_burst_datagrams": 3.2}) == []
+    # a port that dropped nothing had room for it; counts not measured judge nothing
+    assert disturbance.reasons({**run, "drop_switch_egress": 0, "max_burst_datagrams": 9.16}) == []
+    for missing in (None, math.nan):
+        assert (
+            disturbance.reasons({**run, "drop_switch_egress": missing, "max_burst_datagrams": 9.16})
+            == []
+        )
+        assert disturbance.reasons({**run, "sent": missing, "max_burst_datagrams": 9.16}) == []
+    # a record gives the same fields: its totals' sent and its drops' switch_egress
+    fields = disturbance.record_fields(
+        FIELDS, {"sent": 8238, "max_burst_datagrams": 9.16}, {}, {"switch_egress": 100}
+    )
+    assert disturbance.reasons(fields) == [disturbance.FULL_PORT]
+    assert disturbance.record_fields(FIELDS, {}, {})["drop_switch_egress"] is None
 
 
 def test_steal_is_the_stolen_part_of_all_cpus_time(tmp_path):

@@ -15,10 +15,10 @@ disturbed (a late sender, a receiver kept off the CPU past its socket buffer:
 lanloss.analysis.fit.disturbed) and says which; a verdict off the bar is the code's unless
 the machine disturbed more than 5 % of the testbed runs, or the hypervisor took more than
 1 % of the CPUs (steal), or the testbed's own runs at every point off the bar differ from
-each other by more than the bar (the validation's `bed_runs_agree`: a 16 KiB port at 97
-Mbit/s loses the wire's 1.21 % until the link idles for a millisecond, which no flag sees),
-when the test is skipped, saying so and showing the table (tests/testbed/load_rules.py:
-the same rules as every timing-bound test). One attempt: the loop takes minutes."""
+each other by more than the bar (the validation's `bed_runs_agree`: the machine's noise
+there is as large as the bar), when the test is skipped, saying so and showing the table
+(tests/testbed/load_rules.py: the same rules as every timing-bound test). One attempt: the
+loop takes minutes."""
 
 from __future__ import annotations
 
