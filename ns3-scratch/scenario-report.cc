@@ -84,17 +84,16 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
         if (h.host.cpuGroup != HostCpu::NONE)
         {
             // As the testbed's cpu_limit (testbed/cpulimit.py) plus cpu.stat's counters.
-            const Ptr<HostCpu>& cpu = h.host.cpu;
-            const uint32_t g = h.host.cpuGroup;
+            const HostCpu::GroupStat st = h.host.cpu->GetGroupStat(h.host.cpuGroup);
             j.BeginObject("cpu_limit")
                 .Field("method", std::string("model"))
                 .Field("percent", run.options.recvCpu)
                 .Field("quota_enforced", true)
-                .Field("period_us", uint64_t(cpu->GetGroupPeriod(g).GetMicroSeconds()))
-                .Field("quota_us", uint64_t(cpu->GetGroupQuota(g).GetMicroSeconds()))
-                .Field("nr_periods", cpu->GetGroupPeriods(g))
-                .Field("nr_throttled", cpu->GetGroupThrottledPeriods(g))
-                .Field("throttled_s", cpu->GetGroupThrottledTime(g).GetSeconds())
+                .Field("period_us", uint64_t(st.period.GetMicroSeconds()))
+                .Field("quota_us", uint64_t(st.quota.GetMicroSeconds()))
+                .Field("nr_periods", st.periods)
+                .Field("nr_throttled", st.throttledPeriods)
+                .Field("throttled_s", st.throttledTime.GetSeconds())
                 .EndObject();
         }
         j.BeginArray("readers");
@@ -127,21 +126,11 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
     j.EndObject();
 }
 
-/** One flow's counts as the record gives them. */
+/** One flow's counts as the record gives them: the receiver's statistics and the lost
+ *  datagrams by drop point. */
 struct FlowCounts
 {
-    uint64_t sent = 0;
-    uint64_t received = 0;
-    uint64_t lost = 0;
-    uint64_t duplicated = 0;
-    uint64_t reordered = 0;
-    double goodput = NAN;
-    double p50 = NAN;
-    double p99 = NAN;
-    double maxLatency = NAN;
-    uint64_t runCount = 0;
-    double runMean = 0;
-    uint64_t runMax = 0;
+    UdpFlowSink::FlowStats stats; //!< TCP: sent, received, lost and goodput only
     Drops drops{};
 };
 
@@ -151,12 +140,13 @@ FlowCounts
 TcpFlowCounts(const ScenarioFlow& f, const ScenarioOptions& o)
 {
     FlowCounts c;
-    c.sent = f.tcpSource->GetSent();
-    c.received = f.TcpReceived() / o.payload;
-    c.lost = c.sent > c.received ? c.sent - c.received : 0;
+    UdpFlowSink::FlowStats& st = c.stats;
+    st.sent = f.tcpSource->GetSent();
+    st.received = f.TcpReceived() / o.payload;
+    st.lost = st.sent > st.received ? st.sent - st.received : 0;
     const double window = (f.tcpWindow->end - f.tcpWindow->start).GetSeconds();
-    c.goodput = window > 0 ? 8.0 * f.tcpWindow->bytes / window : NAN;
-    c.drops[LossAccountant::N_POINTS] = c.lost; // unexplained: 0 once the connection drained
+    st.goodputBps = window > 0 ? 8.0 * f.tcpWindow->bytes / window : NAN;
+    c.drops[LossAccountant::N_POINTS] = st.lost; // unexplained: 0 once the connection drained
     return c;
 }
 
@@ -167,26 +157,14 @@ UdpFlowCounts(const ScenarioFlow& f, const ScenarioRun& run)
     FlowCounts c;
     Ptr<UdpFlowSink> sink = run.sinks.at(f.to);
     // A failed socket send consumes its sequence number, so attempts are 0..n-1.
-    c.sent = f.source->GetSent() + f.source->GetSendFailures();
-    UdpFlowSink::FlowStats st = sink->GetFlowStats(f.id, c.sent);
-    LossAccountant::Attribution a =
-        f.accountant->Attribute(f.id, sink->MissingSeqs(f.id, c.sent));
+    const uint64_t sent = f.source->GetSent() + f.source->GetSendFailures();
+    c.stats = sink->GetFlowStats(f.id, sent);
+    LossAccountant::Attribution a = f.accountant->Attribute(f.id, sink->MissingSeqs(f.id, sent));
     for (int p = 0; p < LossAccountant::N_POINTS; ++p)
     {
         c.drops[p] = a.byPoint[p];
     }
     c.drops[LossAccountant::N_POINTS] = a.unexplained;
-    c.received = st.received;
-    c.lost = st.lost;
-    c.duplicated = st.duplicated;
-    c.reordered = st.reordered;
-    c.goodput = st.goodputBps;
-    c.p50 = st.latencyP50Us;
-    c.p99 = st.latencyP99Us;
-    c.maxLatency = st.latencyMaxUs;
-    c.runCount = st.lossRunCount;
-    c.runMean = st.lossRunMean;
-    c.runMax = st.lossRunMax;
     return c;
 }
 
@@ -200,21 +178,22 @@ WriteFlow(JsonWriter& j, const ScenarioFlow& f, const FlowCounts& c)
     j.Field("rate_bps", f.rate.GetBitRate()); // 0: max
     j.Field("sender", f.from);
     j.Field("receiver", f.to);
-    j.Field("sent", c.sent);
-    j.Field("received", c.received);
-    j.Field("lost", c.lost);
-    j.Field("duplicated", c.duplicated);
-    j.Field("reordered", c.reordered);
-    j.Field("goodput_bps", c.goodput);
+    const UdpFlowSink::FlowStats& st = c.stats;
+    j.Field("sent", st.sent);
+    j.Field("received", st.received);
+    j.Field("lost", st.lost);
+    j.Field("duplicated", st.duplicated);
+    j.Field("reordered", st.reordered);
+    j.Field("goodput_bps", st.goodputBps);
     j.BeginObject("latency_us")
-        .Field("p50", c.p50)
-        .Field("p99", c.p99)
-        .Field("max", c.maxLatency)
+        .Field("p50", st.latencyP50Us)
+        .Field("p99", st.latencyP99Us)
+        .Field("max", st.latencyMaxUs)
         .EndObject();
     j.BeginObject("loss_runs")
-        .Field("count", c.runCount)
-        .Field("mean", c.runMean)
-        .Field("max", c.runMax)
+        .Field("count", st.lossRunCount)
+        .Field("mean", st.lossRunMean)
+        .Field("max", st.lossRunMax)
         .EndObject();
     WriteDrops(j, "drops", c.drops);
     j.EndObject();

@@ -259,16 +259,25 @@ EthernetNetDevice::SendFrame(Ptr<Packet> packet,
 {
     NS_LOG_FUNCTION(this << packet << source << dest << protocolNumber);
     m_macTxTrace(packet);
+    AddMacHeader(packet, source, dest, protocolNumber);
+    return Offer(packet);
+}
+
+void
+EthernetNetDevice::AddMacHeader(Ptr<Packet> packet,
+                                Mac48Address source,
+                                Mac48Address dest,
+                                uint16_t protocol)
+{
     EthernetHeader header(false);
     header.SetSource(source);
     header.SetDestination(dest);
-    header.SetLengthType(protocolNumber);
+    header.SetLengthType(protocol);
     packet->AddHeader(header);
     if (packet->GetSize() < ethernet::MIN_FRAME_NO_FCS)
     {
         packet->AddPaddingAtEnd(ethernet::MIN_FRAME_NO_FCS - packet->GetSize());
     }
-    return Offer(packet);
 }
 
 bool

@@ -199,6 +199,18 @@ class EthernetNetDevice : public Mac48NetDevice
      * @return false if dropped
      */
     bool EnqueueFrame(Ptr<Packet> frame);
+    /**
+     * Make a MAC payload a frame: add the MAC header and pad the frame to 60 bytes (the
+     * 64-byte minimum without FCS).
+     * @param packet the MAC payload; becomes the frame without FCS
+     * @param source the source MAC address
+     * @param dest the destination MAC address
+     * @param protocol the EtherType
+     */
+    static void AddMacHeader(Ptr<Packet> packet,
+                             Mac48Address source,
+                             Mac48Address dest,
+                             uint16_t protocol);
     /** @return whether this device is a switch port (SetSwitchPort) */
     bool IsSwitchPort() const;
 

@@ -8,7 +8,6 @@
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
-#include "ns3/ethernet-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
@@ -99,7 +98,8 @@ EthernetSwitchNetDevice::GetTypeId()
 }
 
 EthernetSwitchNetDevice::EthernetSwitchNetDevice()
-    : m_egressBuffer(128 * 1024),
+    : m_unknownFloods(0),
+      m_egressBuffer(128 * 1024),
       m_sharedPool(0),
       m_poolBytes(0),
       m_pauseEnabled(false),
@@ -107,8 +107,7 @@ EthernetSwitchNetDevice::EthernetSwitchNetDevice()
       m_pauseQuanta(0xFFFF),
       m_xoffThreshold(0),
       m_xonThreshold(0),
-      m_ageing(Seconds(300)),
-      m_unknownFloods(0)
+      m_ageing(Seconds(300))
 {
 }
 
@@ -507,15 +506,7 @@ EthernetSwitchNetDevice::SendFrom(Ptr<Packet> packet,
     // Frames the switch itself originates (management traffic) use the same
     // egress admission but are charged to no ingress port.
     Mac48Address dst = Mac48Address::ConvertFrom(dest);
-    EthernetHeader header(false);
-    header.SetSource(Mac48Address::ConvertFrom(source));
-    header.SetDestination(dst);
-    header.SetLengthType(protocolNumber);
-    packet->AddHeader(header);
-    if (packet->GetSize() < ethernet::MIN_FRAME_NO_FCS)
-    {
-        packet->AddPaddingAtEnd(ethernet::MIN_FRAME_NO_FCS - packet->GetSize());
-    }
+    EthernetNetDevice::AddMacHeader(packet, Mac48Address::ConvertFrom(source), dst, protocolNumber);
     Distribute(NO_PORT, packet, dst);
     return true;
 }

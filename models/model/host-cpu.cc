@@ -479,18 +479,6 @@ HostCpu::Refill(uint32_t group)
     }
 }
 
-Time
-HostCpu::GetGroupQuota(uint32_t group) const
-{
-    return m_groups.at(group).quota;
-}
-
-Time
-HostCpu::GetGroupPeriod(uint32_t group) const
-{
-    return m_groups.at(group).period;
-}
-
 uint64_t
 HostCpu::GetGroupPeriods(uint32_t group) const
 {
@@ -510,6 +498,17 @@ HostCpu::GetGroupThrottledTime(uint32_t group) const
 {
     const Group& g = m_groups.at(group);
     return g.throttledTime + (g.throttled ? Simulator::Now() - g.throttledSince : Seconds(0));
+}
+
+HostCpu::GroupStat
+HostCpu::GetGroupStat(uint32_t group) const
+{
+    const Group& g = m_groups.at(group);
+    return GroupStat{g.quota,
+                     g.period,
+                     GetGroupPeriods(group),
+                     g.throttledPeriods,
+                     GetGroupThrottledTime(group)};
 }
 
 Time

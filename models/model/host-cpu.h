@@ -141,16 +141,6 @@ class HostCpu : public Object
     void SetThreadGroup(uint32_t context, uint32_t group);
     /**
      * @param group a group id
-     * @return the group's quota per period (cpu.cfs_quota_us)
-     */
-    Time GetGroupQuota(uint32_t group) const;
-    /**
-     * @param group a group id
-     * @return the group's period (cpu.cfs_period_us)
-     */
-    Time GetGroupPeriod(uint32_t group) const;
-    /**
-     * @param group a group id
      * @return periods that began since the group was created (cpu.stat nr_periods)
      */
     uint64_t GetGroupPeriods(uint32_t group) const;
@@ -164,6 +154,22 @@ class HostCpu : public Object
      * @return time the group spent throttled (cpu.stat throttled_time), up to now
      */
     Time GetGroupThrottledTime(uint32_t group) const;
+
+    /** A bandwidth group's settings (cpu.max) and counters (cpu.stat), up to now. */
+    struct GroupStat
+    {
+        Time quota;                //!< CPU time per period (cpu.cfs_quota_us)
+        Time period;               //!< the period (cpu.cfs_period_us)
+        uint64_t periods;          //!< as GetGroupPeriods
+        uint64_t throttledPeriods; //!< as GetGroupThrottledPeriods
+        Time throttledTime;        //!< as GetGroupThrottledTime
+    };
+
+    /**
+     * @param group a group id
+     * @return the group's quota and period and its counters up to now
+     */
+    GroupStat GetGroupStat(uint32_t group) const;
 
     /**
      * @param context a context id

@@ -349,12 +349,7 @@ HostRxNic::CheckPause()
     if (!m_xoff && m_fifoBytes >= GetHighWater())
     {
         m_xoff = true;
-        ++m_stats.xoffSent;
-        m_device->SendPause(m_pauseTime);
-        m_refreshEvent = Simulator::Schedule(ethernet::PauseQuantum(m_device->GetDataRate()) *
-                                                 int64_t(m_pauseRefreshQuanta),
-                                             &HostRxNic::PauseRefresh,
-                                             this);
+        SendXoff();
     }
     else if (m_xoff && m_fifoBytes < GetLowWater())
     {
@@ -369,14 +364,14 @@ HostRxNic::CheckPause()
 }
 
 void
-HostRxNic::PauseRefresh()
+HostRxNic::SendXoff()
 {
-    // Still at or above the low-water mark (else CheckPause has ended the XOFF).
+    // The refresh runs while the XOFF lasts: CheckPause cancels it below the low-water mark.
     ++m_stats.xoffSent;
     m_device->SendPause(m_pauseTime);
     m_refreshEvent = Simulator::Schedule(ethernet::PauseQuantum(m_device->GetDataRate()) *
                                              int64_t(m_pauseRefreshQuanta),
-                                         &HostRxNic::PauseRefresh,
+                                         &HostRxNic::SendXoff,
                                          this);
 }
 

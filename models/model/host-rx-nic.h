@@ -193,7 +193,8 @@ class HostRxNic : public Object
     void DmaDone();
     void FinishDma();
     void CheckPause();
-    void PauseRefresh();
+    /** XOFF with PauseTime, sent again every PauseRefreshQuanta until cancelled. */
+    void SendXoff();
     void MaybeInterrupt();
     void RaiseInterrupt();
     void IrqDone();

@@ -228,11 +228,27 @@ NearestRank(const std::vector<double>& v, double p)
     return v[std::max<std::size_t>(rank, 1) - 1];
 }
 
+UdpFlowSink::FlowStats::FlowStats(uint64_t sentSeqs)
+    : sent(sentSeqs),
+      received(0),
+      duplicated(0),
+      reordered(0),
+      lost(0),
+      bytes(0),
+      goodputBps(std::numeric_limits<double>::quiet_NaN()),
+      latencyP50Us(std::numeric_limits<double>::quiet_NaN()),
+      latencyP99Us(std::numeric_limits<double>::quiet_NaN()),
+      latencyMaxUs(std::numeric_limits<double>::quiet_NaN()),
+      lossRunCount(0),
+      lossRunMean(0.0),
+      lossRunMax(0)
+{
+}
+
 UdpFlowSink::FlowStats
 UdpFlowSink::GetFlowStats(uint32_t flow, uint64_t sent) const
 {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    FlowStats s{sent, 0, 0, 0, 0, 0, nan, nan, nan, nan, 0, 0.0, 0};
+    FlowStats s(sent);
     const Flow empty;
     auto it = m_flows.find(flow);
     const Flow& f = (it == m_flows.end()) ? empty : it->second;

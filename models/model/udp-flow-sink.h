@@ -61,6 +61,12 @@ class UdpFlowSink : public Application
         uint64_t lossRunCount; //!< maximal runs of consecutive missing seqs
         double lossRunMean;    //!< mean run length (0 if none)
         uint64_t lossRunMax;   //!< longest run (0 if none)
+
+        /**
+         * Statistics before anything is counted: zero counts, NaN goodput and latencies.
+         * @param sentSeqs the seqs the source used (0 .. sentSeqs - 1)
+         */
+        explicit FlowStats(uint64_t sentSeqs = 0);
     };
 
     /**

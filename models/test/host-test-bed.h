@@ -121,13 +121,27 @@ class Bed : public lanlosstest::TwoHosts
         accountant->WatchIpv4(nodes.Get(1));
     }
 
-    /** The e1000-2008 costs (the attribute defaults), ITR as given. */
-    void Costs(Time irq, Time driver, Time stack, Time read)
+    /**
+     * The receiving host's CPU costs (hard IRQ, driver per frame, stack per datagram, read)
+     * and its NIC's InterruptThrottleRate @p itr (interrupts/s, 0 = one per frame).
+     */
+    void Costs(Time irq, Time driver, Time stack, Time read, uint32_t itr)
     {
+        host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(itr));
         host.SetRxPathAttribute("IrqCost", TimeValue(irq));
         host.SetRxPathAttribute("DriverCost", TimeValue(driver));
         host.SetRxPathAttribute("StackCost", TimeValue(stack));
         host.SetReaderAttribute("ReadCost", TimeValue(read));
+    }
+
+    /**
+     * A 1 ms hard IRQ, one interrupt per frame (ITR 0) and a ring of @p ring descriptors:
+     * frames arriving during the IRQ wait in the ring, then in the NIC FIFO.
+     */
+    void LongIrq(uint32_t ring)
+    {
+        Costs(MilliSeconds(1), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5), 0);
+        host.SetRxPathAttribute("RxRingSize", UintegerValue(ring));
     }
 
     /** Host model on host 1: @p readers on one HostSocket (none: no socket, ideal reader). */
@@ -169,15 +183,17 @@ class Bed : public lanlosstest::TwoHosts
         sink->SetStartTime(Seconds(0));
     }
 
-    /** @p n datagrams of 18 bytes (60-byte frames) sent at once at t = 1 ms. */
-    void Burst(uint32_t n)
+    /** @p n datagrams of 18 bytes (60-byte frames) sent at once at t = 1 ms; run until @p end. */
+    Outcome Burst(uint32_t n, Time end)
     {
-        Traffic(18,
+        const uint32_t payload = 18;
+        Traffic(payload,
                 1000,
                 MilliSeconds(1),
                 MilliSeconds(1) + NanoSeconds(1),
                 Seconds(0),
                 "burst:" + std::to_string(n));
+        return Finish(end, payload);
     }
 
     /** Run until @p end, read everything, destroy the simulation. */

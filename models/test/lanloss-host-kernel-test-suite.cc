@@ -41,13 +41,11 @@ class NapiBudgetTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MilliSeconds(10), m_driverCost, Seconds(0), MicroSeconds(5));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
+        bed.Costs(MilliSeconds(10), m_driverCost, Seconds(0), MicroSeconds(5), 0);
         bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(2048));
         bed.host.SetRxPathAttribute("MaxSoftirqRestart", UintegerValue(m_maxRestart));
         bed.Install(0);
-        bed.Burst(1000);
-        Outcome o = bed.Finish(MilliSeconds(200), 18);
+        Outcome o = bed.Burst(1000, MilliSeconds(200));
 
         NS_TEST_ASSERT_MSG_EQ(o.sent, 1000, "one burst");
         NS_TEST_ASSERT_MSG_EQ(o.received, 1000, "no loss");
@@ -98,8 +96,7 @@ class KsoftirqdShareTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MicroSeconds(8), MicroSeconds(20), MicroSeconds(2), MicroSeconds(50));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(2500));
+        bed.Costs(MicroSeconds(8), MicroSeconds(20), MicroSeconds(2), MicroSeconds(50), 2500);
         bed.Install(1);
         bed.Traffic(64, 80000, MilliSeconds(1), MilliSeconds(201), MilliSeconds(50));
         Outcome o = bed.Finish(MilliSeconds(400), 64);
@@ -136,16 +133,13 @@ class RpsBacklogTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MicroSeconds(1), MicroSeconds(1), MilliSeconds(1), MicroSeconds(5));
+        bed.Costs(MicroSeconds(1), MicroSeconds(1), MilliSeconds(1), MicroSeconds(5), 0);
         bed.host.SetCpuAttribute("Cores", UintegerValue(2));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
         bed.host.SetRxPathAttribute("RpsCpus", UintegerValue(0x2));
         bed.host.SetRxPathAttribute("BacklogSize", UintegerValue(m_backlog));
         bed.host.SetRxPathAttribute("DevWeight", UintegerValue(m_devWeight));
         bed.Install(0);
-        bed.Burst(100);
-        Ptr<HostCpu> cpu = bed.rx.cpu;
-        Outcome o = bed.Finish(MilliSeconds(200), 18);
+        Outcome o = bed.Burst(100, MilliSeconds(200));
         const uint64_t through = 100 - m_drops;
         NS_TEST_ASSERT_MSG_EQ(o.sent, 100, "one burst of 100");
         NS_TEST_ASSERT_MSG_EQ(o.stats.backlogDrops, m_drops, "softnet_stat dropped");
@@ -182,9 +176,7 @@ class ReassemblyTimeoutTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MilliSeconds(1), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
-        bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(2));
+        bed.LongIrq(2);
         bed.host.SetRxPathAttribute("DropWhenNoDescriptor", BooleanValue(true));
         bed.host.SetRxPathAttribute("ReassemblyTimeout", TimeValue(MilliSeconds(50)));
         bed.Install(1);
@@ -226,8 +218,7 @@ class LivelockTestCase : public TestCase
     Outcome Run(DataRate link, uint32_t itr, double pps)
     {
         Bed bed(link);
-        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(itr));
+        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5), itr);
         bed.Install(1);
         bed.Traffic(64, pps, MilliSeconds(1), MilliSeconds(151));
         return bed.Finish(MilliSeconds(300), 64);

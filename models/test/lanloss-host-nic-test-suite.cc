@@ -31,8 +31,7 @@ class IdleLatencyTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(3), MicroSeconds(5));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(2500));
+        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(3), MicroSeconds(5), 2500);
         bed.host.SetRxPathAttribute("DmaRate",
                                     DataRateValue(DataRate(m_dma ? "1064Mbps" : "0bps")));
         bed.Install(m_socket ? 1 : 0);
@@ -97,8 +96,7 @@ class InterruptThrottleTestCase : public TestCase
         {
             m_times.clear();
             Bed bed(DataRate("100Mbps"));
-            bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
-            bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(itr));
+            bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5), itr);
             bed.Install(1);
             bed.rx.path->GetNic()->TraceConnectWithoutContext(
                 "Interrupt",
@@ -154,13 +152,10 @@ class RxBufferWriteTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MilliSeconds(1), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
-        bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(40));
+        bed.LongIrq(40);
         bed.host.SetRxPathAttribute("RxBufferWrite", UintegerValue(m_rxBufferWrite));
         bed.Install(0);
-        bed.Burst(100);
-        Outcome o = bed.Finish(MilliSeconds(50), 18);
+        Outcome o = bed.Burst(100, MilliSeconds(50));
         NS_TEST_ASSERT_MSG_EQ(o.received, 100, "no loss: the FIFO holds the rest");
         NS_TEST_ASSERT_MSG_EQ(o.stats.peakRingFrames, 39, "a ring of 40 holds 39");
         NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, m_interrupts, "interrupts");
@@ -197,14 +192,11 @@ class RingAndFifoTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MilliSeconds(1), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
-        bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(8));
+        bed.LongIrq(8);
         bed.host.SetRxPathAttribute("RxFifoBytes", UintegerValue(m_fifo));
         bed.host.SetRxPathAttribute("DropWhenNoDescriptor", BooleanValue(m_dropEn));
         bed.Install(1);
-        bed.Burst(50);
-        Outcome o = bed.Finish(MilliSeconds(50), 18);
+        Outcome o = bed.Burst(50, MilliSeconds(50));
 
         NS_TEST_ASSERT_MSG_EQ(o.sent, 50, "one burst of 50");
         NS_TEST_ASSERT_MSG_EQ(o.stats.rxNoBuffer, 43, "arrivals with no free descriptor");
@@ -245,8 +237,7 @@ class RingDryTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(NanoSeconds(10), NanoSeconds(10), NanoSeconds(10), MicroSeconds(1));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(m_itr));
+        bed.Costs(NanoSeconds(10), NanoSeconds(10), NanoSeconds(10), MicroSeconds(1), m_itr);
         bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(64));
         bed.host.SetRxPathAttribute("DropWhenNoDescriptor", BooleanValue(true));
         bed.Install(0);
@@ -301,9 +292,8 @@ class HostPauseTestCase : public TestCase
     {
         m_pauses.clear();
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(irqCost, driverCost, MicroSeconds(2), MicroSeconds(5));
+        bed.Costs(irqCost, driverCost, MicroSeconds(2), MicroSeconds(5), 2500);
         bed.host.SetCpuAttribute("Cores", UintegerValue(2)); // the reader keeps up on core 1
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(2500));
         bed.host.SetRxPathAttribute("FlowControl", BooleanValue(flowControl));
         bed.host.SetRxPathAttribute("SendXon", BooleanValue(sendXon));
         bed.dev[0]->SetFlowControl(true); // the sender honours PAUSE

@@ -240,8 +240,7 @@ class SocketCapacityTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(0));
+        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5), 0);
         bed.host.SetRxPathAttribute("Truesize", UintegerValue(m_truesize));
         bed.host.SetSocketAttribute("RcvBuf", UintegerValue(m_rcvbuf));
         bed.host.SetSocketAttribute("Force", BooleanValue(m_force));
@@ -293,8 +292,7 @@ class StallBurstTestCase : public TestCase
     Outcome Run(uint32_t itr, uint32_t rcvbuf)
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(itr));
+        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5), itr);
         bed.host.SetSocketAttribute("RcvBuf", UintegerValue(rcvbuf));
         bed.host.SetReaderAttribute("StallStart", TimeValue(MilliSeconds(50)));
         bed.host.SetReaderAttribute("StallPeriod", TimeValue(MilliSeconds(50)));
@@ -344,9 +342,8 @@ class ReadersScaleTestCase : public TestCase
     Outcome Run(uint32_t n, bool reusePort)
     {
         Bed bed(DataRate("1Gbps"));
-        bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), MicroSeconds(2));
+        bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), MicroSeconds(2), 20000);
         bed.host.SetCpuAttribute("Cores", UintegerValue(4));
-        bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(20000));
         bed.host.SetReaderAttribute("WakeupCost", TimeValue(MicroSeconds(1)));
         bed.host.SetReusePort(reusePort);
         bed.Install(n);
@@ -490,9 +487,8 @@ class HostCpuSmtTestCase : public TestCase
 void
 SharedSocketHost(Bed& bed, uint32_t itr, Time read, Time wakeup)
 {
-    bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), read);
+    bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), read, itr);
     bed.host.SetCpuAttribute("Cores", UintegerValue(3));
-    bed.host.SetRxPathAttribute("InterruptThrottleRate", UintegerValue(itr));
     bed.host.SetReaderAttribute("WakeupCost", TimeValue(wakeup));
     bed.host.SetSocketAttribute("QueueSpinlock", BooleanValue(true));
     bed.host.SetReusePort(false);
@@ -650,7 +646,7 @@ class TwoSocketsTestCase : public TestCase
     void DoRun() override
     {
         Bed bed(DataRate("100Mbps"));
-        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5));
+        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(2), MicroSeconds(5), 2500);
         bed.host.SetCpuAttribute("Cores", UintegerValue(3));
         bed.rx = bed.host.Install(bed.dev[1], {PORT, PORT + 1}, 1);
         HostReceiverHelper::ConnectAccountant(bed.rx, bed.accountant);
