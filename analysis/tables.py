@@ -244,6 +244,12 @@ def _rx_interrupts_per_frame(record: RunRecord, receiver: str) -> float:
     return float(irq) / float(frames)
 
 
+def _numbers(section: dict[str, Any], keys: Iterable[str], column: str = "{}") -> dict[str, float]:
+    """`keys` of a record section as numbers (NaN where missing), each in the column
+    `column` names."""
+    return {column.format(k): _num(section.get(k)) for k in keys}
+
+
 def _pause_count(pause: dict[str, Any], key: str) -> float:
     if key in pause:
         return _num(pause[key])
@@ -270,14 +276,9 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
             base[name] = _option_value(name, value)
     totals = record.totals
     base.update(
-        offered_bps=_num(totals.get("offered_bps")),
-        offered_pps=_num(totals.get("offered_pps")),
-        achieved_send_bps=_num(totals.get("achieved_send_bps")),
-        offered_met=_num(totals.get("offered_met")),
+        **_numbers(totals, ("offered_bps", "offered_pps", "achieved_send_bps", "offered_met")),
         **_lateness(record),
-        recv_stalled=_num(totals.get("recv_stalled")),
-        max_recv_stall_s=_num(totals.get("max_recv_stall_s")),
-        recv_buffer_s=_num(totals.get("recv_buffer_s")),
+        **_numbers(totals, ("recv_stalled", "max_recv_stall_s", "recv_buffer_s")),
         send_time_us=_send_time_us(record),
         echo_rtt_us=_echo_rtt_us(record),
         pause_frames_sent=_pause_count(record.pause, "frames_sent"),
@@ -306,12 +307,8 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
             duplicated=int(f.duplicated),
             reordered=int(f.reordered),
             goodput_bps=_num(f.goodput_bps),
-            latency_p50_us=_num(lat.get("p50")),
-            latency_p99_us=_num(lat.get("p99")),
-            latency_max_us=_num(lat.get("max")),
-            loss_runs_count=_num(runs.get("count")),
-            loss_runs_mean=_num(runs.get("mean")),
-            loss_runs_max=_num(runs.get("max")),
+            **_numbers(lat, ("p50", "p99", "max"), "latency_{}_us"),
+            **_numbers(runs, ("count", "mean", "max"), "loss_runs_{}"),
         )
         for p in DROP_POINTS:
             row[f"drop_{p}"] = int(f.drops.get(p, 0))

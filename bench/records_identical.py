@@ -38,6 +38,11 @@ HOST_FIFO = {
     "payload": "64",
     "rate": "40960000bps",
 }
+# Settings several configs share.
+TIMED_PAUSE = {"pause": "on", "pause_style": "timed", "pause_quanta": "1664"}
+E1000_ON_1G = {"host": "e1000-2008", "edge_rate": "1Gbps"}
+MODERN_ON_10G = {"host": "modern", "edge_rate": "10Gbps", "sender_rate": "10Gbps"}
+RPS_ON_4_CORES = {"rps": "on", "cores": "4"}
 PRESETS = (
     "e1000-2008",
     "modern",
@@ -57,14 +62,8 @@ def configs() -> dict[str, dict[str, str]]:
         "udp-2senders-20M": {"senders": "2", "rate": "20Mbps"},
         "udp-overload": {"senders": "3", "receivers": "2", "switch_buffer": "16KiB"},
         "pause-xon": {"senders": "3", "pause": "on", "switch_buffer": "64KiB"},
-        "pause-timed": {
-            "senders": "3",
-            "pause": "on",
-            "pause_style": "timed",
-            "pause_quanta": "1664",
-            "switch_buffer": "64KiB",
-        },
-        "pause-host": {"senders": "2", "pause": "on", "host": "e1000-2008", "edge_rate": "1Gbps"},
+        "pause-timed": {**TIMED_PAUSE, "senders": "3", "switch_buffer": "64KiB"},
+        "pause-host": {**E1000_ON_1G, "senders": "2", "pause": "on"},
         "switch-pool": {"senders": "4", "switch_pool": "96KiB", "switch_buffer": "64KiB"},
         "tcp": {"protocol": "tcp", "payload": "8192"},
         "tcp-window": {"protocol": "tcp", "tcp_window": "16KiB", "senders": "2"},
@@ -72,23 +71,12 @@ def configs() -> dict[str, dict[str, str]]:
         "tcp-costs": {"protocol": "tcp", "send_cost": "5us", "send_packet_cost": "2us"},
         "sender-costs": {"send_cost": "5us", "send_byte_cost": "1ns", "rate": "50Mbps"},
         "blocking": {"blocking": "on", "rate": "200Mbps", "tx_queue": "16KiB"},
-        "readers-shared": {"host": "e1000-2008", "readers": "3", "edge_rate": "1Gbps"},
-        "readers-reuseport": {
-            "host": "modern",
-            "readers": "4",
-            "reuseport": "on",
-            "edge_rate": "10Gbps",
-            "sender_rate": "10Gbps",
-        },
-        "stalls": {
-            "host": "e1000-2008",
-            "stall_period": "5ms",
-            "stall_length": "2ms",
-            "edge_rate": "1Gbps",
-        },
-        "rps": {"host": "modern", "rps": "on", "cores": "4", "edge_rate": "1Gbps"},
+        "readers-shared": {**E1000_ON_1G, "readers": "3"},
+        "readers-reuseport": {**MODERN_ON_10G, "readers": "4", "reuseport": "on"},
+        "stalls": {**E1000_ON_1G, "stall_period": "5ms", "stall_length": "2ms"},
+        "rps": {**RPS_ON_4_CORES, "host": "modern", "edge_rate": "1Gbps"},
         "recv-cpu": {"host": "netns", "recv_cpu": "20", "recv_work": "2us"},
-        "small-rcvbuf": {"host": "e1000-2008", "rcvbuf": "4096", "edge_rate": "1Gbps"},
+        "small-rcvbuf": {**E1000_ON_1G, "rcvbuf": "4096"},
         "truesize": {"host": "e1000-2008", "truesize": "4096", "itr": "0"},
         "multicast": {"cast": "multicast", "receivers": "3", "rate": "50Mbps"},
         "multicast-host": {"cast": "multicast", "receivers": "2", "host": "athlon-2003"},
@@ -109,13 +97,7 @@ def configs() -> dict[str, dict[str, str]]:
         "link-delay": {"link_delay": "50us", "senders": "2"},
         # a switch that pauses a fast sender into a slow link
         "pause-fast-into-slow": {"pause": "on", "sender_rate": "1Gbps", "rate": "300Mbps"},
-        "pause-timed-fast-into-slow": {
-            "pause": "on",
-            "pause_style": "timed",
-            "pause_quanta": "1664",
-            "sender_rate": "1Gbps",
-            "rate": "300Mbps",
-        },
+        "pause-timed-fast-into-slow": {**TIMED_PAUSE, "sender_rate": "1Gbps", "rate": "300Mbps"},
         # a slow kernel: NIC FIFO overflow, or the host's own PAUSE from its FIFO
         "nic-fifo": dict(HOST_FIFO),
         "nic-fifo-pause": {**HOST_FIFO, "pause": "on"},
@@ -123,12 +105,9 @@ def configs() -> dict[str, dict[str, str]]:
         # small frames at 10 Gbit/s: ring drops (a driver that drops for want of a
         # descriptor) and backlog drops behind RPS
         "ring-and-backlog": {
-            "host": "modern",
-            "rps": "on",
-            "cores": "4",
+            **MODERN_ON_10G,
+            **RPS_ON_4_CORES,
             "backlog": "2",
-            "edge_rate": "10Gbps",
-            "sender_rate": "10Gbps",
             "senders": "2",
             "payload": "64",
             "duration": "0.01s",

@@ -480,7 +480,9 @@ def _work(
         reporter.tick("measuring clock offsets")
         pairs_ = [(fp.sender, fp.receiver) for fp in state.flows]
         state.traffic.clock_offsets = clocks.offsets(pairs_)
-    return _measure(reporter, journal, backend, state, timing)
+    outcome = _measure(reporter, journal, backend, state)
+    timing.update({k: round(v, 3) for k, v in outcome.traffic.timing.items()})
+    return outcome
 
 
 def _hosts(
@@ -585,13 +587,7 @@ def _traffic(
     )
 
 
-def _measure(
-    reporter: Reporter,
-    journal: jr.Journal,
-    backend: Backend,
-    state: RunState,
-    timing: dict[str, float],
-) -> Outcome:
+def _measure(reporter: Reporter, journal: jr.Journal, backend: Backend, state: RunState) -> Outcome:
     """Counters before, the traffic, counters after -> what the run measured."""
     assert state.traffic is not None
     count_hosts = [*backend.machine_hosts(), *state.run_hosts, *backend.switches]
@@ -616,7 +612,6 @@ def _measure(
     backend.traffic_ended()
     reporter.tick("counters after")
     after, snmp_after = snap_all(), snmp.snapshots(readers, settle=True)
-    timing.update({k: round(v, 3) for k, v in out.timing.items()})
     deltas = {n: counters.delta(before[n], after[n]) for n in before}
     snmp.add_deltas(deltas, snmp_before, snmp_after)
     errors = {n: s.errors for n, s in after.items() if s.errors}

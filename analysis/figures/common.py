@@ -156,6 +156,11 @@ def mark_kind(ax: Any, x: Any, y: Any, kind: str) -> None:
             mew=2.2, zorder=6)  # fmt: skip
 
 
+def note(ax: Any, text: str, xy: tuple[float, float], offset: tuple[float, float]) -> None:
+    """A reference's note in the figure: `text` at `offset` points from the data point `xy`."""
+    ax.annotate(text, xy, xytext=offset, textcoords="offset points", fontsize=9)
+
+
 def kind_handle(kind: str) -> Any:
     """The legend entry for mark_kind's ring."""
     style = KIND_MARK[kind]

@@ -172,25 +172,18 @@ def _sweep_panels(
         ax.axvline(onset_ref, **REF_STYLE)  # seed sec. 5: losses at ~20 Mbit/s offered
         ax.set_xlabel("offered payload rate (Mbit/s)")
         ax.set_xlim(left=0)
-    ax_b.annotate(
+    common.note(
+        ax_b,
         "seed sec. 7: past a critical rate\nless arrives than at lower rates",
         (onset_ref, 0),
-        xytext=(6, 8),
-        textcoords="offset points",
-        fontsize=9,
+        (6, 8),
     )
     ax_b.set_ylim(bottom=0)
     ax_b.set_ylabel("delivered payload rate (Mbit/s)")
     what = f"{p_sweep:g}-byte payloads" if not math.isnan(p_sweep) else "no rate sweep"
     ax_b.set_title(f"(b) delivered vs offered, {what}", fontsize=11)
     ax_c.axhline(loss_ref, **REF_STYLE)
-    ax_c.annotate(
-        f"seed: < {loss_ref:g} once tuned (sec. 6.4.2)",
-        (0, loss_ref),
-        xytext=(4, 4),
-        textcoords="offset points",
-        fontsize=9,
-    )
+    common.note(ax_c, f"seed: < {loss_ref:g} once tuned (sec. 6.4.2)", (0, loss_ref), (4, 4))
     ax_c.set_yscale("symlog", linthresh=1e-5)
     ax_c.set_ylim(0, 1.5)
     ax_c.set_ylabel("datagram loss (lost / sent)")

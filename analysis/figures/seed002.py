@@ -221,21 +221,14 @@ def _seed_marks(ax_a, ax_b, fact: dict[str, float]) -> None:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_xlabel("TCP window (KiB)")
-    ax_a.annotate(
-        "seed: default 16 KB window",
-        (default_kib, 0),
-        xytext=(4, 6),
-        textcoords="offset points",
-        fontsize=9,
-    )
+    common.note(ax_a, "seed: default 16 KB window", (default_kib, 0), (4, 6))
     frames_ref = fact["frames_per_s_1g"]
     ax_b.axhline(frames_ref, color="black", ls="-.", lw=1.4)
-    ax_b.annotate(
+    common.note(
+        ax_b,
         f"seed: ~{frames_ref:,.0f} standard frames/s fill 1 Gbit/s",
         (default_kib, frames_ref),
-        xytext=(4, 4),
-        textcoords="offset points",
-        fontsize=9,
+        (4, 4),
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -252,32 +253,32 @@ def _errors(here: pd.DataFrame, config: str, fit: dict | None, flows: pd.DataFra
             pass
     rows = []
     for x in rates:
-        ref = float(loss.loc[("bed", x), "loss"])
+        point = f"{config}, {x:g} Mbit/s"
         rows.append(
-            common.error_row(
-                f"{config}, {x:g} Mbit/s",
+            _bed_row(
+                point,
                 "datagram loss",
                 "",
-                ref,
-                sim=float(loss.loc[("sim", x), "loss"]),
-                bed=ref,
+                loss["loss"],
+                x,
                 model=float(model.get(x, math.nan)),
                 relation="bar",  # lanloss validate's: loss near 0 has no relative error
-                reference="testbed (netns) measurement; model: the fit's testbed curve",
-                evidence="predicted",  # the sim's netns preset is fitted to no testbed point
+                reference=f"{_BED_REFERENCE}; model: the fit's testbed curve",
             )
         )
-        ref_g = float(good.loc[("bed", x), "mean"])
-        rows.append(
-            common.error_row(
-                f"{config}, {x:g} Mbit/s",
-                "goodput",
-                "Mbit/s",
-                ref_g,
-                sim=float(good.loc[("sim", x), "mean"]),
-                bed=ref_g,
-                reference="testbed (netns) measurement",
-                evidence="predicted",
-            )
-        )
+        rows.append(_bed_row(point, "goodput", "Mbit/s", good["mean"], x, reference=_BED_REFERENCE))
     return rows
+
+
+_BED_REFERENCE = "testbed (netns) measurement"
+
+
+def _bed_row(point: str, quantity: str, unit: str, value: pd.Series, x: float, **kw: Any) -> dict:
+    """One error row at offered rate `x` from `value` (indexed by source and rate), the
+    testbed's value the reference. Predicted: the simulator's netns preset is fitted to no
+    testbed point."""
+    ref = float(value.loc[("bed", x)])
+    sim = float(value.loc[("sim", x)])
+    return common.error_row(
+        point, quantity, unit, ref, sim=sim, bed=ref, evidence="predicted", **kw
+    )

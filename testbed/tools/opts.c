@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "util.h"
 
 uint64_t ll_opt_u64(const char *flag, const char *val, uint64_t lo, uint64_t hi)
@@ -115,4 +116,26 @@ int ll_opt_next(int argc, char **argv, const struct option *options,
 		exit(0);
 	}
 	return o;
+}
+
+int ll_opt_common(int o, const char *val, const struct ll_common_opts *co)
+{
+	switch (o) {
+	case LL_O_PORT:
+		*co->port = (uint16_t)ll_opt_u64("port", val, 1, 65535);
+		return 1;
+	case LL_O_PROTO:
+		*co->proto = ll_opt_proto("proto", val);
+		return 1;
+	case LL_O_BATCH:
+		*co->batch = ll_opt_batch(val);
+		return 1;
+	case LL_O_STAMP_CLOCK:
+		ll_clock_set_stamp(ll_opt_stamp_clock(val));
+		return 1;
+	case LL_O_JSON:
+		*co->json = val;
+		return 1;
+	}
+	return 0;
 }

@@ -32,6 +32,43 @@ unsigned ll_opt_batch(const char *val);
 int ll_opt_next(int argc, char **argv, const struct option *options,
 		const char *usage);
 
+/*
+ * The options both tools take with one meaning. Their getopt codes come
+ * first, a tool's own codes start at LL_O_OWN, and LL_COMMON_OPTIONS are their
+ * entries of the getopt_long table.
+ */
+enum {
+	LL_O_PORT = 1,
+	LL_O_PROTO,
+	LL_O_BATCH,
+	LL_O_STAMP_CLOCK,
+	LL_O_JSON,
+	LL_O_HELP,
+	LL_O_OWN,
+};
+
+#define LL_COMMON_OPTIONS                                             \
+	{ "port", required_argument, NULL, LL_O_PORT },               \
+	{ "proto", required_argument, NULL, LL_O_PROTO },             \
+	{ "batch", required_argument, NULL, LL_O_BATCH },             \
+	{ "stamp-clock", required_argument, NULL, LL_O_STAMP_CLOCK }, \
+	{ "json", required_argument, NULL, LL_O_JSON },               \
+	{ "help", no_argument, NULL, LL_O_HELP }
+
+/* Where the common options' values go (--stamp-clock sets the stamp clock). */
+struct ll_common_opts {
+	uint16_t *port;
+	enum ll_proto *proto;
+	unsigned *batch;
+	const char **json;
+};
+
+/*
+ * Applies option @o with value @val if it is a common one and returns 1;
+ * returns 0 for a tool's own option.
+ */
+int ll_opt_common(int o, const char *val, const struct ll_common_opts *co);
+
 static inline int ll_is_multicast(struct in_addr a)
 {
 	return IN_MULTICAST(ntohl(a.s_addr));

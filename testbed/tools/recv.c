@@ -57,49 +57,38 @@ static const char usage[] =
 	"  --json FILE           write the report to FILE instead of stdout\n";
 
 enum {
-	O_BIND = 1,
-	O_PORT,
-	O_PROTO,
+	O_BIND = LL_O_OWN,
 	O_GROUP,
 	O_IFACE,
 	O_RCVBUF,
 	O_RCVBUF_FORCE,
 	O_READERS,
 	O_SOCKETS,
-	O_BATCH,
 	O_DURATION,
 	O_IDLE,
 	O_WORK,
 	O_PAYLOAD,
 	O_RXTIME,
-	O_STAMP_CLOCK,
 	O_LOG,
 	O_READY,
-	O_JSON,
-	O_HELP,
 };
 
 static const struct option options[] = {
+	LL_COMMON_OPTIONS,
 	{ "bind", required_argument, NULL, O_BIND },
-	{ "port", required_argument, NULL, O_PORT },
-	{ "proto", required_argument, NULL, O_PROTO },
 	{ "group", required_argument, NULL, O_GROUP },
 	{ "iface-addr", required_argument, NULL, O_IFACE },
 	{ "rcvbuf", required_argument, NULL, O_RCVBUF },
 	{ "rcvbuf-force", no_argument, NULL, O_RCVBUF_FORCE },
 	{ "readers", required_argument, NULL, O_READERS },
 	{ "sockets", required_argument, NULL, O_SOCKETS },
-	{ "batch", required_argument, NULL, O_BATCH },
 	{ "duration", required_argument, NULL, O_DURATION },
 	{ "idle-timeout", required_argument, NULL, O_IDLE },
 	{ "work-ns", required_argument, NULL, O_WORK },
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "rx-time", required_argument, NULL, O_RXTIME },
-	{ "stamp-clock", required_argument, NULL, O_STAMP_CLOCK },
 	{ "log", required_argument, NULL, O_LOG },
 	{ "ready-file", required_argument, NULL, O_READY },
-	{ "json", required_argument, NULL, O_JSON },
-	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -112,19 +101,16 @@ struct paths {
 static void parse_args(int argc, char **argv, struct recv_cfg *c,
 		       struct paths *p)
 {
+	const struct ll_common_opts common = { &c->port, &c->proto, &c->batch,
+					       &p->json };
 	int o;
 
 	while ((o = ll_opt_next(argc, argv, options, usage)) != -1) {
+		if (ll_opt_common(o, optarg, &common))
+			continue;
 		switch (o) {
 		case O_BIND:
 			c->bind = ll_opt_ipv4("bind", optarg);
-			break;
-		case O_PORT:
-			c->port =
-				(uint16_t)ll_opt_u64("port", optarg, 1, 65535);
-			break;
-		case O_PROTO:
-			c->proto = ll_opt_proto("proto", optarg);
 			break;
 		case O_GROUP:
 			c->group = ll_opt_ipv4("group", optarg);
@@ -155,9 +141,6 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 					"--sockets: invalid value '%s' (expected reuseport or shared)",
 					optarg);
 			break;
-		case O_BATCH:
-			c->batch = ll_opt_batch(optarg);
-			break;
 		case O_DURATION:
 			c->duration = ll_opt_dbl("duration", optarg, 1e-3, 1e7);
 			break;
@@ -180,17 +163,11 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 					"--rx-time: invalid value '%s' (expected app or kernel)",
 					optarg);
 			break;
-		case O_STAMP_CLOCK:
-			ll_clock_set_stamp(ll_opt_stamp_clock(optarg));
-			break;
 		case O_LOG:
 			p->log = optarg;
 			break;
 		case O_READY:
 			p->ready = optarg;
-			break;
-		case O_JSON:
-			p->json = optarg;
 			break;
 		}
 	}

@@ -48,9 +48,7 @@ static const char usage[] =
 	"Without --duration and --count it runs until SIGINT/SIGTERM.\n";
 
 enum {
-	O_DST = 1,
-	O_PORT,
-	O_PROTO,
+	O_DST = LL_O_OWN,
 	O_PAYLOAD,
 	O_RATE,
 	O_PATTERN,
@@ -62,20 +60,15 @@ enum {
 	O_MIF,
 	O_SNDBUF,
 	O_SNDBUF_FORCE,
-	O_BATCH,
 	O_GSO,
 	O_FLOW,
 	O_START_AT,
-	O_STAMP_CLOCK,
 	O_REALTIME,
-	O_JSON,
-	O_HELP,
 };
 
 static const struct option options[] = {
+	LL_COMMON_OPTIONS,
 	{ "dst", required_argument, NULL, O_DST },
-	{ "port", required_argument, NULL, O_PORT },
-	{ "proto", required_argument, NULL, O_PROTO },
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "rate", required_argument, NULL, O_RATE },
 	{ "pattern", required_argument, NULL, O_PATTERN },
@@ -87,14 +80,10 @@ static const struct option options[] = {
 	{ "mcast-if", required_argument, NULL, O_MIF },
 	{ "sndbuf", required_argument, NULL, O_SNDBUF },
 	{ "sndbuf-force", no_argument, NULL, O_SNDBUF_FORCE },
-	{ "batch", required_argument, NULL, O_BATCH },
 	{ "gso", no_argument, NULL, O_GSO },
 	{ "flow", required_argument, NULL, O_FLOW },
 	{ "start-at", required_argument, NULL, O_START_AT },
-	{ "stamp-clock", required_argument, NULL, O_STAMP_CLOCK },
 	{ "realtime", required_argument, NULL, O_REALTIME },
-	{ "json", required_argument, NULL, O_JSON },
-	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -167,20 +156,17 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 		       const char **json)
 {
 	const char *payload = NULL, *dst = NULL;
+	const struct ll_common_opts common = { &c->port, &c->proto, &c->batch,
+					       json };
 	int o;
 
 	while ((o = ll_opt_next(argc, argv, options, usage)) != -1) {
+		if (ll_opt_common(o, optarg, &common))
+			continue;
 		switch (o) {
 		case O_DST:
 			dst = optarg;
 			c->dst = ll_opt_ipv4("dst", optarg);
-			break;
-		case O_PORT:
-			c->port =
-				(uint16_t)ll_opt_u64("port", optarg, 1, 65535);
-			break;
-		case O_PROTO:
-			c->proto = ll_opt_proto("proto", optarg);
 			break;
 		case O_PAYLOAD:
 			payload = optarg; /* range depends on --proto */
@@ -217,9 +203,6 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 		case O_SNDBUF_FORCE:
 			c->sndbuf_force = true;
 			break;
-		case O_BATCH:
-			c->batch = ll_opt_batch(optarg);
-			break;
 		case O_GSO:
 			c->gso = true;
 			break;
@@ -231,14 +214,8 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 			c->start_at =
 				ll_opt_u64("start-at", optarg, 0, UINT64_MAX);
 			break;
-		case O_STAMP_CLOCK:
-			ll_clock_set_stamp(ll_opt_stamp_clock(optarg));
-			break;
 		case O_REALTIME:
 			c->realtime = (int)ll_opt_u64("realtime", optarg, 1, 99);
-			break;
-		case O_JSON:
-			*json = optarg;
 			break;
 		}
 	}
