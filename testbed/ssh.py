@@ -37,14 +37,14 @@ if TYPE_CHECKING:
     from lanloss.testbed.inventory import HostSpec, Inventory
 
 SSH = "ssh"
-# A remote tool: its PID goes to the file "$0" so that a later call can stop it, and it
-# gets SIGTERM when the ssh channel's stdin ends, i.e. when the local ssh client (which
-# dies with lanloss: PR_SET_PDEATHSIG) is gone. The watcher reads a copy of stdin (fd 3):
-# a background job's own stdin is /dev/null.
+# A remote tool: its PID goes to the file "$0" (removed when the tool ends) so that a later
+# call can stop it, and it gets SIGTERM when the ssh channel's stdin ends, i.e. when the
+# local ssh client (which dies with lanloss: PR_SET_PDEATHSIG) is gone. The watcher reads a
+# copy of stdin (fd 3): a background job's own stdin is /dev/null.
 _SPAWN = (
     'exec 3<&0; "$@" </dev/null & p=$!; echo $p > "$0"; '
     "(cat >/dev/null 2>&1; kill -TERM $p 2>/dev/null) <&3 >/dev/null 2>&1 & w=$!; "
-    "exec 3<&-; wait $p; rc=$?; kill $w 2>/dev/null; exit $rc"
+    'exec 3<&-; wait $p; rc=$?; kill $w 2>/dev/null; rm -f "$0"; exit $rc'
 )
 
 
@@ -156,6 +156,11 @@ class SshTransport(Transport):
                 capture_output=True,
                 timeout=10,
             )
+        # The master unlinks its socket as it exits, which may be after "-O exit" returns.
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
         try:
             os.rmdir(self._control_dir)
         except OSError:

@@ -9,7 +9,9 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from load_rules import judged, record_disturbance
@@ -185,8 +187,22 @@ def test_unreachable_host_is_one_clear_line(lab, bed, bed_state, tmp_path):
 
 
 def test_check_reports_the_receivers_clock_offset_to_its_sender(lab, bed):
-    res = bed("check", "--backend", "ssh", "--inventory", str(lab["inventory"]), netns=lab["ctl"])
+    # where the ssh clients' control sockets go (short: a socket's path has 107 bytes)
+    tmp = Path(tempfile.mkdtemp(prefix="llt-", dir="/tmp"))
+    # bed check's probe runs in the host's /tmp (it makes no folder on a lab host)
+    probe_pid = Path("/tmp/clock-probe-h2.log.pid")
+    probe_pid.unlink(missing_ok=True)  # left by a run before this fix
+    try:
+        res = bed(
+            "check", "--backend", "ssh", "--inventory", str(lab["inventory"]),
+            netns=lab["ctl"], env={"TMPDIR": str(tmp)},
+        )  # fmt: skip
+        left = list(tmp.iterdir())
+    finally:
+        shutil.rmtree(tmp)
     assert res.returncode == 0, res.stderr
+    # nothing left behind: the control sockets' folders, the probe's PID file on the host
+    assert left == [] and not probe_pid.exists()
     # the table's row of h2 ends in its clock against h1 (testbed/lab_check.py)
     row = next((ln for ln in res.stdout.splitlines() if ln.startswith("h2 ")), res.stdout)
     # two namespaces of one kernel: one CLOCK_REALTIME, so the offset is 0 within its bound
