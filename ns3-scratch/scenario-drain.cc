@@ -185,8 +185,8 @@ PauseWaitSeconds(const ScenarioOptions& o,
     {
         for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
         {
-            const double band = std::max<double>(
-                1, double(sw->GetXoffThreshold(p)) - double(sw->GetXonThreshold(p)));
+            const auto& port = sw->GetPortState(p);
+            const double band = std::max<double>(1, double(port.xoff) - double(port.xon));
             const double xoffs = 1 + std::ceil(bytes / band);
             seconds += xoffs * PauseSeconds(o, sw->GetPort(p)->GetDataRate().GetBitRate());
         }

@@ -355,12 +355,13 @@ WriteSwitchPorts(JsonWriter& j, const ScenarioRun& run)
         for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
         {
             const std::string& name = portName[PeekPointer(sw->GetPort(p))];
+            const auto& port = sw->GetPortState(p);
             j.BeginObject(name)
-                .Field("egress_drops", sw->GetEgressDrops(p))
-                .Field("ingress_drops", sw->GetIngressDrops(p))
-                .Field("xoff_bytes", sw->GetXoffThreshold(p))
-                .Field("xon_bytes", sw->GetXonThreshold(p))
-                .Field("headroom_bytes", sw->GetHeadroom(p))
+                .Field("egress_drops", port.egressDrops)
+                .Field("ingress_drops", port.ingressDrops)
+                .Field("xoff_bytes", port.xoff)
+                .Field("xon_bytes", port.xon)
+                .Field("headroom_bytes", port.headroom)
                 .EndObject();
         }
     }

@@ -188,7 +188,6 @@ EthernetNetDevice::DoDispose()
     m_currentFrame = nullptr;
     m_readyEvent.Cancel();
     m_pauseEvent.Cancel();
-    m_rxCallback = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
     Mac48NetDevice::DoDispose();
 }
 
@@ -197,7 +196,7 @@ EthernetNetDevice::Attach(Ptr<EthernetChannel> channel)
 {
     m_channel = channel;
     m_channel->Attach(this);
-    m_linkChangeCallbacks();
+    NotifyLinkUp();
     return true;
 }
 
@@ -238,18 +237,6 @@ EthernetNetDevice::GetFlowControl() const
 }
 
 // ---------------------------------------------------------------- transmit
-
-bool
-EthernetNetDevice::SendFrom(Ptr<Packet> packet,
-                            const Address& source,
-                            const Address& dest,
-                            uint16_t protocolNumber)
-{
-    return SendFrame(packet,
-                     Mac48Address::ConvertFrom(source),
-                     Mac48Address::ConvertFrom(dest),
-                     protocolNumber);
-}
 
 bool
 EthernetNetDevice::SendFrame(Ptr<Packet> packet,
@@ -632,14 +619,7 @@ EthernetNetDevice::DeliverUp(Ptr<Packet> packet,
                              PacketType type)
 {
     m_macRxTrace(packet);
-    if (!m_promiscCallback.IsNull())
-    {
-        m_promiscCallback(this, packet, protocol, source, destination, type);
-    }
-    if (type != PACKET_OTHERHOST && !m_rxCallback.IsNull())
-    {
-        m_rxCallback(this, packet, protocol, source);
-    }
+    HandUp(packet, protocol, source, destination, type);
 }
 
 void
@@ -667,26 +647,9 @@ EthernetNetDevice::GetChannel() const
 }
 
 bool
-EthernetNetDevice::SetMtu(const uint16_t mtu)
-{
-    if (mtu < 68 || mtu > ethernet::MAX_JUMBO_MTU)
-    {
-        return false;
-    }
-    m_mtu = mtu;
-    return true;
-}
-
-bool
 EthernetNetDevice::IsLinkUp() const
 {
     return m_channel != nullptr;
-}
-
-void
-EthernetNetDevice::AddLinkChangeCallback(Callback<void> callback)
-{
-    m_linkChangeCallbacks.ConnectWithoutContext(callback);
 }
 
 bool
@@ -699,18 +662,6 @@ bool
 EthernetNetDevice::NeedsArp() const
 {
     return true;
-}
-
-void
-EthernetNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
-{
-    m_rxCallback = cb;
-}
-
-void
-EthernetNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
-{
-    m_promiscCallback = cb;
 }
 
 } // namespace ns3

@@ -240,55 +240,30 @@ class EthernetNetDevice : public Mac48NetDevice
     // NetDevice (the rest: Mac48NetDevice)
     /** @return the EthernetChannel this device is attached to, or null */
     Ptr<Channel> GetChannel() const override;
-    /**
-     * Set the MTU, the largest MAC payload: 68 (IPv4's minimum) to 9216 (jumbo frames);
-     * false, and unchanged, outside.
-     * @param mtu the MTU in bytes
-     * @return whether it was set
-     */
-    bool SetMtu(const uint16_t mtu) override;
     /** @return true once attached to a channel (a link never goes down) */
     bool IsLinkUp() const override;
-    /**
-     * @param callback called when the link comes up (Attach)
-     */
-    void AddLinkChangeCallback(Callback<void> callback) override;
     /** @return false: a port is not a bridge (the switch device is the node's bridge) */
     bool IsBridge() const override;
-    /**
-     * Add the MAC header (source, destination, EtherType), pad to 60 bytes and queue the
-     * frame (MacTx); dropped (MacTxDrop) if the transmit queue has no room. A frame that
-     * finds the transmitter free and nothing waiting starts at once.
-     * @param packet the MAC payload
-     * @param source the source MAC address (any: SupportsSendFrom)
-     * @param dest the destination MAC address
-     * @param protocolNumber the EtherType
-     * @return false if the frame was dropped
-     */
-    bool SendFrom(Ptr<Packet> packet,
-                  const Address& source,
-                  const Address& dest,
-                  uint16_t protocolNumber) override;
     /** @return true: IPv4 resolves addresses on this device with ARP */
     bool NeedsArp() const override;
-    /**
-     * @param cb called with every data frame for this host (not for another host)
-     */
-    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
-    /**
-     * @param cb called with every data frame handed up, whatever its destination
-     */
-    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
 
   protected:
-    /** Release the channel, queue, receive path, switch and callbacks; cancel the timers. */
+    /** Release the channel, queue, receive path and switch; cancel the timers. */
     void DoDispose() override;
 
   private:
     void TryTransmit();
     void StartTransmission(Ptr<Packet> frame);
     void TransmitComplete();
-    bool SendFrame(Ptr<Packet> packet, Mac48Address source, Mac48Address dest, uint16_t protocol);
+    /**
+     * Add the MAC header (source, destination, EtherType), pad to 60 bytes and queue the
+     * frame (MacTx); dropped (MacTxDrop) if the transmit queue has no room. A frame that
+     * finds the transmitter free and nothing waiting starts at once.
+     */
+    bool SendFrame(Ptr<Packet> packet,
+                   Mac48Address source,
+                   Mac48Address dest,
+                   uint16_t protocolNumber) override;
     bool Offer(Ptr<Packet> frame);
     void StartData(Ptr<Packet> frame);
     void ApplyDeferredPause();
@@ -322,10 +297,6 @@ class EthernetNetDevice : public Mac48NetDevice
     uint64_t m_pauseReceived;
     Ptr<Packet> m_pendingPause; //!< MAC Control frame to send before any data
     uint16_t m_pendingPauseQuanta;
-
-    NetDevice::ReceiveCallback m_rxCallback;
-    NetDevice::PromiscReceiveCallback m_promiscCallback;
-    TracedCallback<> m_linkChangeCallbacks;
 
     TracedCallback<Ptr<const Packet>> m_macTxTrace;
     TracedCallback<Ptr<const Packet>> m_macTxDropTrace;

@@ -411,58 +411,16 @@ EthernetSwitchNetDevice::GetPort(uint32_t index) const
     return m_ports.at(index).device;
 }
 
-uint32_t
-EthernetSwitchNetDevice::GetEgressBytes(uint32_t port) const
+const EthernetSwitchNetDevice::PortState&
+EthernetSwitchNetDevice::GetPortState(uint32_t port) const
 {
-    return m_ports.at(port).egressBytes;
-}
-
-uint32_t
-EthernetSwitchNetDevice::GetIngressBytes(uint32_t port) const
-{
-    return m_ports.at(port).ingressBytes;
+    return m_ports.at(port);
 }
 
 uint32_t
 EthernetSwitchNetDevice::GetPoolBytes() const
 {
     return m_poolBytes;
-}
-
-uint64_t
-EthernetSwitchNetDevice::GetEgressDrops(uint32_t port) const
-{
-    return m_ports.at(port).egressDrops;
-}
-
-uint64_t
-EthernetSwitchNetDevice::GetIngressDrops(uint32_t port) const
-{
-    return m_ports.at(port).ingressDrops;
-}
-
-uint32_t
-EthernetSwitchNetDevice::GetXoffThreshold(uint32_t port) const
-{
-    return m_ports.at(port).xoff;
-}
-
-uint32_t
-EthernetSwitchNetDevice::GetXonThreshold(uint32_t port) const
-{
-    return m_ports.at(port).xon;
-}
-
-uint32_t
-EthernetSwitchNetDevice::GetHeadroom(uint32_t port) const
-{
-    return m_ports.at(port).headroom;
-}
-
-bool
-EthernetSwitchNetDevice::IsHoldingPeer(uint32_t port) const
-{
-    return m_ports.at(port).holdingPeer;
 }
 
 // ---------------------------------------------------------------- NetDevice
@@ -474,21 +432,9 @@ EthernetSwitchNetDevice::GetChannel() const
 }
 
 bool
-EthernetSwitchNetDevice::SetMtu(const uint16_t mtu)
-{
-    m_mtu = mtu;
-    return true;
-}
-
-bool
 EthernetSwitchNetDevice::IsLinkUp() const
 {
     return true;
-}
-
-void
-EthernetSwitchNetDevice::AddLinkChangeCallback(Callback<void> callback)
-{
 }
 
 bool
@@ -498,16 +444,15 @@ EthernetSwitchNetDevice::IsBridge() const
 }
 
 bool
-EthernetSwitchNetDevice::SendFrom(Ptr<Packet> packet,
-                                  const Address& source,
-                                  const Address& dest,
-                                  uint16_t protocolNumber)
+EthernetSwitchNetDevice::SendFrame(Ptr<Packet> packet,
+                                   Mac48Address source,
+                                   Mac48Address dest,
+                                   uint16_t protocolNumber)
 {
     // Frames the switch itself originates (management traffic) use the same
     // egress admission but are charged to no ingress port.
-    Mac48Address dst = Mac48Address::ConvertFrom(dest);
-    EthernetNetDevice::AddMacHeader(packet, Mac48Address::ConvertFrom(source), dst, protocolNumber);
-    Distribute(NO_PORT, packet, dst);
+    EthernetNetDevice::AddMacHeader(packet, source, dest, protocolNumber);
+    Distribute(NO_PORT, packet, dest);
     return true;
 }
 
@@ -515,16 +460,6 @@ bool
 EthernetSwitchNetDevice::NeedsArp() const
 {
     return false;
-}
-
-void
-EthernetSwitchNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
-{
-}
-
-void
-EthernetSwitchNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
-{
 }
 
 } // namespace ns3

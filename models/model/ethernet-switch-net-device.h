@@ -69,6 +69,29 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
         PAUSE_TIMED, //!< PAUSE with PauseQuanta refreshed every half pause time, no XON
     };
 
+    /** A port's buffers, drops and flow control, as the switch keeps them (GetPortState). */
+    struct PortState
+    {
+        /** Bytes waiting in the port's egress buffer (frames header to FCS, padded). */
+        uint32_t egressBytes = 0;
+        /** Bytes of frames that came in on the port and have not yet left the switch. */
+        uint32_t ingressBytes = 0;
+        /** Frames dropped at the port's egress buffer or the shared pool (EgressDrop). */
+        uint64_t egressDrops = 0;
+        /** Frames dropped at the port's ingress beyond XOFF + headroom (IngressDrop). */
+        uint64_t ingressDrops = 0;
+        /** Ingress bytes at which the switch pauses the port's peer: XoffThreshold, or
+         *  EgressBufferBytes - headroom when that is 0. */
+        uint32_t xoff = 0;
+        /** Ingress bytes at or below which the peer is released: XonThreshold (at most
+         *  XOFF), or XOFF / 2 when that is 0. */
+        uint32_t xon = 0;
+        /** The port's PAUSE headroom in bytes (PauseHeadroom of its link). */
+        uint32_t headroom = 0;
+        /** True while the switch holds the port's peer paused. */
+        bool holdingPeer = false;
+    };
+
     /**
      * A frame dropped at a port.
      * @param frame the frame with its MAC header and padding, without FCS
@@ -150,49 +173,12 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
     Ptr<EthernetNetDevice> GetPort(uint32_t index) const;
 
     /**
-     * @param port a port's index
-     * @return bytes waiting in the port's egress buffer (frames header to FCS, padded)
+     * @param port a port's index (0 .. GetNPorts() - 1)
+     * @return the port's buffer occupancy, drop counts and flow-control state now
      */
-    uint32_t GetEgressBytes(uint32_t port) const;
-    /**
-     * @param port a port's index
-     * @return bytes of frames that came in on the port and have not yet left the switch
-     */
-    uint32_t GetIngressBytes(uint32_t port) const;
+    const PortState& GetPortState(uint32_t port) const;
     /** @return bytes buffered in all egress ports together (what SharedPoolBytes limits) */
     uint32_t GetPoolBytes() const;
-    /**
-     * @param port a port's index
-     * @return frames dropped at the port's egress buffer or the shared pool (EgressDrop)
-     */
-    uint64_t GetEgressDrops(uint32_t port) const;
-    /**
-     * @param port a port's index
-     * @return frames dropped at the port's ingress beyond XOFF + headroom (IngressDrop)
-     */
-    uint64_t GetIngressDrops(uint32_t port) const;
-    /**
-     * @param port an ingress port's index
-     * @return ingress bytes at which the switch pauses the port's peer: XoffThreshold, or
-     *         EgressBufferBytes - headroom when that is 0
-     */
-    uint32_t GetXoffThreshold(uint32_t port) const;
-    /**
-     * @param port an ingress port's index
-     * @return ingress bytes at or below which the peer is released: XonThreshold (at most
-     *         XOFF), or XOFF / 2 when that is 0
-     */
-    uint32_t GetXonThreshold(uint32_t port) const;
-    /**
-     * @param port an ingress port's index
-     * @return the port's PAUSE headroom in bytes (PauseHeadroom of its link)
-     */
-    uint32_t GetHeadroom(uint32_t port) const;
-    /**
-     * @param port an ingress port's index
-     * @return true while the switch holds the peer of @p port paused
-     */
-    bool IsHoldingPeer(uint32_t port) const;
 
     /**
      * Buffer bytes a frame occupies: max(payload + 14, 60) + 4 (header to FCS, padded
@@ -216,49 +202,15 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
     static uint32_t PauseHeadroom(uint32_t mtu, DataRate rate, Time delay);
 
     // NetDevice (the rest: Mac48NetDevice). The switch has no channel of its own, is
-    // always up, takes any MTU, and hands nothing to the node's stack.
+    // always up, and hands nothing to the node's stack.
     /** @return null: the switch has no channel of its own (its ports do) */
     Ptr<Channel> GetChannel() const override;
-    /**
-     * @param mtu the MTU reported for the switch device, in bytes (any value)
-     * @return true
-     */
-    bool SetMtu(const uint16_t mtu) override;
     /** @return true: the switch is always up */
     bool IsLinkUp() const override;
-    /**
-     * Ignored: the switch's link never changes.
-     * @param callback not called
-     */
-    void AddLinkChangeCallback(Callback<void> callback) override;
     /** @return true */
     bool IsBridge() const override;
-    /**
-     * A frame the switch itself originates (management traffic): MAC header added,
-     * padded to 60 bytes, then forwarded or flooded like a received frame, with the same
-     * egress admission but charged to no ingress port.
-     * @param packet the MAC payload
-     * @param source the source MAC address
-     * @param dest the destination MAC address
-     * @param protocolNumber the EtherType
-     * @return true (a drop at egress is traced as EgressDrop)
-     */
-    bool SendFrom(Ptr<Packet> packet,
-                  const Address& source,
-                  const Address& dest,
-                  uint16_t protocolNumber) override;
     /** @return false: the switch hands nothing to a stack */
     bool NeedsArp() const override;
-    /**
-     * Ignored: the switch hands nothing to the node's stack.
-     * @param cb not called
-     */
-    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
-    /**
-     * Ignored: the switch hands nothing to the node's stack.
-     * @param cb not called
-     */
-    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
 
   protected:
     /** Cancel the ports' PAUSE refresh timers and release the ports. */
@@ -270,17 +222,21 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
   private:
     static constexpr uint32_t NO_PORT = 0xFFFFFFFF;
 
-    struct Port
+    /**
+     * A frame the switch itself originates (management traffic): MAC header added,
+     * padded to 60 bytes, then forwarded or flooded like a received frame, with the same
+     * egress admission but charged to no ingress port. Returns true (a drop at egress is
+     * traced as EgressDrop).
+     */
+    bool SendFrame(Ptr<Packet> packet,
+                   Mac48Address source,
+                   Mac48Address dest,
+                   uint16_t protocolNumber) override;
+
+    /** A port: its device, its state, its PAUSE refresh timer and its egress FIFO. */
+    struct Port : PortState
     {
         Ptr<EthernetNetDevice> device;
-        uint32_t egressBytes = 0;
-        uint32_t ingressBytes = 0;
-        uint64_t egressDrops = 0;
-        uint64_t ingressDrops = 0;
-        uint32_t xoff = 0;
-        uint32_t xon = 0;
-        uint32_t headroom = 0;
-        bool holdingPeer = false;
         EventId refresh;
         std::deque<std::pair<uint32_t, uint32_t>> queued; //!< (bytes, ingress port) FIFO
     };

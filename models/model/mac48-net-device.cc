@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "mac48-net-device.h"
 
+#include "ethernet-wire.h"
+
 #include "ns3/node.h"
 
 namespace ns3
@@ -20,6 +22,8 @@ void
 Mac48NetDevice::DoDispose()
 {
     m_node = nullptr;
+    m_rxCallback = ReceiveCallback();
+    m_promiscCallback = PromiscReceiveCallback();
     NetDevice::DoDispose();
 }
 
@@ -45,6 +49,17 @@ Address
 Mac48NetDevice::GetAddress() const
 {
     return m_address;
+}
+
+bool
+Mac48NetDevice::SetMtu(const uint16_t mtu)
+{
+    if (mtu < 68 || mtu > ethernet::MAX_JUMBO_MTU)
+    {
+        return false;
+    }
+    m_mtu = mtu;
+    return true;
 }
 
 uint16_t
@@ -111,6 +126,59 @@ bool
 Mac48NetDevice::SupportsSendFrom() const
 {
     return true;
+}
+
+bool
+Mac48NetDevice::SendFrom(Ptr<Packet> packet,
+                         const Address& source,
+                         const Address& dest,
+                         uint16_t protocolNumber)
+{
+    return SendFrame(packet,
+                     Mac48Address::ConvertFrom(source),
+                     Mac48Address::ConvertFrom(dest),
+                     protocolNumber);
+}
+
+void
+Mac48NetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+}
+
+void
+Mac48NetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+Mac48NetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
+{
+    m_promiscCallback = cb;
+}
+
+void
+Mac48NetDevice::NotifyLinkUp()
+{
+    m_linkChangeCallbacks();
+}
+
+void
+Mac48NetDevice::HandUp(Ptr<Packet> packet,
+                       uint16_t protocol,
+                       Mac48Address source,
+                       Mac48Address destination,
+                       PacketType type)
+{
+    if (!m_promiscCallback.IsNull())
+    {
+        m_promiscCallback(this, packet, protocol, source, destination, type);
+    }
+    if (type != PACKET_OTHERHOST && !m_rxCallback.IsNull())
+    {
+        m_rxCallback(this, packet, protocol, source);
+    }
 }
 
 } // namespace ns3

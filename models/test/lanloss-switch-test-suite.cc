@@ -67,7 +67,8 @@ struct Star
     static void OnDrop(Star* s, Ptr<const Packet> p, uint32_t port)
     {
         s->egressDrops++;
-        s->maxEgressAtDrop = std::max(s->maxEgressAtDrop, s->sw->GetEgressBytes(port));
+        s->maxEgressAtDrop =
+            std::max(s->maxEgressAtDrop, s->sw->GetPortState(port).egressBytes);
     }
 
     void Send(std::size_t from, std::size_t to, uint32_t n, uint32_t payload)
@@ -126,8 +127,9 @@ class EgressLimitTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(star.egressDrops, 0, "the burst overflowed");
         NS_TEST_ASSERT_MSG_EQ(star.egressDrops + star.rx[1], 100, "every frame delivered or dropped");
         NS_TEST_ASSERT_MSG_GT(star.maxEgressAtDrop + 1518, buffer, "dropped only when full");
-        NS_TEST_ASSERT_MSG_EQ(star.sw->GetEgressDrops(1), star.egressDrops, "counted per port");
-        NS_TEST_ASSERT_MSG_EQ(star.sw->GetEgressBytes(1), 0, "buffer empty at the end");
+        const auto& out = star.sw->GetPortState(1);
+        NS_TEST_ASSERT_MSG_EQ(out.egressDrops, star.egressDrops, "counted per port");
+        NS_TEST_ASSERT_MSG_EQ(out.egressBytes, 0, "buffer empty at the end");
         Simulator::Destroy();
     }
 };
@@ -175,14 +177,13 @@ class HeadroomTestCase : public TestCase
     {
         Star star({"1Gbps", "100Mbps"}, true, 128 * 1024);
         // 1G port, 1 us cable: 3*1538 + 84 + 2*125 bytes
-        NS_TEST_ASSERT_MSG_EQ(star.sw->GetHeadroom(0), 3 * 1538 + 84 + 2 * 125, "1G headroom");
-        NS_TEST_ASSERT_MSG_EQ(star.sw->GetHeadroom(1), 3 * 1538 + 84 + 2 * 13, "100M headroom");
-        NS_TEST_ASSERT_MSG_EQ(star.sw->GetXoffThreshold(0),
-                              128 * 1024 - star.sw->GetHeadroom(0),
-                              "XOFF = buffer - headroom");
-        NS_TEST_ASSERT_MSG_EQ(star.sw->GetXonThreshold(0),
-                              star.sw->GetXoffThreshold(0) / 2,
-                              "XON = XOFF / 2");
+        const auto& fast = star.sw->GetPortState(0);
+        NS_TEST_ASSERT_MSG_EQ(fast.headroom, 3 * 1538 + 84 + 2 * 125, "1G headroom");
+        NS_TEST_ASSERT_MSG_EQ(star.sw->GetPortState(1).headroom,
+                              3 * 1538 + 84 + 2 * 13,
+                              "100M headroom");
+        NS_TEST_ASSERT_MSG_EQ(fast.xoff, 128 * 1024 - fast.headroom, "XOFF = buffer - headroom");
+        NS_TEST_ASSERT_MSG_EQ(fast.xon, fast.xoff / 2, "XON = XOFF / 2");
         Simulator::Destroy();
     }
 };
@@ -208,13 +209,15 @@ class XoffXonTestCase : public TestCase
         Simulator::Schedule(MicroSeconds(100), &Star::Send, &star, 0, 1, 200, 1500);
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(star.egressDrops, 0, "nothing dropped");
-        NS_TEST_ASSERT_MSG_EQ(star.sw->GetIngressDrops(0), 0, "headroom sufficed");
+        NS_TEST_ASSERT_MSG_EQ(star.sw->GetPortState(0).ingressDrops, 0, "headroom sufficed");
         NS_TEST_ASSERT_MSG_EQ(star.rx[1], 200, "all delivered");
         NS_TEST_ASSERT_MSG_GT(sent.size(), 1, "XOFF and XON sent");
         NS_TEST_ASSERT_MSG_EQ(sent.front(), 0xFFFF, "XOFF first");
         NS_TEST_ASSERT_MSG_EQ(sent.back(), 0, "XON last");
         NS_TEST_ASSERT_MSG_EQ(star.hosts[0]->GetPauseFramesReceived(), sent.size(), "all arrived");
-        NS_TEST_ASSERT_MSG_EQ(star.sw->IsHoldingPeer(0), false, "released at the end");
+        NS_TEST_ASSERT_MSG_EQ(star.sw->GetPortState(0).holdingPeer,
+                              false,
+                              "released at the end");
         Simulator::Destroy();
     }
 };
