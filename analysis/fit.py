@@ -1002,10 +1002,8 @@ def _parameters_section(f: _Fitted, data: pd.DataFrame, level: float) -> dict[st
             )
         reps = f.per_repetition.get(p.name, [])
         if free and ci is not None and reps:
-            rep_notes = _repetition_notes(p, est, ci, reps, level)
+            ci, rep_notes = checked_against_repetitions(p, est, ci, reps, level)
             notes += rep_notes
-            if any(n.startswith(NARROWER) for n in rep_notes):
-                ci = widened_to_repetitions(est, ci, reps, level)
         if p.source == "bed" and p.name in PINNED_BY and (not free or _sometimes(notes)):
             if lossy_runs["bed"] or not free:
                 notes.append(f"points that would pin it: {PINNED_BY[p.name]}")
@@ -1039,7 +1037,11 @@ PINNED_BY = {
 }
 SOMETIMES = "identified only sometimes"
 NARROWER = "its interval is narrower than the run-to-run spread"
-SPREAD_TEST = 0.01  # per-repetition refits farther apart than the interval allows, at this level
+# Per-repetition refits farther apart than the interval allows, at this level: a test of
+# heterogeneity between two or three repetitions has little power, so it is judged at 0.10,
+# not 0.05 or 0.01, as meta-analyses judge Cochran's Q over few studies (Cochrane Handbook
+# for Systematic Reviews of Interventions, section 10.10.2).
+SPREAD_TEST = 0.10
 
 
 def _sometimes(notes: list[str]) -> bool:
@@ -1083,6 +1085,18 @@ def _repetition_notes(
     elif R >= 2 and np.ptp(x) > 1e-6:
         out.append(f"an interval of zero width; the repetitions alone give {shown} {p.unit}")
     return out
+
+
+def checked_against_repetitions(
+    p: lm.Param, est: float, ci: list[float], reps: list[float], level: float
+) -> tuple[list[float], list[str]]:
+    """The interval a parameter is reported with, given its refits on each repetition
+    alone, and the notes on them: widened to the repetitions' spread where they disagree
+    more than the interval allows (_repetition_notes, widened_to_repetitions)."""
+    notes = _repetition_notes(p, est, ci, reps, level)
+    if any(n.startswith(NARROWER) for n in notes):
+        ci = widened_to_repetitions(est, ci, reps, level)
+    return ci, notes
 
 
 def widened_to_repetitions(

@@ -409,11 +409,19 @@ def test_an_interval_narrower_than_the_repetitions_spread_is_said_to_be():
     # two repetitions that agree with each other, both off the whole fit's estimate
     (note,) = fit._repetition_notes(read, 3.7e-6, [3.52e-6, 3.88e-6], [4.10e-6, 3.91e-6], 0.95)
     assert note.startswith("its interval is narrower than the run-to-run spread")
+    # a fresh make run's (28 November): repetitions 4 % apart against an interval of +-4 %,
+    # chi^2 = 4.9 on 2 degrees of freedom (p = 0.085): two repetitions say little, so the
+    # test is at 0.10; widened, the interval holds what other fresh runs found (4.00, 4.04)
+    est, ci_g, reps_g = 4.331e-6, [4.173e-6, 4.522e-6], [4.233e-6, 4.050e-6]
+    wide, (note,) = fit.checked_against_repetitions(read, est, ci_g, reps_g, 0.95)
+    assert note.startswith("its interval is narrower than the run-to-run spread")
+    assert wide[0] < 4.00e-6 and wide[1] > ci_g[1]
     (note,) = fit._repetition_notes(read, 3e-6, ci, [3.1e-6, read.lower], 0.95)
     assert note.startswith(fit.SOMETIMES) and "1 of 2 at a bound" in note
     # a physical limit is a value the host can have, not a search that ran away
     floor = dataclasses.replace(read, lower=2e-6, physical_bounds=True)
-    assert fit._repetition_notes(floor, 3e-6, [2e-6, 3.2e-6], [3.1e-6, 2e-6], 0.95) == []
+    notes = fit._repetition_notes(floor, 3e-6, [2e-6, 3.2e-6], [3.1e-6, 2e-6], 0.95)
+    assert not any(n.startswith(fit.SOMETIMES) for n in notes)
 
 
 def test_an_interval_the_repetitions_disagree_with_is_widened_to_their_spread():
