@@ -51,7 +51,7 @@ _TOP_KEYS = {"ssh", "hosts", "tools_dir", "workdir", "switches", "links"}
 _HOST_KEYS = {"address", "data_address", "interface", "role", "ssh", "switch", "switch_port"}
 _SSH_KEYS = {"user", "key", "port", "connect_timeout", "known_hosts", "strict_host_key_checking"}
 
-# The ssh defaults of an inventory host (and of lanloss.testbed.ssh.SshTransport)
+# The ssh defaults of an inventory host (lanloss.testbed.ssh.SshTransport carries its SshSpec)
 SSH_USER = "root"
 SSH_PORT = 22
 SSH_CONNECT_TIMEOUT_S = 5.0

@@ -383,8 +383,7 @@ def transport_from(desc: dict[str, Any]) -> Transport:
     if desc["kind"] == "local":
         return Local(desc["name"], desc.get("netns"))
     if desc["kind"] == "ssh":
-        fields = {k: v for k, v in desc.items() if k != "kind"}
-        return SshTransport(**fields)
+        return SshTransport.from_description(desc)
     if desc["kind"] == "vm":
         from lanloss.testbed import vm
 

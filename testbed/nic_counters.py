@@ -155,10 +155,8 @@ def _vsi_and_port(driver: str, port: str, *own: Rule) -> DriverMap:
     )
 
 
-# e1000 family (e1000, e1000e): counters from the hardware statistics registers.
-_E1000_COMMON = (
-    _r("rx_missed_errors", "rx_fifo", "MPC: packet buffer full"),
-    _r("rx_no_buffer_count", "not_drop", "RNBC: no descriptor at that moment; drop is in MPC"),
+# The receive error registers e1000, e1000e and igb (igc) share, under the same ethtool names.
+_INTEL_RX_ERRORS = (
     _r("rx_crc_errors", "rx_error", "CRCERRS"),
     _r("rx_align_errors", "rx_error", "ALGNERRC"),
     _r("rx_long_length_errors", "rx_error", "ROC: oversize"),
@@ -167,11 +165,23 @@ _E1000_COMMON = (
     _r("rx_frame_errors", "double", "ALGNERRC"),
     _r("rx_errors", "double", "sum of the error counters"),
     _r("rx_over_errors", "uncertain", "netdev stat the driver does not set"),
+)
+
+# The PAUSE frame counters (XON + XOFF received, sent) of e1000, e1000e, igb (igc) and ixgbe.
+_INTEL_PAUSE = (
+    _r("rx_flow_control_xo(n|ff)", "pause_rx"),
+    _r("tx_flow_control_xo(n|ff)", "pause_tx"),
+)
+
+# e1000 family (e1000, e1000e): counters from the hardware statistics registers.
+_E1000_COMMON = (
+    _r("rx_missed_errors", "rx_fifo", "MPC: packet buffer full"),
+    _r("rx_no_buffer_count", "not_drop", "RNBC: no descriptor at that moment; drop is in MPC"),
+    *_INTEL_RX_ERRORS,
     _r("rx_csum_offload_errors", "not_drop", "delivered; the kernel counts UDP InCsumErrors"),
     _r("alloc_rx_buff_failed", "not_drop", "refill failure; the drop shows as MPC"),
     _r("dropped_smbus", "not_drop", "management frames for the BMC"),
-    _r("rx_flow_control_xo(n|ff)", "pause_rx"),
-    _r("tx_flow_control_xo(n|ff)", "pause_tx"),
+    *_INTEL_PAUSE,
 )
 
 E1000 = DriverMap("e1000", _E1000_COMMON, ("rx_missed_errors",), dev_fifo="rx_fifo")
@@ -193,19 +203,11 @@ _IGB_RULES = (
     _r("rx_missed_errors", "rx_fifo", "MPC: packet buffer full"),
     _r("rx_no_buffer_count", "not_drop", "RNBC: not an exact drop count (igb_update_stats)"),
     _r("rx_fifo_errors", "double", "netdev copy: sum(RQDPC) + RNBC"),
-    _r("rx_crc_errors", "rx_error", "CRCERRS"),
-    _r("rx_align_errors", "rx_error", "ALGNERRC"),
-    _r("rx_long_length_errors", "rx_error", "ROC"),
-    _r("rx_short_length_errors", "rx_error", "RUC"),
-    _r("rx_length_errors", "double", "ROC + RUC"),
-    _r("rx_frame_errors", "double", "ALGNERRC"),
-    _r("rx_errors", "double", "sum of the error counters"),
-    _r("rx_over_errors", "uncertain", "netdev stat the driver does not set"),
+    *_INTEL_RX_ERRORS,
     _r(f"rx_queue_{Q}_csum_err", "not_drop", "delivered; the kernel checks the checksum"),
     _r(f"rx_queue_{Q}_alloc_failed", "not_drop", "refill failure; the drop shows as RQDPC"),
     _r("dropped_smbus", "not_drop", "management frames for the BMC"),
-    _r("rx_flow_control_xo(n|ff)", "pause_rx"),
-    _r("tx_flow_control_xo(n|ff)", "pause_tx"),
+    *_INTEL_PAUSE,
 )
 
 IGB = DriverMap("igb", _IGB_RULES, ("rx_missed_errors",), dev_fifo="double")
@@ -229,8 +231,7 @@ IXGBE = DriverMap(
         _r("alloc_rx_(page|buff)_failed", "not_drop", "refill failure"),
         _r("fdir_miss", "not_drop", "flow director miss: delivered by RSS"),
         _r("fdir_overflow", "not_drop", "flow director table full"),
-        _r("rx_flow_control_xo(n|ff)", "pause_rx"),
-        _r("tx_flow_control_xo(n|ff)", "pause_tx"),
+        *_INTEL_PAUSE,
     ),
     ("rx_missed_errors",),
 )

@@ -20,15 +20,15 @@ import signal
 import subprocess
 import tarfile
 import tempfile
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Self
 
 from lanloss import paths
 from lanloss.child import die_with_parent
 from lanloss.testbed import snmp
 from lanloss.testbed.backend import Backend, refuse_guest_options
 from lanloss.testbed.errors import BedError, HostUnreachable
-from lanloss.testbed.inventory import SSH_CONNECT_TIMEOUT_S, SSH_HOST_KEY_CHECKING, SSH_PORT
+from lanloss.testbed.inventory import SshSpec
 from lanloss.testbed.snmp import SwitchReader
 from lanloss.testbed.transport import JOIN_CGROUP, Local, Proc, Transport
 
@@ -52,35 +52,28 @@ _SPAWN = (
 class SshTransport(Transport):
     name: str
     address: str
-    user: str
-    key: str
-    port: int = SSH_PORT
-    connect_timeout: float = SSH_CONNECT_TIMEOUT_S
-    known_hosts: str | None = None
-    strict_host_key_checking: str = SSH_HOST_KEY_CHECKING
+    ssh: SshSpec  # user, key, port and the other ssh settings (the inventory's)
     _control_dir: str | None = field(default=None, repr=False)
 
     def describe(self) -> dict[str, Any]:
-        return {
-            "kind": "ssh",
-            "name": self.name,
-            "address": self.address,
-            "user": self.user,
-            "key": self.key,
-            "port": self.port,
-            "connect_timeout": self.connect_timeout,
-            "known_hosts": self.known_hosts,
-            "strict_host_key_checking": self.strict_host_key_checking,
-        }
+        """The journal's entry: kind, name, address, then the ssh settings by name."""
+        return {"kind": "ssh", "name": self.name, "address": self.address, **asdict(self.ssh)}
+
+    @classmethod
+    def from_description(cls, desc: dict[str, Any]) -> Self:
+        """The transport a journal entry (describe()'s output) names again."""
+        rest = {k: v for k, v in desc.items() if k != "kind"}
+        ssh = SshSpec(**{f.name: rest.pop(f.name) for f in fields(SshSpec) if f.name in rest})
+        return cls(ssh=ssh, **rest)
 
     @property
     def target(self) -> str:
-        return f"{self.user}@{self.address}:{self.port}"
+        return f"{self.ssh.user}@{self.address}:{self.ssh.port}"
 
     def _control_path(self) -> str:
         if self._control_dir is None:
             self._control_dir = tempfile.mkdtemp(prefix="lanloss-ssh-")
-        tag = hashlib.sha1(f"{self.user}@{self.address}:{self.port}".encode()).hexdigest()[:12]
+        tag = hashlib.sha1(self.target.encode()).hexdigest()[:12]
         return os.path.join(self._control_dir, tag)  # short: unix socket paths max 107 bytes
 
     def ssh_options(self) -> list[str]:
@@ -88,13 +81,13 @@ class SshTransport(Transport):
             "-o",
             "BatchMode=yes",
             "-o",
-            f"ConnectTimeout={max(1, int(round(self.connect_timeout)))}",
+            f"ConnectTimeout={max(1, int(round(self.ssh.connect_timeout)))}",
             "-o",
             "ServerAliveInterval=5",
             "-o",
             "ServerAliveCountMax=3",
             "-o",
-            f"StrictHostKeyChecking={self.strict_host_key_checking}",
+            f"StrictHostKeyChecking={self.ssh.strict_host_key_checking}",
             "-o",
             "IdentitiesOnly=yes",
             "-o",
@@ -106,14 +99,14 @@ class SshTransport(Transport):
             "-o",
             "ControlPersist=120",
             "-i",
-            self.key,
+            self.ssh.key,
             "-p",
-            str(self.port),
+            str(self.ssh.port),
             "-l",
-            self.user,
+            self.ssh.user,
         ]
-        if self.known_hosts:
-            opts += ["-o", f"UserKnownHostsFile={self.known_hosts}"]
+        if self.ssh.known_hosts:
+            opts += ["-o", f"UserKnownHostsFile={self.ssh.known_hosts}"]
         return opts
 
     def base_argv(self) -> list[str]:
@@ -171,16 +164,7 @@ class SshTransport(Transport):
 def transport_for(spec: HostSpec) -> SshTransport:
     """How to reach an inventory host: its ssh settings."""
     assert spec.ssh is not None
-    return SshTransport(
-        spec.name,
-        spec.address,
-        spec.ssh.user,
-        spec.ssh.key,
-        spec.ssh.port,
-        spec.ssh.connect_timeout,
-        spec.ssh.known_hosts,
-        spec.ssh.strict_host_key_checking,
-    )
+    return SshTransport(spec.name, spec.address, spec.ssh)
 
 
 def kill_remote(transport: SshTransport, pidfile: str, sig: int) -> None:

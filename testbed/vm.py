@@ -171,8 +171,7 @@ class VmTransport(SshTransport):
 
 
 def transport_from(desc: dict[str, Any]) -> VmTransport:
-    fields = {k: v for k, v in desc.items() if k != "kind"}
-    return VmTransport(**fields)
+    return VmTransport.from_description(desc)
 
 
 def check_lab(req: Any) -> None:
@@ -578,17 +577,7 @@ class VmBackend(Backend):
         role = {"sender": "sender", "receiver": "receiver"}.get(node.kind, "both")
         ssh = SshSpec("root", key, ssh_port, 5.0, self.image["known_hosts"], "yes")
         spec = HostSpec(node.name, role, "127.0.0.1", node.address, netns.IFACE, ssh=ssh)
-        t = VmTransport(
-            node.name,
-            "127.0.0.1",
-            "root",
-            key,
-            ssh_port,
-            5.0,
-            self.image["known_hosts"],
-            "yes",
-            netns=sw.ns,
-        )
+        t = VmTransport(node.name, "127.0.0.1", ssh, netns=sw.ns)
         folder = os.path.join(self.run_dir, node.name)
         os.makedirs(folder, exist_ok=True)
         host = Host(spec, t, f"/tmp/lanloss-run-{os.getpid()}", folder)

@@ -137,10 +137,11 @@ def test_overlapping_counters_give_negative_unexplained_and_a_flag():
 
 
 def test_journal_can_reach_a_host_again_from_its_description():
+    from lanloss.testbed.inventory import SshSpec
     from lanloss.testbed.journal import transport_from
     from lanloss.testbed.ssh import SshTransport
 
-    t = SshTransport("h1", "192.0.2.1", "lab", "/k", 2222, 3.0, "/kh", "yes")
+    t = SshTransport("h1", "192.0.2.1", SshSpec("lab", "/k", 2222, 3.0, "/kh", "yes"))
     again = transport_from(t.describe())
     assert isinstance(again, SshTransport) and again.describe() == t.describe()
     local = transport.Local("r1", "lanloss-r1")
@@ -148,9 +149,10 @@ def test_journal_can_reach_a_host_again_from_its_description():
 
 
 def test_ssh_commands_are_one_quoted_argument():
+    from lanloss.testbed.inventory import SshSpec
     from lanloss.testbed.ssh import SshTransport
 
-    t = SshTransport("h1", "192.0.2.1", "lab", "/k")
+    t = SshTransport("h1", "192.0.2.1", SshSpec("lab", "/k"))
     argv = t.wrap(["cat", "/proc/net/snmp; reboot"])
     assert argv[0] == "ssh" and argv[-2:] == ["--", "cat '/proc/net/snmp; reboot'"]
     assert "BatchMode=yes" in argv and "ConnectTimeout=5" in argv

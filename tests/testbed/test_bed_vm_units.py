@@ -15,6 +15,7 @@ import pytest
 from lanloss import options
 from lanloss.options import OptionError
 from lanloss.testbed import attribution, counters, journal, vm, vmimage
+from lanloss.testbed.inventory import SshSpec
 from lanloss.testbed.runner import check_params
 
 REPO = Path(__file__).resolve().parents[2]
@@ -138,9 +139,10 @@ def test_accelerator_is_tcg_without_hardware_virtualisation(monkeypatch):
 
 
 def test_a_journalled_guest_is_ephemeral():
-    t = vm.VmTransport("r1", "127.0.0.1", "root", "/k", 2202, 5.0, "/kh", "yes", netns="x-sw1")
+    ssh = SshSpec("root", "/k", 2202, 5.0, "/kh", "yes")
+    t = vm.VmTransport("r1", "127.0.0.1", ssh, netns="x-sw1")
     back = journal.transport_from(t.describe())
-    assert isinstance(back, vm.VmTransport) and back.netns == "x-sw1" and back.port == 2202
+    assert isinstance(back, vm.VmTransport) and back.netns == "x-sw1" and back.ssh.port == 2202
     assert back.ephemeral
     assert back.wrap(["true"])[:3] == ["nsenter", "--net=/run/netns/x-sw1", "--"]
 

@@ -528,11 +528,10 @@ def test_cleanup_and_restore_refuse_while_a_run_holds_the_machine_lock(
 
 def _vm_guest(prefix: str) -> dict:
     from lanloss.testbed import vm
+    from lanloss.testbed.inventory import SshSpec
 
-    t = vm.VmTransport(
-        "r1", "127.0.0.1", "root", "/nonexistent", 2201, 5.0, "/nonexistent", "yes",
-        netns=f"{prefix}sw1",
-    )  # fmt: skip
+    ssh = SshSpec("root", "/nonexistent", 2201, 5.0, "/nonexistent", "yes")
+    t = vm.VmTransport("r1", "127.0.0.1", ssh, netns=f"{prefix}sw1")
     return t.describe()
 
 
