@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from lanloss.testbed.settings import MODULE_PARAMS, SYSCTLS, sysctl_path
+
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "build"
 LANLOSS = [sys.executable, "-m", "lanloss.cli"]
@@ -41,3 +43,35 @@ def built():
 
 def is_root() -> bool:
     return os.geteuid() == 0
+
+
+# The machine-wide settings a testbed run may change (its journal restores them): every test
+# must leave them as it found them, whatever it killed or discarded on the way.
+MACHINE_SETTINGS = {**{k: sysctl_path(k) for k in SYSCTLS}, **MODULE_PARAMS}
+
+
+def read_machine_settings() -> dict[str, str | None]:
+    """Each shared setting's text; None where it does not exist (sch_htb not loaded)."""
+    values: dict[str, str | None] = {}
+    for name, path in MACHINE_SETTINGS.items():
+        try:
+            values[name] = Path(path).read_text().strip()
+        except FileNotFoundError:
+            values[name] = None
+    return values
+
+
+@pytest.fixture(autouse=True)
+def machine_settings_left_as_found():
+    """Fails the test that leaves a machine-wide setting changed (a leaked run, a discarded
+    journal not undone), naming it, instead of the later test that finds it changed. A
+    module loaded during the test (before: None) is not a change."""
+    before = read_machine_settings()
+    yield
+    after = read_machine_settings()
+    changed = {
+        k: f"{before[k]} -> {after[k]}"
+        for k in before
+        if before[k] is not None and before[k] != after[k]
+    }
+    assert not changed, f"this test left machine-wide settings changed: {changed}"

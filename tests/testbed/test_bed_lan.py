@@ -65,11 +65,18 @@ def port_limit(ns: str, dev: str) -> str:
 
 @pytest.fixture
 def state(tmp_path):
+    """A state folder, and htb_hysteresis at the kernel's default 0 (sch_htb loads at 0), so
+    the LAN has the machine change these tests follow; the value found is put back."""
+    found = HYSTERESIS.read_text() if HYSTERESIS.exists() else None
+    if found is not None:
+        HYSTERESIS.write_text("0\n")
     d = tmp_path / "state"
     d.mkdir()
     yield d
     restore(d, PREFIX)
     restore(d, OTHER)
+    if found is not None:
+        HYSTERESIS.write_text(found)
     assert leftovers(PREFIX) == [] and leftovers(OTHER) == []
 
 

@@ -289,8 +289,12 @@ def test_reuseport_readers_take_one_flow_in_turn(pair):
 
 
 def test_shared_socket_readers(pair):
-    """--sockets shared: the readers are threads on one socket; its drops count once."""
-    rx = pair.start_recv("shared", port=6013, readers=2, sockets="shared", rcvbuf=4096)
+    """--sockets shared: the readers are threads on one socket; its drops count once.
+    Each reader spins 200 us a datagram, so the two take at most 10k/s of the 50k/s sent
+    into a buffer of two datagrams: drops are certain, however idle the machine."""
+    rx = pair.start_recv(
+        "shared", port=6013, readers=2, sockets="shared", rcvbuf=4096, work_ns=200_000
+    )
     s = pair.send(port=6013, count=3000, rate=400_000_000, payload=1000)
     r = rx.result()
     assert len(r["readers"]) == 2 and s["sent"] == 3000
