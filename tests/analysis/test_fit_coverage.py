@@ -28,7 +28,7 @@ def test_intervals_and_band_cover_at_their_nominal_rate():
     result = bench.coverage(datasets=200, replicates=200, seed=1)
     assert result["converged"] == 1.0 and result["replicates_ok"] > 0.97, result
     lo, hi = bench.ACCEPT  # nominal 0.95: 200 data sets give the coverage an sd of 0.015
-    # the bootstrap's intervals, the ones `lanloss fit` reports (widened where the repetitions
-    # disagree more than they allow), and the band
+    # the bootstrap's intervals, the ones `lanloss fit` reports (the random-effects interval
+    # over the repetitions' refits), and the band
     for name in (*bench.TRUTH, *(f"{n} reported" for n in bench.TRUTH), "band"):
         assert lo <= result[name] <= hi, (name, result)
