@@ -35,8 +35,9 @@ rates, lengths) under the noise model (beta-binomial at the source's repetition 
 refitted from the estimate by a Levenberg-Marquardt solver that fits all replicates at once
 (``batch_fit``); an estimate outside its replicates' interval stretches it, and its note says
 so. The testbed's free parameters are also refitted on each repetition's runs alone
-(``per_repetition``), and the interval reported is the random-effects interval of those
-refits (``repetitions_interval``: the testbed's host varies between repetitions, minutes apart
+(``per_repetition``; the discrepancy then with each repetition's parameters fixed), and the
+interval reported is the random-effects interval of those refits (``repetitions_interval``,
+``_discrepancy_interval``: the testbed's host varies between repetitions, minutes apart
 on a shared machine, and the interval covers the study's mean of it; the bootstrap's stays in
 ``ci_bootstrap``). It is that one always, not only where a test of their spread rejects: with
 two or three repetitions such a test has little power, and an interval chosen by it
@@ -62,7 +63,8 @@ Output (``lanloss fit``, schema ``lanloss.fit/1``; ``fit_report.validate`` check
     describes_data {ok, reason}: false when the fit describes nothing (MAX_LOSS_RMS_ERROR,
                  ALL_LOST); `lanloss fit` then exits 1 and `lanloss plan` refuses the fit
     discrepancy {form, tau, stages {d0: [network stages], d1: [host stages]},
-                 d0 {estimate, ci, identified, note}, d1 {...}, aic_with, aic_without,
+                 d0 {estimate, ci, ci_bootstrap, identified, per_repetition, note}, d1 {...},
+                 aic_with, aic_without,
                  preferred, summary [plain-language lines], matched_points [...]}
     host_preset {name, base, cores, irq_cost, packet_cost, read_cost, truesize}
     host_preset_calibrated  true when the costs come from testbed runs
@@ -831,6 +833,11 @@ def _calibrate(
     return _Fitted(params, prior, fit, dropped, spec, Xb, failed, se)
 
 
+def discrepancy_starts() -> list[np.ndarray]:
+    """Where the discrepancy's fit starts: none, and both ways at once."""
+    return [np.zeros(2), np.ones(2), -np.ones(2)]
+
+
 def _add_discrepancy(
     prep: lm.Prepared,
     f: _Fitted,
@@ -843,7 +850,7 @@ def _add_discrepancy(
     assert f.spec is not None
     theta0 = {k: float(np.asarray(v)) for k, v in f.fit["theta"].items()}
     spec_d = Spec(f.params, [], {**f.prior, **theta0}, True)
-    fit_d = fit_once(prep, spec_d, [np.zeros(2), np.ones(2), -np.ones(2)])
+    fit_d = fit_once(prep, spec_d, discrepancy_starts())
     # a discrepancy no row depends on is not estimated: 0 (the ridge's), without interval
     informed = np.sqrt((fit_d["jac"] ** 2).sum(axis=0)) > 1e-6
     f.d_informed = (bool(informed[0]), bool(informed[1]))
@@ -877,30 +884,53 @@ def repetition_index(point: np.ndarray, seed: np.ndarray) -> np.ndarray:
     return frame.groupby("point")["seed"].rank(method="dense").to_numpy().astype(int) - 1
 
 
-def _per_repetition(prep: lm.Prepared, f: _Fitted, seed: np.ndarray) -> dict[str, list[float]]:
-    """The testbed's free parameters refitted (from the estimate, the rest fixed) on each
-    repetition's testbed runs alone: {name: [value per repetition]}; empty when the
-    testbed has fewer than two repetitions of its points or nothing of its own is free."""
-    assert f.spec is not None and prep.point is not None
-    by = {p.name: p.source for p in f.params}
-    names = [n for n in f.spec.free if by[n] == "bed"]
-    if not names or not prep.bed.any():
-        return {}
+def _repetition_groups(prep: lm.Prepared, seed: np.ndarray) -> list[np.ndarray]:
+    """The testbed's rows of each repetition (its seed's rank at each point), for the
+    repetitions that cover at least half of the first one's runs (adaptive repetitions
+    repeat only some points: a later repetition of a few of them is no design of its own)."""
+    assert prep.point is not None
     bed = np.flatnonzero(prep.bed)
+    if not len(bed):
+        return []
     rank = repetition_index(prep.point[bed], seed[bed])
-    # repetitions that cover at least half of the first one's runs (adaptive repetitions
-    # repeat only some points: a later repetition of a few of them is no design of its own)
     full = int((rank == 0).sum())
     reps = [r for r in range(int(rank.max()) + 1) if (rank == r).sum() >= max(full / 2, 2)]
-    if len(reps) < 2:
+    return [bed[rank == r] for r in reps]
+
+
+def _per_repetition(prep: lm.Prepared, f: _Fitted, seed: np.ndarray) -> dict[str, list[float]]:
+    """The whole fit's testbed side repeated on each repetition's testbed runs alone: its
+    free parameters refitted (from the estimate, the simulator's fixed), then the
+    discrepancy d0, d1 with that repetition's theta fixed, as the whole fit does it.
+    {name: [value per repetition]}; empty below two repetitions."""
+    assert f.spec is not None
+    groups = _repetition_groups(prep, seed)
+    if len(groups) < 2:
         return {}
+    by = {p.name: p.source for p in f.params}
+    names = [n for n in f.spec.free if by[n] == "bed"]
     theta = {k: float(np.asarray(v)) for k, v in f.fit["theta"].items()}
-    spec = Spec(f.params, names, {**f.prior, **theta}, False)
-    idx = np.concatenate([bed[rank == r] for r in reps])
-    group = np.concatenate([np.full(int((rank == r).sum()), i) for i, r in enumerate(reps)])
-    X0 = np.repeat(spec.x0(theta)[None, :], len(reps), axis=0)
-    X, _ = batch_fit(take(prep, idx), group, len(reps), spec, X0, iterations=100)
-    return {n: [float(v) for v in np.exp(X[:, j])] for j, n in enumerate(names)}
+    thetas = [dict(theta) for _ in groups]
+    out: dict[str, list[float]] = {}
+    if names:
+        spec = Spec(f.params, names, {**f.prior, **theta}, False)
+        idx = np.concatenate(groups)
+        group = np.concatenate([np.full(len(g), i) for i, g in enumerate(groups)])
+        X0 = np.repeat(spec.x0(theta)[None, :], len(groups), axis=0)
+        X, _ = batch_fit(take(prep, idx), group, len(groups), spec, X0, iterations=100)
+        for j, n in enumerate(names):
+            out[n] = [float(v) for v in np.exp(X[:, j])]
+            for i, v in enumerate(out[n]):
+                thetas[i][n] = v
+    if f.spec.delta:
+        d = []
+        for rows, th in zip(groups, thetas, strict=True):
+            spec_d = Spec(f.params, [], {**f.prior, **th}, True)
+            d.append(fit_once(take(prep, rows), spec_d, discrepancy_starts())["x"])
+        for i, name in enumerate(("d0", "d1")):
+            if f.d_informed[i]:
+                out[name] = [float(x[i]) for x in d]
+    return out
 
 
 def _fit_quality(
@@ -1126,16 +1156,35 @@ def repetitions_interval(p: lm.Param, est: float, reps: list[float], level: floa
     parameter's physical bounds where it has them. With a fixed host it covers at the
     nominal level too (bench/fit_coverage.py); it is wide with two repetitions (t = 12.7 at
     95 %), as two draws say little about a spread."""
-    from scipy.stats import t
-
-    x = np.log(np.asarray(reps, dtype=float))
-    R = len(x)
-    s = math.sqrt(float(((x - math.log(est)) ** 2).sum()) / (R - 1))
-    half = float(t.ppf(0.5 + level / 2, R - 1)) * s / math.sqrt(R)
+    half = random_effects_half_width(np.log(np.asarray(reps, dtype=float)), math.log(est), level)
     lo, hi = est * math.exp(-half), est * math.exp(half)
     if p.physical_bounds:
         lo, hi = max(lo, p.lower), min(hi, p.upper)
     return [lo, hi]
+
+
+def random_effects_half_width(x: np.ndarray, center: float, level: float) -> float:
+    """Hartung-Knapp: t_{R-1} s / sqrt(R) for R repetitions' values x about the whole fit's
+    center, s the root mean square of their deviations from it (R - 1 in the denominator)."""
+    from scipy.stats import t
+
+    R = len(x)
+    s = math.sqrt(float(((x - center) ** 2).sum()) / (R - 1))
+    return float(t.ppf(0.5 + level / 2, R - 1)) * s / math.sqrt(R)
+
+
+def _discrepancy_interval(
+    est: float, ci: list[float] | None, reps: list[float], level: float
+) -> tuple[list[float] | None, str]:
+    """A discrepancy's interval: like a testbed parameter's, the random-effects one over its
+    repetitions' refits (on its own, linear scale) where two or more of them spread, else
+    the bootstrap's; and the note saying which."""
+    x = np.asarray(reps, dtype=float)
+    if len(x) < 2 or np.ptp(x) <= 1e-12:
+        return ci, ""
+    half = random_effects_half_width(x, est, level)
+    shown = ", ".join(f"{v:+.3g}" for v in reps)
+    return [est - half, est + half], f"{OVER_REPETITIONS}: refitted alone they give {shown}"
 
 
 def _discrepancy_section(f: _Fitted, level: float) -> dict[str, Any]:
@@ -1163,7 +1212,11 @@ def _discrepancy_section(f: _Fitted, level: float) -> dict[str, Any]:
                               "these stages: nothing to estimate"}  # fmt: skip
                 continue
             ci, note = _interval(f.draws[:, k + i], est, level) if len(f.draws) else (None, "")
-            disc[name] = {"estimate": est, "ci": ci, "identified": True, "note": note}
+            reps = f.per_repetition.get(name, [])
+            ci_reps, rep_note = _discrepancy_interval(est, ci, reps, level)
+            notes = [n for n in (note, rep_note) if n]
+            disc[name] = {"estimate": est, "ci": ci_reps, "ci_bootstrap": ci, "identified": True,
+                          "per_repetition": reps, "note": "; ".join(notes)}  # fmt: skip
         disc["aic_with"], disc["aic_without"] = float(f.aic["with"]), float(f.aic["without"])
         disc["preferred"] = "with" if f.aic["with"] < f.aic["without"] else "without"
     return disc

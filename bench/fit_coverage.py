@@ -34,6 +34,7 @@ from lanloss import options
 from lanloss.analysis import fit
 from lanloss.analysis import fit_noise as noise
 from lanloss.analysis import loss_model as lm
+from lanloss.analysis.figures import fitted
 
 LEVEL = 0.95
 ACCEPT = (0.91, 0.99)
@@ -130,6 +131,7 @@ def coverage(datasets: int, replicates: int, seed: int = 1) -> dict[str, float]:
     by_name = {p.name: p for p in params}
     a = (1 - LEVEL) / 2
     out: dict[str, float] = {"converged": float(ok.mean()), "replicates_ok": float(okb.mean())}
+    stretch = np.ones((datasets, spec.width))  # the band's, as figures.fitted draws it
     for j, name in enumerate(spec.free):
         hits = reported = over_reps = 0
         for g in range(datasets):
@@ -141,6 +143,8 @@ def coverage(datasets: int, replicates: int, seed: int = 1) -> dict[str, float]:
             wide, _ = fit.checked_against_repetitions(by_name[name], est, ci, reps, LEVEL)
             reported += wide[0] <= truth[name] <= wide[1]
             over_reps += wide != ci
+            doc = {"parameters": {name: {"ci": wide, "ci_bootstrap": ci}}}
+            stretch[g, j] = fitted.stretch_factors(doc)[name]
         out[name] = hits / datasets
         out[f"{name} reported"] = reported / datasets
         out[f"{name} over repetitions"] = over_reps / datasets
@@ -149,7 +153,7 @@ def coverage(datasets: int, replicates: int, seed: int = 1) -> dict[str, float]:
     for g in range(datasets):
         curves = []
         for x in Xb[g][okb[g]]:
-            theta, _, _ = spec.unpack(x)
+            theta, _, _ = spec.unpack(x_hat[g] + stretch[g] * (x - x_hat[g]))  # log scale
             curves.append(fit.probabilities(prep, theta)[judged])
         lo, hi = np.quantile(np.array(curves), [a, 1 - a], axis=0)
         theta_hat, _, _ = spec.unpack(x_hat[g])

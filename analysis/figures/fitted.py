@@ -5,7 +5,11 @@ table-like rows, with a band.
 The estimate is the model at the fitted parameters, the testbed's rows shifted by the fitted
 discrepancy (``lanloss.analysis.fit.probabilities``). The band is the pointwise 2.5 and 97.5
 percentiles of the loss over the fit's bootstrap replicates (``bootstrap.draws``: each
-replicate's parameters together, so their correlations are kept). A fit document without
+replicate's parameters together, so their correlations are kept), each replicate's distance
+from the estimate stretched, per parameter, by how much wider its reported interval is than
+its bootstrap's (``stretch_factors``: a testbed parameter's interval is the random-effects
+one over its repetitions, which holds the host's drift between them that the bootstrap over
+one run's counts does not). A fit document without
 them (written before they were kept) falls back to drawing each parameter on its own from a
 split normal (log scale; d0 and d1 on their own) whose 2.5 and 97.5 percentiles are its
 interval's ends, which ignores the correlations.
@@ -65,15 +69,50 @@ def _split(rng: np.random.Generator, halves: tuple[float, float]) -> float:
     return u * (halves[0] if u < 0 else halves[1])
 
 
+def _width(ci: Any, log: bool) -> float | None:
+    if not ci or len(ci) != 2 or any(v is None for v in ci):
+        return None
+    lo, hi = float(ci[0]), float(ci[1])
+    if log:
+        if min(lo, hi) <= 0:
+            return None
+        lo, hi = math.log(lo), math.log(hi)
+    return hi - lo if hi > lo else None
+
+
+def stretch_factors(doc: dict[str, Any]) -> dict[str, float]:
+    """Per parameter, d0 and d1: the reported interval's width over the bootstrap's
+    (``ci`` / ``ci_bootstrap``; the log's for a parameter); 1 where either is missing."""
+    disc = doc.get("discrepancy") or {}
+    entries = [(k, p, True) for k, p in doc["parameters"].items()]
+    entries += [(k, disc.get(k) or {}, False) for k in ("d0", "d1")]
+    out = {}
+    for name, entry, log in entries:
+        wide, boot = _width(entry.get("ci"), log), _width(entry.get("ci_bootstrap"), log)
+        out[name] = wide / boot if wide and boot else 1.0
+    return out
+
+
+def stretched(est: float, value: float, factor: float, log: bool) -> float:
+    """A replicate's value moved ``factor`` times as far from the estimate (on the log
+    scale for a positive parameter)."""
+    if log and est > 0 and value > 0:
+        return est * math.exp(factor * math.log(value / est))
+    return est + factor * (value - est)
+
+
 def draws(doc: dict[str, Any], n: int, rng: np.random.Generator):
-    """Parameter sets around the estimate: the fit's bootstrap replicates, else n sets with
-    each parameter drawn from its own interval."""
+    """Parameter sets around the estimate: the fit's bootstrap replicates, stretched to the
+    reported intervals (stretch_factors), else n sets with each parameter drawn from its own
+    interval."""
     theta, d0, d1 = _estimate(doc)
     kept = (doc.get("bootstrap") or {}).get("draws") or []
     if kept:
+        f = stretch_factors(doc)
         for rep in kept:
-            t = {k: float(rep.get(k, v)) for k, v in theta.items()}
-            yield t, float(rep.get("d0", d0)), float(rep.get("d1", d1))
+            t = {k: stretched(v, float(rep.get(k, v)), f[k], True) for k, v in theta.items()}
+            a = stretched(d0, float(rep.get("d0", d0)), f["d0"], False)
+            yield t, a, stretched(d1, float(rep.get("d1", d1)), f["d1"], False)
         return
     disc = doc.get("discrepancy") or {}
     sd = {

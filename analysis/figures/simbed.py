@@ -50,6 +50,8 @@ REQUIRED = (
 )
 NOT_A_PANEL = {"rate", "seed"}
 CURVE_POINTS = 60
+# the fitted curve's band: the bootstrap's, stretched to the reported intervals (figures/fitted.py)
+BAND_LABEL = "95 % band (bootstrap, with the host's drift between repetitions)"
 
 
 def _fmt(name: str, value) -> str:
@@ -199,7 +201,7 @@ def draw(table: pd.DataFrame, fit: dict | None = None, validation: pd.DataFrame 
                 color=common.COLOR["bed"],
                 lw=1.8,
             ),
-            common.handle("band", "95 % bootstrap band", color="0.5"),
+            common.handle("band", BAND_LABEL, color="0.5"),
         ]
     if validation is not None:
         handles.append(

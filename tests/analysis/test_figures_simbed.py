@@ -84,6 +84,32 @@ def test_fitted_band_contains_its_estimate(sim_table):
             assert c["est"].iloc[0] < 1e-6 < c["est"].iloc[1]
 
 
+def test_the_band_stretches_each_replicate_to_the_reported_interval():
+    """A testbed parameter reported over its repetitions with an interval three times as wide
+    (log scale) as the bootstrap's: each replicate goes three times as far from the estimate,
+    so the band's parameters span the reported interval; d0 likewise on its linear scale;
+    a parameter without a bootstrap interval and a fixed one do not move."""
+    doc = {
+        "parameters": {
+            "read_cost": {
+                "estimate": 4e-6,
+                "ci": [4e-6 / 8, 4e-6 * 8],
+                "ci_bootstrap": [2e-6, 8e-6],
+            },  # fmt: skip
+            "truesize": {"estimate": 2304.0, "ci": None, "ci_bootstrap": None},
+        },
+        "discrepancy": {"d0": {"estimate": 0.1, "ci": [-0.1, 0.3], "ci_bootstrap": [0.05, 0.15]}},
+        "bootstrap": {"draws": [{"read_cost": 8e-6, "d0": 0.15}, {"read_cost": 2e-6, "d0": 0.05}]},
+    }
+    f = fitted.stretch_factors(doc)
+    assert f["read_cost"] == pytest.approx(3.0) and f["d0"] == pytest.approx(4.0)
+    assert f["truesize"] == 1.0 and f["d1"] == 1.0
+    got = list(fitted.draws(doc, 0, np.random.default_rng(1)))
+    assert [t["read_cost"] for t, _, _ in got] == pytest.approx([4e-6 * 8, 4e-6 / 8])
+    assert [d0 for _, d0, _ in got] == pytest.approx([0.3, -0.1])
+    assert all(t["truesize"] == 2304.0 and d1 == 0.0 for t, _, d1 in got)
+
+
 def test_without_a_fit_or_a_testbed_it_draws_what_is_there(sim_table, tmp_path):
     fig, errors = simbed.draw(sim_table, None)
     common.save(fig, errors, str(tmp_path), "simbed")

@@ -82,6 +82,13 @@ def test_joint_fit_recovers_known_parameters():
     # the host's costs above were recovered all the same: the stages keep them apart
     assert covers(disc["d0"], 0.4) and disc["d0"]["ci"][0] > 0
     assert covers(disc["d1"], 0.0)
+    # like the testbed's parameters, over the three repetitions each refitted alone (theta
+    # first, then the discrepancy with it fixed): Hartung-Knapp on the linear scale
+    for name in ("d0", "d1"):
+        d, reps = disc[name], disc[name]["per_repetition"]
+        half = fit.random_effects_half_width(np.asarray(reps), d["estimate"], 0.95)
+        assert len(reps) == 3 and d["ci"] == [d["estimate"] - half, d["estimate"] + half]
+        assert d["note"].startswith(fit.OVER_REPETITIONS) and d["ci_bootstrap"] is not None
     assert disc["stages"] == {
         "d0": ["wire", "switch"],
         "d1": ["interrupts", "cpu", "socket_buffer"],
