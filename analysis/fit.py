@@ -1076,8 +1076,8 @@ SOMETIMES = "identified only sometimes"
 NARROWER = "its interval is narrower than the run-to-run spread"
 OVER_REPETITIONS = "its interval is the random-effects one over its repetitions"
 # Per-repetition refits farther apart than the bootstrap's interval allows, at this level (it
-# decides the note only: the reported interval is joined with the repetitions' random-effects
-# one either way): a test of heterogeneity between two or three repetitions has little power,
+# decides the note only: the reported interval is the repetitions' random-effects one either
+# way): a test of heterogeneity between two or three repetitions has little power,
 # so it is judged at 0.10, not 0.05 or 0.01, as meta-analyses judge Cochran's Q over few
 # studies (Cochrane Handbook for Systematic Reviews of Interventions, section 10.10.2).
 SPREAD_TEST = 0.10
