@@ -80,17 +80,19 @@ def _width(ci: Any, log: bool) -> float | None:
     return hi - lo if hi > lo else None
 
 
+def stretch_factor(ci: Any, ci_bootstrap: Any, log: bool) -> float:
+    """The reported interval's width over the bootstrap's (of the logs for a parameter);
+    1 where either is missing."""
+    wide, boot = _width(ci, log), _width(ci_bootstrap, log)
+    return wide / boot if wide and boot else 1.0
+
+
 def stretch_factors(doc: dict[str, Any]) -> dict[str, float]:
-    """Per parameter, d0 and d1: the reported interval's width over the bootstrap's
-    (``ci`` / ``ci_bootstrap``; the log's for a parameter); 1 where either is missing."""
+    """Per parameter, d0 and d1: its ``ci`` over its ``ci_bootstrap`` (stretch_factor)."""
     disc = doc.get("discrepancy") or {}
     entries = [(k, p, True) for k, p in doc["parameters"].items()]
     entries += [(k, disc.get(k) or {}, False) for k in ("d0", "d1")]
-    out = {}
-    for name, entry, log in entries:
-        wide, boot = _width(entry.get("ci"), log), _width(entry.get("ci_bootstrap"), log)
-        out[name] = wide / boot if wide and boot else 1.0
-    return out
+    return {k: stretch_factor(e.get("ci"), e.get("ci_bootstrap"), log) for k, e, log in entries}
 
 
 def stretched(est: float, value: float, factor: float, log: bool) -> float:

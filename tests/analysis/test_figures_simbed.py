@@ -95,7 +95,7 @@ def test_the_band_stretches_each_replicate_to_the_reported_interval():
                 "estimate": 4e-6,
                 "ci": [4e-6 / 8, 4e-6 * 8],
                 "ci_bootstrap": [2e-6, 8e-6],
-            },  # fmt: skip
+            },
             "truesize": {"estimate": 2304.0, "ci": None, "ci_bootstrap": None},
         },
         "discrepancy": {"d0": {"estimate": 0.1, "ci": [-0.1, 0.3], "ci_bootstrap": [0.05, 0.15]}},
