@@ -159,6 +159,11 @@ class Backend(ABC):
         where = host.sysctl_host
         return where, cpulimit.create(where, f"{prefix}{host.name}", percent, journal), True
 
+    def end_slow_receiver(self, name: str, where: Host, limit: CpuLimit) -> None:
+        """The point's traffic is over: what slow_receiver put under the quota of host
+        `name` leaves it. Nothing by default: the receiving tool joined it and has exited."""
+        return None
+
     def pinning(self, senders: list[Host], receivers: list[Host]) -> dict[str, list[str]]:
         """Host name -> a command prefix that pins its tools to CPUs (none by default: real
         hosts schedule their own)."""

@@ -103,6 +103,18 @@ def create(host: Host, name: str, percent: int, journal: Any) -> CpuLimit:
     return CpuLimit(method, percent, path, f"{path}/cgroup.procs")
 
 
+def leave(host: Host, limit: CpuLimit, pid: int) -> None:
+    """Process `pid` (every thread of it) leaves the quota and runs at full speed again:
+    back to the controller's root cgroup, or from SCHED_IDLE back to SCHED_OTHER. For a
+    process that outlives its point (a vm guest): removing the cgroup would kill it."""
+    if limit.method == "sched-idle":
+        host.transport.run_ok(["chrt", "--all-tasks", "--other", "-p", "0", str(pid)])
+        return
+    assert limit.path is not None, "a cgroup quota has a folder"
+    root = os.path.join(os.path.dirname(limit.path), "cgroup.procs")
+    host.transport.run_ok(["sh", "-c", 'printf "%s\\n" "$1" > "$0"', root, str(pid)])
+
+
 def is_here(host: Host) -> bool:
     """The host is this machine itself (its cgroups are marked in the run folder)."""
     return isinstance(host.transport, Local) and not host.transport.netns

@@ -474,12 +474,15 @@ def _work(
     force = _apply_settings(req, reporter, journal, backend, state, senders, receivers)
     timing["apply_s"] = round(time.monotonic() - t0, 3)
     _fault("after-apply")
-    state.traffic = _traffic(req, journal, backend, state, senders, receivers, force)
-    state.traffic.streams, state.flows = _streams(req, senders, receivers, pairs)
-    if req.tool == "lanloss" and not state.traffic.shared_clock:
+    streams, state.flows = _streams(req, senders, receivers, pairs)
+    offsets = {}
+    if req.tool == "lanloss" and not _shared_clock(req, state.run_hosts):
+        # before _traffic puts a slow receiver under its CPU quota (a vm guest's whole
+        # QEMU): exchanges with an unthrottled host are quicker and their delays steadier
         reporter.tick("measuring clock offsets")
-        pairs_ = [(fp.sender, fp.receiver) for fp in state.flows]
-        state.traffic.clock_offsets = clocks.offsets(pairs_)
+        offsets = clocks.offsets([(fp.sender, fp.receiver) for fp in state.flows])
+    state.traffic = _traffic(req, journal, backend, state, senders, receivers, force)
+    state.traffic.streams, state.traffic.clock_offsets = streams, offsets
     outcome = _measure(reporter, journal, backend, state)
     timing.update({k: round(v, 3) for k, v in outcome.traffic.timing.items()})
     return outcome
@@ -648,8 +651,9 @@ def _stop_lan_procs(journal: jr.Journal) -> None:
 def _undo(
     state: RunState, journal: jr.Journal, reporter: Reporter, keep: bool = False
 ) -> RestoreReport:
-    """Restore settings, capture them again, remove cgroups, tear down (or, with `keep`,
-    leave the LAN standing: the changes it needs stay, journalled). Never raises."""
+    """End the CPU quotas, restore settings, capture them again, remove cgroups, tear
+    down (or, with `keep`, leave the LAN standing: the changes it needs stay, journalled).
+    Never raises."""
     failures: list[str] = []
     hosts = state.hosts
     backend = state.backend
@@ -664,6 +668,12 @@ def _undo(
             *[c for c in journal.lan_changes() if (c.host, c.kind, c.target) not in made],
             *restoring,
         ]
+    for name, (where, limit) in state.cpu.items():
+        if backend is not None:
+            try:
+                backend.end_slow_receiver(name, where, limit)
+            except BaseException as exc:  # noqa: BLE001 - keep undoing
+                failures.append(f"{name}: leaving the CPU quota: {exc}")
     try:
         failures += settings.restore(hosts, restoring)
     except BaseException as exc:  # noqa: BLE001 - keep undoing

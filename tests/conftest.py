@@ -17,6 +17,22 @@ BUILD = REPO / "build"
 LANLOSS = [sys.executable, "-m", "lanloss.cli"]
 
 
+TREE_TEST = "tests/test_ns3_tree.py"
+
+
+def pytest_collection_modifyitems(config, items):
+    """The untimed testbed tests (mostly waiting on QEMU guests) run just before the ns-3
+    tree's test, which waits for the tree `make test` builds in the background: the build
+    then finishes while they run. The timing-bound testbed tests keep their place after
+    it, on a machine the build no longer loads. Otherwise the order is pytest's."""
+    untimed = [i for i in items if i.get_closest_marker("untimed")]
+    if not untimed:
+        return
+    rest = [i for i in items if not i.get_closest_marker("untimed")]
+    at = next((k for k, i in enumerate(rest) if i.nodeid.startswith(TREE_TEST)), len(rest))
+    items[:] = [*rest[:at], *untimed, *rest[at:]]
+
+
 def run_cli(*args: str, check: bool = False, timeout: float = 600) -> subprocess.CompletedProcess:
     """Run `lanloss ARGS...` as a user would."""
     return subprocess.run(

@@ -28,6 +28,7 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
     pytest.mark.netns,
     pytest.mark.slow,
+    pytest.mark.untimed,
 ]
 REPO = Path(__file__).resolve().parents[2]
 PREFIX = "lltb-vm-"

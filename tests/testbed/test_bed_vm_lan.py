@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """vm guests that stay up across points (`bed run --backend vm --keep-lan`): the guest
 booted by the first point serves the second (held by the LAN's keeper, not by the run),
-each point's NIC settings are applied in it and restored before the next, and `bed
-restore` takes guest, keeper, namespaces and the machine's settings down."""
+each point's NIC settings are applied in it and restored before the next, a point's CPU
+quota (recv_cpu: the guest's whole QEMU) is left by the guest, not taken down with it, and
+`bed restore` takes guest, keeper, namespaces and the machine's settings down."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
     pytest.mark.netns,
     pytest.mark.slow,
+    pytest.mark.untimed,
 ]
 REPO = Path(__file__).resolve().parents[2]
 PREFIX = "lltb-vmlan-"
@@ -59,7 +61,7 @@ def points(tmp_path_factory):
     build_or_fail()
     state = tmp_path_factory.mktemp("vmlan")
     try:
-        first = _point(state, state / "1.json", "--rate", "4Mbps")
+        first = _point(state, state / "1.json", "--rate", "4Mbps", "--recv-cpu", "50")
         standing = json.loads(Path(journal_path(str(state), PREFIX)).read_text())
         second = _point(state, state / "2.json", "--rate", "8Mbps", "--itr", "0")
         guests_between = _mine("qemu-system")
@@ -85,6 +87,14 @@ def test_the_second_point_runs_on_the_guest_the_first_booted(points):
     assert second["lan"]["reused"] is True and second["lan"]["points_served"] == 2
     assert str(guest["pid"]) in points["guests_between"]  # the same QEMU, still running
     assert set(points["first"]["env"]["vm"]["boot_s"]) == {"r1"}
+
+
+def test_a_quota_on_the_guest_ends_with_its_point_and_the_guest_stays(points):
+    first, second = points["first"]["env"], points["second"]["env"]
+    assert first["hosts"]["r1"]["cpu_limit"]["percent"] == 50
+    assert first["restore"]["ok"] is True
+    assert "cpu_limit" not in second["hosts"]["r1"]  # the second point runs at full speed
+    assert second["lan"]["reused"] is True  # the cgroup went, its guest did not
 
 
 def test_each_point_sets_and_restores_its_own_nic_settings_in_the_standing_guest(points):

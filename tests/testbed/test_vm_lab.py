@@ -34,6 +34,7 @@ pytestmark = [
     pytest.mark.skipif(snmp_agent.available() is not None, reason="needs snmp and snmpd"),
     pytest.mark.netns,
     pytest.mark.slow,
+    pytest.mark.untimed,
 ]
 REPO = Path(__file__).resolve().parents[2]
 PREFIX = "lltb-vmlab-"

@@ -32,6 +32,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which(vm.QEMU) is None, reason=f"needs {vm.QEMU}"),
     pytest.mark.netns,
     pytest.mark.slow,
+    pytest.mark.untimed,
 ]
 REPO = Path(__file__).resolve().parents[2]
 STUDY = REPO / "config" / "studies" / "vm-e1000.yaml"
