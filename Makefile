@@ -82,7 +82,7 @@ run: setup
 	$(SNAKEMAKE) --report results/report.zip
 	@echo "lanloss: results under results/ (runs, tables, fits, figures); report: results/report.zip"
 
-# The ns-3 tree's cold build (about 13 minutes of one core) runs beside the suite at the
+# The ns-3 tree's cold build (about 8.5 minutes of one core) runs beside the suite at the
 # lowest priority (nice 19), on every core: it takes only what the tests leave idle, so the
 # simulator-bound tests run as fast as alone. The untimed testbed tests, mostly waiting on
 # QEMU guests, run before tests/test_ns3_tree.py (tests/conftest.py), which takes the same
@@ -106,7 +106,9 @@ test-fast: setup
 # (bookworm's ns3 3.37-2; the tarball's sha256 is the one its ns3_3.37-2.dsc lists), unpacked
 # under build/ns3-tree with models/ linked as contrib/lanloss and ns3-scratch/ as
 # scratch/lanloss-sim; configured with only the modules lanloss needs (and only lanloss's own
-# tests and examples), built, then every lanloss suite under ns-3's test.py, the example and
+# tests and examples) in ns-3's debug profile (asserts and logging compiled in, as ns-3's
+# own test runs; -O0 builds in two thirds of the release profile's CPU time), built, then
+# every lanloss suite under ns-3's test.py, the example and
 # the scenario program once (its record: build/ns3-tree/lanloss-sim.json). The tarball and
 # the built tree are kept: a second run rebuilds only what changed. tests/test_ns3_tree.py
 # runs this target.
@@ -117,7 +119,7 @@ NS3_TREE_MIRROR  ?= http://deb.debian.org/debian
 NS3_TREE_CACHE   := build/ns3-tree
 NS3_TREE         := $(NS3_TREE_CACHE)/ns-$(NS3_TREE_VERSION)
 NS3_TREE_LOCK    := build/ns3-tree.lock
-NS3_TREE_CONFIG  := -d release --enable-modules=lanloss --enable-tests --enable-examples \
+NS3_TREE_CONFIG  := -d debug --enable-modules=lanloss --enable-tests --enable-examples \
                     --filter-module-examples-and-tests=lanloss --disable-python --disable-werror
 NS3_TREE_SUITES   = $(shell sed -n 's/.*TestSuite."\(lanloss-[a-z0-9-]*\)".*/\1/p' models/test/*.cc)
 # One small point: two 60 Mbit/s senders into one 100 Mbit/s receiver port, ~2000 datagrams

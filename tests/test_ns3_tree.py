@@ -44,6 +44,14 @@ def make_variable(name: str) -> str:
     return found.group(1).strip()
 
 
+def profile_suffix(config: str) -> str:
+    """What ns-3 appends to its library names for the build profile of `./ns3 configure
+    CONFIG`: nothing for release, "-debug" for debug, and so on."""
+    words = config.split()  # the first line of a continued Makefile variable: plain words
+    profile = words[words.index("-d") + 1]
+    return "" if profile == "release" else f"-{profile}"
+
+
 @pytest.fixture(scope="module")
 def tree_run() -> str:
     """The output of `make ns3-tree-test` (fetch, build, suites, scenario); fails on error."""
@@ -68,7 +76,8 @@ def test_every_suite_passes_under_ns3_test_py(tree_run):
         assert f"PASS: TestSuite {suite}\n" in tree_run, f"{suite} did not pass:\n{tree_run}"
     assert "FAIL" not in tree_run and "CRASH" not in tree_run, tree_run
     version = make_variable("NS3_TREE_VERSION")
-    built = TREE_CACHE / f"ns-{version}" / "build" / "lib" / f"libns{version}-lanloss.so"
+    library = f"libns{version}-lanloss{profile_suffix(make_variable('NS3_TREE_CONFIG'))}.so"
+    built = TREE_CACHE / f"ns-{version}" / "build" / "lib" / library
     assert built.is_file(), built
 
 
