@@ -14,16 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from vm_guest_image import build_or_fail
+from vm_guest_image import GUEST_TEST_MARKS, build_or_fail
 
 from lanloss.testbed.journal import journal_path
 
-pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
-    pytest.mark.netns,
-    pytest.mark.slow,
-    pytest.mark.untimed,
-]
+pytestmark = GUEST_TEST_MARKS
 REPO = Path(__file__).resolve().parents[2]
 PREFIX = "lltb-vmlan-"
 POINT = ["--vm-guests", "receivers", "--payload", "64", "--duration", "2s", "--no-progress"]

@@ -23,18 +23,15 @@ from pathlib import Path
 import pytest
 import yaml
 from bed_process import run_waiting_for_the_machine
-from vm_guest_image import build_or_fail
+from vm_guest_image import GUEST_TEST_MARKS, build_or_fail
 
 from lanloss.record import load
 from lanloss.testbed import runfolder, snmp_agent, vmimage
 from lanloss.testbed.journal import journal_path
 
 pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
+    *GUEST_TEST_MARKS,
     pytest.mark.skipif(snmp_agent.available() is not None, reason="needs snmp and snmpd"),
-    pytest.mark.netns,
-    pytest.mark.slow,
-    pytest.mark.untimed,
 ]
 REPO = Path(__file__).resolve().parents[2]
 PREFIX = "lltb-vmlab-"

@@ -22,17 +22,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from vm_guest_image import build_or_fail
+from vm_guest_image import GUEST_TEST_MARKS, build_or_fail
 
 from lanloss import study
 from lanloss.testbed import vm
 
 pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
+    *GUEST_TEST_MARKS,
     pytest.mark.skipif(shutil.which(vm.QEMU) is None, reason=f"needs {vm.QEMU}"),
-    pytest.mark.netns,
-    pytest.mark.slow,
-    pytest.mark.untimed,
 ]
 REPO = Path(__file__).resolve().parents[2]
 STUDY = REPO / "config" / "studies" / "vm-e1000.yaml"

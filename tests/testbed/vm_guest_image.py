@@ -3,9 +3,20 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from lanloss.testbed import vmimage
+
+# Every guest test: root (namespaces, taps), the netns resource, slow, and untimed (its checks
+# are counts, so it may run beside the ns-3 tree's build: tests/conftest.py).
+GUEST_TEST_MARKS = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, taps)"),
+    pytest.mark.netns,
+    pytest.mark.slow,
+    pytest.mark.untimed,
+]
 
 
 def build_or_fail() -> None:
