@@ -320,6 +320,37 @@ def _socket_queue(host: Host, proto: str, port: int) -> int | None:
     return total
 
 
+def _point_files(t: Traffic) -> dict[str, tuple[Host, list[str]]]:
+    """Per host, the paths this attempt's tools write in its run folder (the argv above)."""
+    files: dict[str, tuple[Host, list[str]]] = {}
+    for h in t.receivers:
+        w = h.workdir
+        mine = [f"{w}/recv.ready", f"{w}/recv.json", f"{w}/recv.log"]
+        mine += [f"{w}/iperf-server-{s.id}.json" for s in t.streams]
+        files.setdefault(h.name, (h, []))[1].extend(mine)
+    for s in t.streams:
+        w = s.sender.workdir
+        mine = [f"{w}/send-{s.id}.json", f"{w}/iperf-client-{s.id}.json"]
+        files.setdefault(s.sender.name, (s.sender, []))[1].extend(mine)
+    return files
+
+
+def _clear_point_files(t: Traffic) -> None:
+    """Remove, by exact name, what this attempt's tools will write. An attempt measured
+    again (--retry-disturbed) runs in the same run folders as the one before it, and no
+    file that attempt left may stand for this one's: its recv.ready would let the senders
+    start before this receiver has bound (the first datagrams then meet no socket: the
+    receiver's Udp NoPorts, unexplained), its reports would stand for a tool that wrote
+    none."""
+    for host, files in _point_files(t).values():
+        r = host.transport.run(["rm", "-f", "--", *files], timeout=30)
+        if not r.ok:
+            raise BedError(
+                f"{host.name}: cannot remove the last attempt's files in {host.workdir}: "
+                f"{r.first_error_line()}"
+            )
+
+
 def run(
     t: Traffic,
     journal: Any,
@@ -329,6 +360,7 @@ def run(
     """Run one traffic phase; every started process is stopped before this returns."""
     procs: list[Proc] = []
     timing: dict[str, float] = {}
+    _clear_point_files(t)
     try:
         if t.tool == "lanloss":
             return _run_lanloss(t, journal, network_idle, tick, procs, timing)

@@ -130,6 +130,11 @@ def test_a_disturbed_run_is_measured_again_and_says_so(bed, tmp_path: Path):
     assert disturbance.UNMET in attempts[0]["reasons"]
     assert attempts[0]["offered_met"] is False and attempts[0]["sent"] > 0
     assert attempts[0]["started_utc"] < rec.env["started_utc"]
+    # the attempt's senders waited for its own receiver, not for the ready file the attempt
+    # before left in the run folder: no datagram met a closed port, none is unexplained
+    receiver = next(n for n, h in rec.env["hosts"].items() if h.get("role") == "receiver")
+    udp = rec.extra["counters"][receiver]["snmp"]["Udp"]
+    assert udp.get("NoPorts", 0) == 0 and rec.drops["unexplained"] == 0
     # the LAN ran on this machine: the hypervisor's share of it was measured
     assert 0.0 <= rec.totals["steal_share"] <= 1.0
     assert 0.0 <= attempts[0]["steal_share"] <= 1.0
