@@ -62,7 +62,7 @@ beyond reach), rmem_default 212992 as on the testbed machine (``rcvbuf`` 106496)
 ``lanloss fit`` calibrates them against the testbed, and its host file starts from here.
 
 ``qemu-e1000``: the vm testbed's receiving guest (QEMU's emulated 82545EM, Linux 6.1's
-e1000, one vCPU at -icount shift 4): its costs are guest instructions converted to times by
+e1000, one vCPU at -icount shift 5): its costs are guest instructions converted to times by
 the shift, its interrupt floor (at most 7,813/s even with ITR 0) and FIFO (the tap's 1000
 frames) applied to each run by ``qemu_e1000_rules``; see the constants above its entry.
 
@@ -199,7 +199,7 @@ _MODERN: dict[str, Any] = {
 # frame through e1000_clean_rx_irq, IP and UDP, a recvmsg), fitted to nothing:
 # ``lanloss calibrate --table`` fits them to a third of a vm study (lanloss/analysis/
 # calibrate.py).
-QEMU_E1000_SHIFT = 4  # the shift of the preset's times (the vm-e1000 study's)
+QEMU_E1000_SHIFT = 5  # the shift of the preset's times (the vm-e1000 study's)
 QEMU_E1000_INSTRUCTIONS: dict[str, float] = {
     "irq_cost": 4000.0,
     "packet_cost": 3000.0,
