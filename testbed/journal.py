@@ -8,7 +8,8 @@ to undo:
 
 - ``changes``: settings with their value before the run (settings.Change);
 - ``hosts``: how to reach each host again, and its boot id (a host that has
-  rebooted since has lost the change anyway and is skipped);
+  rebooted since has lost the change anyway and is skipped); for an ssh host, the
+  folder of the run's master connection (``ssh_control``), stopped and removed;
 - ``netns``, ``cgroups``, ``procs``, ``dirs``, ``local_dirs``: namespaces (exact names),
   cgroups (exact paths), processes, remote folders and local run folders the run created.
 
@@ -42,7 +43,7 @@ from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.hosts import BOOT_ID, Host
 from lanloss.testbed.inventory import HostSpec
 from lanloss.testbed.settings import Change, restore
-from lanloss.testbed.ssh import SshTransport, kill_remote
+from lanloss.testbed.ssh import SshTransport, end_masters, kill_remote
 from lanloss.testbed.transport import Local, Transport, kill_if_same
 
 VERSION = 2  # 2: netns lists exact namespace names (1 listed a prefix)
@@ -312,10 +313,11 @@ class Journal:
         self.save()
 
     def record_host(self, host: Host) -> None:
-        self.data["hosts"][host.name] = {
-            "transport": host.transport.describe(),
-            "boot_id": host.facts.get("boot_id"),
-        }
+        entry = {"transport": host.transport.describe(), "boot_id": host.facts.get("boot_id")}
+        control_dir = getattr(host.transport, "control_dir", None)  # an ssh transport's
+        if control_dir is not None:
+            entry["ssh_control"] = control_dir()
+        self.data["hosts"][host.name] = entry
         self.save()
 
     def record_change(self, change: Change) -> None:
@@ -400,21 +402,8 @@ REMOTE_RUN_DIR = "lanloss-run-"  # a run's folder on a remote host: <workdir>/la
 
 
 def own_run_folder(path: str, prefix: str) -> bool:
-    """`path` is a run folder of this harness here: directly in the temp folder, named
-    <prefix>run-..., a real folder (no symlink) owned by this user."""
-    import stat
-    import tempfile
-
-    parent = os.path.realpath(tempfile.gettempdir())
-    if os.path.realpath(os.path.dirname(os.path.abspath(path))) != parent:
-        return False
-    if not os.path.basename(path).startswith(f"{prefix}run-"):
-        return False
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+    """`path` is a run folder of this harness here: <temp folder>/<prefix>run-..."""
+    return runfolder.own_temp_folder(path, f"{prefix}run-")
 
 
 def recover(
@@ -490,6 +479,9 @@ def recover(
         if own_run_folder(path, data["prefix"]):
             shutil.rmtree(path, ignore_errors=True)
 
+    for entry in data["hosts"].values():  # the run's own ssh masters (ControlPersist)
+        if entry.get("ssh_control"):
+            end_masters(entry["ssh_control"], entry["transport"].get("address", ""))
     for host in hosts.values():
         host.transport.close()
     if not failures:

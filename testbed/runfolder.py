@@ -150,6 +150,21 @@ NETNS = "netns"
 CGROUP = "cgroup"
 
 
+def own_temp_folder(path: str, name_prefix: str) -> bool:
+    """`path` is a folder the harness made in the temp folder: directly in it, its name
+    starting with `name_prefix`, a real folder (no symlink) owned by this user."""
+    parent = os.path.realpath(tempfile.gettempdir())
+    if os.path.realpath(os.path.dirname(os.path.abspath(path))) != parent:
+        return False
+    if not os.path.basename(path).startswith(name_prefix):
+        return False
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+
+
 def _marker_file(kind: str, name: str) -> str:
     digest = hashlib.sha256(f"{kind}\0{name}".encode()).hexdigest()[:24]
     return os.path.join(folder("objects"), f"{kind}-{digest}")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from lanloss import paths
 from lanloss.child import die_with_parent
-from lanloss.testbed import snmp
+from lanloss.testbed import runfolder, snmp
 from lanloss.testbed.backend import Backend, refuse_guest_options
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.inventory import SshSpec
@@ -35,6 +35,8 @@ from lanloss.testbed.transport import JOIN_CGROUP, Local, Proc, Transport
 if TYPE_CHECKING:
     from lanloss.testbed.hosts import Host
     from lanloss.testbed.inventory import HostSpec, Inventory
+
+CONTROL_DIR_PREFIX = "lanloss-ssh-"  # <temp folder>/lanloss-ssh-XXXXXXXX: one transport's master
 
 SSH = "ssh"
 # A remote tool: its PID goes to the file "$0" (removed when the tool ends) so that a later
@@ -70,11 +72,17 @@ class SshTransport(Transport):
     def target(self) -> str:
         return f"{self.ssh.user}@{self.address}:{self.ssh.port}"
 
-    def _control_path(self) -> str:
+    def control_dir(self) -> str:
+        """The folder of this transport's ControlMaster socket, made on first use. The
+        journal names it (record_host), so a kill -9 leaves no master that recovery cannot
+        stop."""
         if self._control_dir is None:
-            self._control_dir = tempfile.mkdtemp(prefix="lanloss-ssh-")
+            self._control_dir = tempfile.mkdtemp(prefix=CONTROL_DIR_PREFIX)
+        return self._control_dir
+
+    def _control_path(self) -> str:
         tag = hashlib.sha1(self.target.encode()).hexdigest()[:12]
-        return os.path.join(self._control_dir, tag)  # short: unix socket paths max 107 bytes
+        return os.path.join(self.control_dir(), tag)  # short: unix socket paths max 107 bytes
 
     def ssh_options(self) -> list[str]:
         opts = [
@@ -142,23 +150,32 @@ class SshTransport(Transport):
     def close(self) -> None:
         if self._control_dir is None:
             return
-        path = self._control_path()
-        if os.path.exists(path):
-            subprocess.run(
-                [SSH, "-o", f"ControlPath={path}", "-O", "exit", self.address],
-                capture_output=True,
-                timeout=10,
-            )
+        end_masters(self._control_dir, self.address)
+        self._control_dir = None
+
+
+def end_masters(folder: str, address: str) -> None:
+    """Stop the ssh master behind each socket in a ControlMaster folder of ours ("-O exit")
+    and remove the folder. A folder that is gone, or not ours (<temp folder>/lanloss-ssh-...,
+    a real folder owned by this user), is left."""
+    if not runfolder.own_temp_folder(folder, CONTROL_DIR_PREFIX):
+        return
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        subprocess.run(
+            [SSH, "-o", f"ControlPath={path}", "-O", "exit", address],
+            capture_output=True,
+            timeout=10,
+        )
         # The master unlinks its socket as it exits, which may be after "-O exit" returns.
         try:
             os.unlink(path)
         except OSError:
             pass
-        try:
-            os.rmdir(self._control_dir)
-        except OSError:
-            pass
-        self._control_dir = None
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass
 
 
 def transport_for(spec: HostSpec) -> SshTransport:

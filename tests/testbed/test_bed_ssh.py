@@ -227,6 +227,19 @@ def _remote_tools(lab) -> list[str]:
     return out
 
 
+def _processes_naming(text: str) -> list[int]:
+    """PIDs of this machine's processes whose command line contains `text`."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if text.encode() in fh.read():
+                    pids.append(int(pid))
+        except OSError:
+            continue
+    return pids
+
+
 def test_remote_tools_stop_when_the_harness_is_killed(lab, bed, bed_state, ns_prefix):
     """kill -9 of `lanloss bed run --backend ssh`: its ssh clients die with it (parent-death
     signal), the channel's stdin ends, and the remote watcher stops the tools."""
@@ -267,7 +280,15 @@ def test_remote_tools_stop_when_the_harness_is_killed(lab, bed, bed_state, ns_pr
         while _remote_tools(lab) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert _remote_tools(lab) == []
+        masters = [h["ssh_control"] for h in json.loads(journal.read_text())["hosts"].values()]
+        assert masters and all(os.path.isdir(m) for m in masters)  # ControlPersist outlives it
     finally:
         proc.kill()
         res = bed("restore", netns=lab["ctl"])  # the journal's settings come back
         assert res.returncode == 0, res.stderr
+    # and the killed run's master connections are stopped, their folders gone
+    assert not any(os.path.exists(m) for m in masters)
+    deadline = time.monotonic() + 5  # a master exits just after it acknowledges "-O exit"
+    while any(_processes_naming(m) for m in masters) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_processes_naming(m) for m in masters)
