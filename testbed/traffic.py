@@ -116,8 +116,30 @@ def _duration(params: dict[str, Any]) -> str:
     return repr(float(params["duration"]))
 
 
+# -- the files the tools write in their host's run folder: each name is spelt here only,
+# for the argv that names it, the read that collects it and the clearing before an attempt.
+RECV_READY, RECV_REPORT, RECV_LOG = "recv.ready", "recv.json", "recv.log"
+
+
+def receiver_file(host: Host, name: str) -> str:
+    """A receiver's file: RECV_READY (made once bound), RECV_REPORT or RECV_LOG."""
+    return f"{host.workdir}/{name}"
+
+
+def send_report(s: Stream) -> str:
+    return f"{s.sender.workdir}/send-{s.id}.json"
+
+
+def iperf_server_report(s: Stream, host: Host) -> str:
+    return f"{host.workdir}/iperf-server-{s.id}.json"
+
+
+def iperf_client_report(s: Stream) -> str:
+    return f"{s.sender.workdir}/iperf-client-{s.id}.json"
+
+
 def recv_argv(t: Traffic, host: Host) -> list[str]:
-    p, w = t.params, host.workdir
+    p = t.params
     argv = [_tool(t, host, "lanloss-recv"), "--port", str(PORT), "--proto", p["protocol"]]
     if t.group:
         argv += ["--group", t.group, "--iface-addr", host.spec.data_address]
@@ -143,12 +165,12 @@ def recv_argv(t: Traffic, host: Host) -> list[str]:
         "--idle-timeout",
         "0",
         "--ready-file",
-        f"{w}/recv.ready",
+        receiver_file(host, RECV_READY),
         "--json",
-        f"{w}/recv.json",
+        receiver_file(host, RECV_REPORT),
     ]
     if t.keep_log:
-        argv += ["--log", f"{w}/recv.log"]
+        argv += ["--log", receiver_file(host, RECV_LOG)]
     return argv + ["--stamp-clock", stamp_clock(t)]
 
 
@@ -161,7 +183,7 @@ SENDER_RT_PRIORITY = 10  # below the kernel's own RT threads (migration, watchdo
 
 
 def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
-    p, w = t.params, s.sender.workdir
+    p = t.params
     rate = "max" if s.rate == "max" else str(int(s.rate))
     argv = [
         _tool(t, s.sender, "lanloss-send"),
@@ -186,7 +208,7 @@ def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
         "--stamp-clock",
         stamp_clock(t),
         "--json",
-        f"{w}/send-{s.id}.json",
+        send_report(s),
     ]
     if t.group:
         argv += ["--mcast-if", s.sender.spec.data_address, "--ttl", "1"]
@@ -215,7 +237,7 @@ def iperf_server_argv(t: Traffic, s: Stream, host: Host) -> list[str]:
         str(s.port),
         "-J",
         "--logfile",
-        f"{host.workdir}/iperf-server-{s.id}.json",
+        iperf_server_report(s, host),
     ]
 
 
@@ -233,7 +255,7 @@ def iperf_client_argv(t: Traffic, s: Stream) -> list[str]:
         _duration(p),
         "-J",
         "--logfile",
-        f"{s.sender.workdir}/iperf-client-{s.id}.json",
+        iperf_client_report(s),
     ]
     if p["protocol"] == "udp":
         rate = "0" if s.rate == "max" else str(int(s.rate))
@@ -321,16 +343,14 @@ def _socket_queue(host: Host, proto: str, port: int) -> int | None:
 
 
 def _point_files(t: Traffic) -> dict[str, tuple[Host, list[str]]]:
-    """Per host, the paths this attempt's tools write in its run folder (the argv above)."""
+    """Per host, the paths this attempt's tools write in its run folder."""
     files: dict[str, tuple[Host, list[str]]] = {}
     for h in t.receivers:
-        w = h.workdir
-        mine = [f"{w}/recv.ready", f"{w}/recv.json", f"{w}/recv.log"]
-        mine += [f"{w}/iperf-server-{s.id}.json" for s in t.streams]
+        mine = [receiver_file(h, name) for name in (RECV_READY, RECV_REPORT, RECV_LOG)]
+        mine += [iperf_server_report(s, h) for s in t.streams]
         files.setdefault(h.name, (h, []))[1].extend(mine)
     for s in t.streams:
-        w = s.sender.workdir
-        mine = [f"{w}/send-{s.id}.json", f"{w}/iperf-client-{s.id}.json"]
+        mine = [send_report(s), iperf_client_report(s)]
         files.setdefault(s.sender.name, (s.sender, []))[1].extend(mine)
     return files
 
@@ -416,7 +436,7 @@ def _run_lanloss(
                     f"{_tail(receivers[h.name].log)}"
                 )  # type: ignore[attr-defined]
         return all(
-            h.transport.run(["test", "-e", f"{h.workdir}/recv.ready"]).ok for h in t.receivers
+            h.transport.run(["test", "-e", receiver_file(h, RECV_READY)]).ok for h in t.receivers
         )
 
     tick("barrier", 0.0)
@@ -451,15 +471,15 @@ def _run_lanloss(
 
     senders_rep = {}
     for s in t.streams:
-        senders_rep[s.id] = _read_json(s.sender, f"{s.sender.workdir}/send-{s.id}.json")
+        senders_rep[s.id] = _read_json(s.sender, send_report(s))
     recv_rep, logs = {}, {}
     for h in t.receivers:
         try:
-            recv_rep[h.name] = _read_json(h, f"{h.workdir}/recv.json")
+            recv_rep[h.name] = _read_json(h, receiver_file(h, RECV_REPORT))
         except BedError as exc:
             raise BedError(_no_report(exc, stopped[h.name], _tail(receivers[h.name].log))) from None
         if t.keep_log:
-            logs[h.name] = read_log(h, f"{h.workdir}/recv.log")
+            logs[h.name] = read_log(h, receiver_file(h, RECV_LOG))
     return Outcome(senders_rep, recv_rep, logs, timing, {})
 
 
@@ -504,9 +524,9 @@ def _run_iperf(
     timing["drain_s"] = time.monotonic() - t1
     snd, rcv = {}, {}
     for s in t.streams:
-        snd[s.id] = _read_json(s.sender, f"{s.sender.workdir}/iperf-client-{s.id}.json")
+        snd[s.id] = _read_json(s.sender, iperf_client_report(s))
         h = s.receivers[0]
-        rcv[f"{h.name}#{s.id}"] = _read_json(h, f"{h.workdir}/iperf-server-{s.id}.json")
+        rcv[f"{h.name}#{s.id}"] = _read_json(h, iperf_server_report(s, h))
     return Outcome(snd, rcv, {}, timing, {})
 
 
