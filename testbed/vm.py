@@ -109,6 +109,31 @@ def pace(start: ClockRead, end: ClockRead) -> dict[str, Any]:
     }
 
 
+def vcpu_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) of a QEMU's TCG vCPU threads, named by its -name
+    ...,debug-threads=on ("CPU n/TCG"; "ALL CPUs/TCG" for the one thread that runs every
+    vCPU in turn, as under -icount), or None if it has none to read (gone, or KVM)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, found = 0.0, False
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as fh:
+                comm = fh.read().strip()
+            if not comm.endswith("/TCG"):
+                continue
+            with open(f"/proc/{pid}/task/{tid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()  # from field 3, state
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime (fields 14, 15)
+        found = True
+    return total if found else None
+
+
 def read_clock(transport: Any) -> ClockRead | None:
     """The guest's CLOCK_BOOTTIME in seconds (its /proc/uptime), or None if unreadable."""
     before = time.monotonic()
@@ -306,6 +331,8 @@ class VmBackend(Backend):
         self.icount: int | None = None  # -icount shift of the guests (None: as fast as TCG)
         self.log_marks: dict[str, int] = {}  # QEMU's output before the point, per guest
         self.clock_reads: dict[str, list[ClockRead | None]] = {}  # around the traffic
+        # (monotonic s, CPU s of QEMU's vCPU thread or None) around the traffic, per guest
+        self.vcpu_reads: dict[str, list[tuple[float, float | None]]] = {}
         self.load_avg: dict[str, list[float]] = {}  # this machine's, around the traffic
         self.lab: str | None = None  # --lab-inventory: where the lab's inventory goes
         self.lab_links: dict[str, dict[str, str]] = {}  # switch -> its management link
@@ -391,6 +418,8 @@ class VmBackend(Backend):
             "1",
             "-nodefaults",
             "-no-user-config",
+            "-name",  # its vCPU thread is then named ".../TCG" (vcpu_cpu_s)
+            f"{node.name},debug-threads=on",
             "-display",
             "none",
             "-no-reboot",
@@ -773,6 +802,8 @@ class VmBackend(Backend):
             return
         for name in self.qemu:
             self.clock_reads.setdefault(name, []).append(read_clock(self.hosts[name].transport))
+            cpu = vcpu_cpu_s(self.qemu[name].pid)
+            self.vcpu_reads.setdefault(name, []).append((time.monotonic(), cpu))
 
     def pinning(self, senders: list[Any], receivers: list[Any]) -> dict[str, list[str]]:
         """Guests are pinned by their QEMU (_cpu_of); namespace senders on CPU 0."""
@@ -858,9 +889,24 @@ class VmBackend(Backend):
             "pace_rule": f"kept when the guest's clock went within {PACE_TOLERANCE:.0%} of "
             "real time over the traffic, given the reads' uncertainty",
             "pace_unread": unread,
+            # the share of a host core QEMU's vCPU thread used over the traffic: a busy
+            # guest's clock runs 1/share times faster than real time until align makes it
+            # sleep (the model's GuestClock Speedup, lanloss/host_presets.py)
+            "vcpu_share": self._vcpu_shares(),
             # the point's verdict: every guest kept its pace (an unread clock is not kept)
             "kept_pace": not unread and all(v["kept"] for v in paces.values()),
         }
+
+    def _vcpu_shares(self) -> dict[str, float]:
+        """Per guest read at both ends of the traffic: its vCPU thread's CPU seconds over
+        the wall seconds between the reads."""
+        shares = {}
+        for name, reads in self.vcpu_reads.items():
+            if len(reads) == 2 and reads[0][1] is not None and reads[1][1] is not None:
+                wall = reads[1][0] - reads[0][0]
+                if wall > 0:
+                    shares[name] = round((reads[1][1] - reads[0][1]) / wall, 4)
+        return shares
 
     def describe(self) -> dict[str, Any]:
         mtu = int(self.params["mtu"])

@@ -108,6 +108,9 @@ def test_the_pace_check_read_the_guest_around_the_traffic(records):
         )
         assert pace["kept"] == ok
         assert ic["kept_pace"] == pace["kept"] and ic["pace_unread"] == []
+        # QEMU's vCPU thread ("CPU 0/TCG") was read too: one thread, at most a core (its
+        # CPU time counts in 10 ms ticks over 3.5 s or more), and busy during the traffic
+        assert 0 < ic["vcpu_share"]["r1"] <= 1.01
 
 
 def test_qemu_has_a_core_of_its_own(records):
