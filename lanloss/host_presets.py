@@ -137,12 +137,24 @@ class Smt:
 
 
 @dataclass(frozen=True)
+class GuestClock:
+    """A QEMU guest's clock under -icount align (the model's GuestClock): a busy guest runs
+    ``speedup`` times faster than its clock's instruction rate until its clock leads real
+    time by ``advance`` seconds, then QEMU's vCPU sleeps the lead off; frames from the wire
+    reach the guest on its clock (in bursts). ``advance`` 0: a real host's clock."""
+
+    advance: float = 0.0
+    speedup: float = 1.0
+
+
+@dataclass(frozen=True)
 class Preset:
     summary: str  # what it is, in a few words (the `host` option's help)
     values: dict[str, Any]  # every HOST_OPTIONS value, canonical (seconds, bytes, counts)
     nic: Nic
     lock: SocketLock = SocketLock()
     smt: Smt = Smt()
+    clock: GuestClock = GuestClock()
 
 
 # The e1000-2008 PC (seed 000's era), which seed 000's client shares but for its read cost.
@@ -214,6 +226,16 @@ QEMU_E1000_INSTRUCTIONS: dict[str, float] = {
 # 7812 is the largest rate that gives 500.
 QEMU_E1000_MIN_ITR_UNITS = 500
 QEMU_E1000_MAX_ITR = 7812
+# QEMU -icount align (accel/tcg/cpu-exec.c, align_clocks): the vCPU sleeps once the guest's
+# clock leads real time by more than VM_CLOCK_ADVANCE, 3 ms.
+QEMU_ALIGN_ADVANCE_S = 3e-3
+# QEMU 7.2's TCG on this machine (Xeon, one core given to QEMU) runs the receiving guest's
+# code (64-byte datagrams through e1000, IP, UDP and recvmsg) at about 4.1 x 31.25 M
+# instructions per second: measured 2026-11-29 with the guest saturated (6.8k datagrams/s,
+# 67 % lost at its socket) at shift 5, its vCPU thread used 24.6 % of a core over the 19 s
+# of traffic (/proc/PID/task/TID/stat; docs/testbed-vm.md §9). At another shift the speedup
+# scales by 2^(shift - 5).
+QEMU_TCG_INSTRUCTIONS_PER_S = 1e9 / 2**5 / 0.246
 # A full RX ring makes QEMU stop reading the tap; the frames wait in the tap's queue (its
 # tx_queue_len, 1000 frames here) and are dropped beyond it: the emulated NIC's "FIFO".
 QEMU_E1000_TAP_FRAMES = 1000
@@ -310,6 +332,9 @@ TABLE: dict[str, Preset] = {
         # wait for: the DMA rate is the netns preset's "beyond reach"); e1000's driver share
         # and pause constants (QEMU's model sends and honours no PAUSE); no DROP_EN.
         Nic(400_000_000_000, 0.5, 0x0680, 0x0340, False),
+        clock=GuestClock(
+            QEMU_ALIGN_ADVANCE_S, QEMU_TCG_INSTRUCTIONS_PER_S * 2**QEMU_E1000_SHIFT / 1e9
+        ),
     ),
     "athlon-2003": Preset(
         "seed 001's 2003 lab PC: Athlon XP, 100 Mbit/s NIC, one core; read cost fitted",

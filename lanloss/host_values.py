@@ -174,7 +174,8 @@ def cxx_header() -> str:
             f'    {{"{name}", {n.dma_bps}ULL, {n.driver_share!r}, 0x{n.pause_time:04X}, '
             f"0x{n.pause_refresh:04X}, {_cxx_bool(n.drop_when_no_ring)}, "
             f"{_cxx_bool(lk.spinlock)}, {lk.line_transfer!r}, {lk.hold!r}, "
-            f"{_cxx_bool(lk.wake_all)}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}}},"
+            f"{_cxx_bool(lk.wake_all)}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
+            f"{p.clock.advance!r}, {p.clock.speedup!r}}},"
         )
     return "\n".join(
         [
@@ -205,6 +206,8 @@ def cxx_header() -> str:
             "    double ownerS;        //!< read time under lock_sock after the copy, s",
             "    uint32_t smtThreads;  //!< logical CPUs per core (Smt)",
             "    double smtShare;      //!< a sibling's speed while the other is busy",
+            "    double clockAdvanceS; //!< a QEMU guest's clock: its align lead, s (GuestClock)",
+            "    double clockSpeedup;  //!< and its busy speed over its clock's rate",
             "};",
             "",
             "inline constexpr NicFamily FAMILIES[] = {",

@@ -115,6 +115,8 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetNicAttribute("PauseRefreshQuanta", UintegerValue(family.refresh));
     helper.SetNicAttribute("SendXon", BooleanValue(true));
     helper.SetNicAttribute("IrqCost", TimeValue(v.irqCost));
+    helper.SetNicAttribute("GuestClockAdvance", TimeValue(Seconds(family.clockAdvanceS)));
+    helper.SetNicAttribute("GuestClockSpeedup", DoubleValue(family.clockSpeedup));
     const int64_t driverSteps =
         int64_t(double(v.packetCost.GetTimeStep()) * family.driverShare + 0.5);
     helper.SetKernelAttribute("DriverCost", TimeValue(TimeStep(driverSteps)));

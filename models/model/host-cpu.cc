@@ -216,6 +216,34 @@ HostCpu::Dispatch(uint32_t core)
     {
         Retime((core + m_nCores / 2) % m_nCores); // this CPU may have started or stopped
     }
+    ReportBusy(core);
+}
+
+void
+HostCpu::ReportBusy(uint32_t core)
+{
+    Core& c = m_cores[core];
+    const bool busy = c.running != NONE;
+    if (busy == c.busyReported || c.busyCallback.IsNull())
+    {
+        return;
+    }
+    c.busyReported = busy;
+    c.busyCallback(busy);
+}
+
+void
+HostCpu::SetBusyCallback(uint32_t core, Callback<void, bool> busy)
+{
+    NS_ABORT_MSG_UNLESS(core < m_nCores, "HostCpu: no core " << core);
+    m_cores[core].busyCallback = busy;
+    m_cores[core].busyReported = m_cores[core].running != NONE;
+}
+
+bool
+HostCpu::IsBusy(uint32_t core) const
+{
+    return m_cores.at(core).running != NONE;
 }
 
 double

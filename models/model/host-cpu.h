@@ -172,6 +172,19 @@ class HostCpu : public Object
     GroupStat GetGroupStat(uint32_t group) const;
 
     /**
+     * Call @p busy(true) when @p core starts running work after being idle, and
+     * @p busy(false) when it falls idle (a guest's vCPU halting: GuestClock).
+     * @param core a core's index
+     * @param busy the callback (null: none)
+     */
+    void SetBusyCallback(uint32_t core, Callback<void, bool> busy);
+    /**
+     * @param core a core's index
+     * @return whether a job runs on @p core now
+     */
+    bool IsBusy(uint32_t core) const;
+
+    /**
      * @param context a context id
      * @return jobs queued in @p context, the running one included
      */
@@ -263,6 +276,8 @@ class HostCpu : public Object
         std::array<Time, N_WORK> busy{};
         double speed = 1.0;  //!< SMT: progress per unit of wall time of the running job
         bool endsJob = false; //!< the scheduled event is the running job's end
+        bool busyReported = false;   //!< what busyCallback was last told
+        Callback<void, bool> busyCallback;
     };
 
     /** SMT: the speed @p core runs at now (SmtShare while its sibling is busy). */
@@ -277,6 +292,8 @@ class HostCpu : public Object
     uint32_t Pick(uint32_t core);
     /** Put the right context on @p core (pre-empting if needed). */
     void Dispatch(uint32_t core);
+    /** Tell the core's busy callback if the core went from idle to busy or back. */
+    void ReportBusy(uint32_t core);
     void Start(uint32_t core, uint32_t context);
     /** Take the running job off @p core, keeping what it has left. */
     void Suspend(uint32_t core);

@@ -13,6 +13,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -82,6 +83,24 @@ HostRxNic::AddInterruptAttributes(TypeId& tid)
                       TimeValue(MicroSeconds(8)),
                       MakeTimeAccessor(&HostRxNic::m_irqCost),
                       MakeTimeChecker(Seconds(0)));
+}
+
+// A QEMU guest's clock under -icount align (GuestClock), which lets the wire's frames in.
+void
+HostRxNic::AddGuestClockAttributes(TypeId& tid)
+{
+    tid.AddAttribute("GuestClockAdvance",
+                     "GuestClock Advance: the lead at which a QEMU guest's vCPU sleeps "
+                     "(QEMU VM_CLOCK_ADVANCE = 3 ms); 0: a real host, frames go straight in.",
+                     TimeValue(Seconds(0)),
+                     MakeTimeAccessor(&HostRxNic::m_clockAdvance),
+                     MakeTimeChecker(Seconds(0)))
+        .AddAttribute("GuestClockSpeedup",
+                      "GuestClock Speedup: QEMU's free emulation speed over the guest "
+                      "clock's instruction rate (above 1).",
+                      DoubleValue(12.0),
+                      MakeDoubleAccessor(&HostRxNic::m_clockSpeedup),
+                      MakeDoubleChecker<double>(1.0));
 }
 
 // IEEE 802.3x PAUSE sent from the FIFO's watermarks.
@@ -172,6 +191,7 @@ HostRxNic::GetTypeId()
         AddInterruptAttributes(t);
         AddPauseAttributes(t);
         AddTruesizeAttributes(t);
+        AddGuestClockAttributes(t);
         AddTraceSources(t);
         return t;
     }();
@@ -193,6 +213,8 @@ HostRxNic::HostRxNic()
       m_truesize(0),
       m_copyBreak(LANLOSS_COPYBREAK),
       m_rxBufferTruesize(LANLOSS_RX_BUFFER_TRUESIZE),
+      m_clockAdvance(Seconds(0)),
+      m_clockSpeedup(12.0),
       m_fifoBytes(0),
       m_dmaBusy(false),
       m_hwFree(0),
@@ -215,6 +237,11 @@ HostRxNic::DoDispose()
     m_fifo.clear();
     m_ring.clear();
     m_napiSchedule = MakeNullCallback<void>();
+    if (m_clock)
+    {
+        m_clock->Dispose();
+        m_clock = nullptr;
+    }
     m_device = nullptr;
     m_cpu = nullptr;
     Object::DoDispose();
@@ -228,6 +255,10 @@ HostRxNic::Attach(Ptr<EthernetNetDevice> device, Ptr<HostCpu> cpu, Callback<void
     m_cpu = cpu;
     m_napiSchedule = napiSchedule;
     m_hwFree = m_ringSize - 1;
+    m_clock = CreateObject<GuestClock>();
+    m_clock->SetAttribute("Advance", TimeValue(m_clockAdvance));
+    m_clock->SetAttribute("Speedup", DoubleValue(m_clockSpeedup));
+    m_clock->Attach(cpu, IRQ_CORE, MakeCallback(&HostRxNic::Admit, this));
 }
 
 void
@@ -248,6 +279,13 @@ HostRxNic::Receive(Ptr<Packet> packet,
     f.fifoBytes = frameNoFcs + ethernet::FCS_BYTES;
     f.truesize = TruesizeOf(frameNoFcs);
     ++m_stats.framesReceived;
+    m_clock->Arrive(std::move(f));
+}
+
+void
+HostRxNic::Admit(HostRxFrame f)
+{
+    const Ptr<Packet> packet = f.packet;
     if (m_hwFree == 0)
     {
         ++m_stats.rxNoBuffer; // RNBC: counted, not a drop; the frame may still fit in the FIFO
@@ -495,7 +533,13 @@ HostRxNic::TruesizeOf(uint32_t frameBytes) const
 HostRxNic::Stats
 HostRxNic::GetStats() const
 {
-    return m_stats;
+    Stats s = m_stats;
+    if (m_clock)
+    {
+        s.clockSleeps = m_clock->GetStats().sleeps;
+        s.clockHeldFrames = m_clock->GetStats().framesHeld;
+    }
+    return s;
 }
 
 uint32_t
@@ -519,7 +563,7 @@ HostRxNic::GetRingFrames() const
 uint32_t
 HostRxNic::GetFramesHeld() const
 {
-    return m_fifo.size() + m_ring.size();
+    return m_fifo.size() + m_ring.size() + (m_clock ? m_clock->GetFramesHeld() : 0);
 }
 
 bool

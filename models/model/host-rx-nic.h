@@ -8,6 +8,7 @@
 #ifndef LANLOSS_HOST_RX_NIC_H
 #define LANLOSS_HOST_RX_NIC_H
 
+#include "guest-clock.h"
 #include "host-datagram.h"
 
 #include "ns3/callback.h"
@@ -71,7 +72,10 @@ class HostCpu;
  *   its receive buffer, RxBufferTruesize (e1000's 2 KiB buffers at MTU 1500:
  *   LANLOSS_RX_BUFFER_TRUESIZE).
  *
- * Attributes are read as frames flow, except RxRingSize, read by Attach.
+ * - A QEMU guest (GuestClockAdvance above 0): frames from the wire reach the FIFO when
+ *   the guest's clock lets them in (GuestClock: -icount align's lead and sleeps).
+ * Attributes are read as frames flow, except RxRingSize and the GuestClock ones, read by
+ * Attach.
  */
 class HostRxNic : public Object
 {
@@ -88,6 +92,8 @@ class HostRxNic : public Object
         uint64_t xonSent = 0;        //!< PAUSE frames with 0
         uint32_t peakFifoBytes = 0;  //!< most bytes held in the FIFO at once
         uint32_t peakRingFrames = 0; //!< most frames waiting in the ring for the driver
+        uint64_t clockSleeps = 0;    //!< a QEMU guest's: GuestClock sleeps
+        uint64_t clockHeldFrames = 0; //!< frames its clock let in later than they came
     };
 
     /**
@@ -198,6 +204,9 @@ class HostRxNic : public Object
     void MaybeInterrupt();
     void RaiseInterrupt();
     void IrqDone();
+    /** A frame the guest's clock lets in: into the FIFO, or dropped if it does not fit. */
+    void Admit(HostRxFrame f);
+    static void AddGuestClockAttributes(TypeId& tid);
 
     // Attributes
     uint32_t m_fifoSize;
@@ -214,8 +223,11 @@ class HostRxNic : public Object
     uint32_t m_truesize;
     uint32_t m_copyBreak;
     uint32_t m_rxBufferTruesize;
+    Time m_clockAdvance;
+    double m_clockSpeedup;
 
     Ptr<EthernetNetDevice> m_device;
+    Ptr<GuestClock> m_clock;
     Ptr<HostCpu> m_cpu;
     Callback<void> m_napiSchedule;
 

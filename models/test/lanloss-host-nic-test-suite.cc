@@ -7,6 +7,8 @@
 #include "host-test-bed.h"
 #include "lanloss-test-compat.h"
 
+#include "ns3/double.h"
+
 using namespace ns3;
 using namespace hosttest;
 
@@ -127,6 +129,107 @@ class InterruptThrottleTestCase : public TestCase
     }
 
     std::vector<Time> m_times;
+};
+
+/**
+ * GuestClock (a QEMU guest under -icount align): 20 datagrams 1 ms apart each find the guest
+ * idle and keep it busy 18 us (IRQ 8 + driver 2 + stack 3 + read 5). Its clock's lead grows
+ * by (1 - 1/Speedup) x 18 us per datagram and drops by Advance (100 us) at each sleep, so
+ * datagram i is held lead_i = (i x growth) mod 100 us before the NIC sees it: its latency is
+ * the idle host's plus lead_i, the sleeps are floor(20 x growth / 100 us), and every
+ * datagram but the first (lead 0) is held.
+ */
+class GuestClockLeadTestCase : public TestCase
+{
+  public:
+    GuestClockLeadTestCase(double speedup, int growthUs, const std::string& speedupText)
+        : TestCase("guest clock: datagram i waits (i x " + std::to_string(growthUs) +
+                   " us) mod 100 us, Speedup " + speedupText),
+          m_speedup(speedup),
+          m_growthUs(growthUs)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Bed bed(DataRate("100Mbps"));
+        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(3), MicroSeconds(5), 2500);
+        bed.host.SetRxPathAttribute("DmaRate", DataRateValue(DataRate("0bps")));
+        bed.host.SetRxPathAttribute("GuestClockAdvance", TimeValue(MicroSeconds(100)));
+        bed.host.SetRxPathAttribute("GuestClockSpeedup", DoubleValue(m_speedup));
+        bed.Install(1);
+        bed.Traffic(64, 1000, MilliSeconds(1), MilliSeconds(21), MilliSeconds(0));
+        Outcome o = bed.Finish(MilliSeconds(50), 64);
+
+        const uint32_t frame = 64 + 8 + 20 + ethernet::MAC_HEADER_BYTES;
+        const double idleUs = ethernet::FrameWireBytes(frame) * 8 / 100.0 + 1.0 + 18;
+        double longest = 0;
+        for (int i = 0; i < 20; ++i)
+        {
+            longest = std::max(longest, std::fmod(i * m_growthUs, 100.0));
+        }
+        NS_TEST_ASSERT_MSG_EQ(o.received, 20, "no loss");
+        NS_TEST_ASSERT_MSG_EQ_TOL(o.latencyMaxUs, idleUs + longest, 1e-3, "longest wait");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.clockSleeps,
+                              uint64_t(std::floor(20 * m_growthUs / 100.0)),
+                              "sleeps");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.clockHeldFrames, 19, "all but the first held");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, 20, "one interrupt each");
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+    }
+
+    double m_speedup;
+    double m_growthUs;
+};
+
+/**
+ * GuestClock under load: whatever the traffic, the lead only grows while the vCPU is busy
+ * and each sleep takes Advance off it, so sleeps = floor((1 - 1/Speedup) x busy / Advance)
+ * (busy: the CPU's IRQ, softirq and application time). A guest half busy with 64-byte
+ * datagrams at 30k/s sees the frames of each 3 ms sleep at once (a burst of ~90 in the
+ * ring) and takes fewer interrupts than a host without the clock, at the same ITR.
+ */
+class GuestClockBusyTestCase : public TestCase
+{
+  public:
+    GuestClockBusyTestCase()
+        : TestCase("guest clock: sleeps = floor(growth x busy, Advance); bursts, fewer IRQs")
+    {
+    }
+
+  private:
+    Outcome Run(Time advance)
+    {
+        Bed bed(DataRate("100Mbps"));
+        bed.Costs(MicroSeconds(8), MicroSeconds(5), MicroSeconds(5), MicroSeconds(8), 7812);
+        bed.host.SetRxPathAttribute("GuestClockAdvance", TimeValue(advance));
+        bed.host.SetRxPathAttribute("GuestClockSpeedup", DoubleValue(4.0));
+        bed.Install(1);
+        bed.Traffic(64, 30000, MilliSeconds(1), MilliSeconds(101));
+        return bed.Finish(MilliSeconds(200), 64);
+    }
+
+    void DoRun() override
+    {
+        const Outcome plain = Run(Seconds(0));
+        const Outcome guest = Run(MilliSeconds(3));
+        Time busy;
+        for (const Time& t : guest.busy)
+        {
+            busy += t;
+        }
+        const double expected = std::floor(0.75 * busy.GetSeconds() / 3e-3);
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(guest.stats.clockSleeps), expected, 1.0, "sleeps");
+        NS_TEST_ASSERT_MSG_GT(guest.stats.clockSleeps, 10, "the guest slept");
+        NS_TEST_ASSERT_MSG_EQ(plain.stats.clockSleeps, 0, "no clock, no sleep");
+        // a sleep lets in at once every frame that came during it: 3 ms x 30k/s = 90
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(guest.stats.peakRingFrames, 80, "a sleep's burst");
+        NS_TEST_ASSERT_MSG_LT(plain.stats.peakRingFrames, 20, "no bursts without the clock");
+        NS_TEST_ASSERT_MSG_LT(guest.stats.interrupts, plain.stats.interrupts, "fewer IRQs");
+        NS_TEST_ASSERT_MSG_EQ(guest.Conserved(), true, "sent = received + drops");
+        NS_TEST_ASSERT_MSG_EQ(plain.Conserved(), true, "sent = received + drops");
+    }
 };
 
 /**
@@ -391,6 +494,9 @@ class LanlossHostNicTestSuite : public TestSuite
         AddTestCase(new RingDryTestCase(500, 137.0 / 200.0), Duration::QUICK);
         AddTestCase(new RingDryTestCase(2500, 0.0), Duration::QUICK);
         AddTestCase(new HostPauseTestCase, Duration::QUICK);
+        AddTestCase(new GuestClockLeadTestCase(1e9, 18, "1e9"), Duration::QUICK);
+        AddTestCase(new GuestClockLeadTestCase(2, 9, "2"), Duration::QUICK);
+        AddTestCase(new GuestClockBusyTestCase, Duration::QUICK);
     }
 };
 
