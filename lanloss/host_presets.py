@@ -229,13 +229,15 @@ QEMU_E1000_MAX_ITR = 7812
 # QEMU -icount align (accel/tcg/cpu-exec.c, align_clocks): the vCPU sleeps once the guest's
 # clock leads real time by more than VM_CLOCK_ADVANCE, 3 ms.
 QEMU_ALIGN_ADVANCE_S = 3e-3
-# QEMU 7.2's TCG on this machine (Xeon, one core given to QEMU) runs the receiving guest's
-# code (64-byte datagrams through e1000, IP, UDP and recvmsg) at about 4.1 x 31.25 M
-# instructions per second: measured 2026-11-29 with the guest saturated (6.8k datagrams/s,
-# 67 % lost at its socket) at shift 5, its vCPU thread used 24.6 % of a core over the 19 s
-# of traffic (/proc/PID/task/TID/stat; docs/testbed-vm.md §9). At another shift the speedup
-# scales by 2^(shift - 5).
-QEMU_TCG_INSTRUCTIONS_PER_S = 1e9 / 2**5 / 0.246
+# A saturated guest never halts, so its vCPU thread runs (executing the guest, emulating
+# its e1000 register accesses) for a share of real time and sleeps in align the rest: its
+# clock runs 1 / share times faster than real time while it runs, the model's speedup. In the
+# vm-e1000 study run of 2026-11-29 (shift 5, receiving guest on its own core), the twelve
+# runs of 64-byte datagrams at 6.8k/s, all saturated (29-70 % lost), had vCPU shares of
+# 0.405-0.532 (env.vm.icount.vcpu_share), median 0.453. (A guest far from saturation has a
+# share of 0.37-0.78 too: the thread's work then is mostly waking from idle, which does
+# not move its clock.) At another shift the speedup scales by 2^(shift - 5).
+QEMU_SATURATED_VCPU_SHARE = 0.453
 # A full RX ring makes QEMU stop reading the tap; the frames wait in the tap's queue (its
 # tx_queue_len, 1000 frames here) and are dropped beyond it: the emulated NIC's "FIFO".
 QEMU_E1000_TAP_FRAMES = 1000
@@ -332,9 +334,7 @@ TABLE: dict[str, Preset] = {
         # wait for: the DMA rate is the netns preset's "beyond reach"); e1000's driver share
         # and pause constants (QEMU's model sends and honours no PAUSE); no DROP_EN.
         Nic(400_000_000_000, 0.5, 0x0680, 0x0340, False),
-        clock=GuestClock(
-            QEMU_ALIGN_ADVANCE_S, QEMU_TCG_INSTRUCTIONS_PER_S * 2**QEMU_E1000_SHIFT / 1e9
-        ),
+        clock=GuestClock(QEMU_ALIGN_ADVANCE_S, 1 / QEMU_SATURATED_VCPU_SHARE),
     ),
     "athlon-2003": Preset(
         "seed 001's 2003 lab PC: Athlon XP, 100 Mbit/s NIC, one core; read cost fitted",

@@ -64,13 +64,15 @@ def test_a_host_file_on_qemu_e1000_keeps_the_floor(tmp_path):
 
 def test_the_simulated_guest_interrupts_once_per_128_us_at_most():
     # a fast host (1 us costs) at 20k datagrams/s: every 128 us window has a frame waiting,
-    # so the interrupts are those windows: ceil(0.5 s / 128 us) in the 0.5 s the frames come
+    # so the interrupts are those windows: ceil(0.5 s / 128 us) in the 0.5 s the frames come,
+    # which the guest's clock (GuestClock) may stretch by up to its 3 ms lead
     fast = {"irq_cost": "1us", "packet_cost": "1us", "read_cost": "1us", "itr": "0"}
     rec = _sim("qemu-e1000", rate="10.24Mbps", **fast)
     host = rec.extra["hosts"]["r1"]
     window = hp.QEMU_E1000_MIN_ITR_UNITS * 256e-9
     assert host["frames_received"] == 10000
-    assert abs(host["interrupts"] - math.ceil(0.5 / window)) <= 1
+    low, high = math.ceil(0.5 / window), math.ceil((0.5 + hp.QEMU_ALIGN_ADVANCE_S) / window)
+    assert low - 1 <= host["interrupts"] <= high + 1
     # the same host without QEMU's floor interrupts once per frame at itr 0
     real = _sim("e1000-2008", rate="10.24Mbps", **fast).extra["hosts"]["r1"]
     assert real["interrupts"] == real["frames_received"] == 10000
