@@ -64,7 +64,8 @@ beyond reach), rmem_default 212992 as on the testbed machine (``rcvbuf`` 106496)
 ``qemu-e1000``: the vm testbed's receiving guest (QEMU's emulated 82545EM, Linux 6.1's
 e1000, one vCPU at -icount shift 5): its costs are guest instructions converted to times by
 the shift, its interrupt floor (at most 7,813/s even with ITR 0) and FIFO (the tap's 1000
-frames) applied to each run by ``qemu_e1000_rules``; see the constants above its entry.
+frames) applied to each run by ``qemu_e1000_rules``, and its clock under -icount align
+(``GuestClock``: frames reach it in bursts); see the constants above its entry.
 
 ``wakeup_cost`` (a context switch: 1.5-5 us by era) only matters for readers that share a
 socket; ``read_byte_cost`` 0 means the preset's read cost was set at one payload size and
@@ -236,7 +237,8 @@ QEMU_ALIGN_ADVANCE_S = 3e-3
 # runs of 64-byte datagrams at 6.8k/s, all saturated (29-70 % lost), had vCPU shares of
 # 0.405-0.532 (env.vm.icount.vcpu_share), median 0.453. (A guest far from saturation has a
 # share of 0.37-0.78 too: the thread's work then is mostly waking from idle, which does
-# not move its clock.) At another shift the speedup scales by 2^(shift - 5).
+# not move its clock.) Measured at shift 5 only: a run at another shift is simulated with
+# the same speedup (the preset's times are converted by the shift; this is not).
 QEMU_SATURATED_VCPU_SHARE = 0.453
 # A full RX ring makes QEMU stop reading the tap; the frames wait in the tap's queue (its
 # tx_queue_len, 1000 frames here) and are dropped beyond it: the emulated NIC's "FIFO".
