@@ -6,6 +6,7 @@ view of a guest."""
 from __future__ import annotations
 
 import gzip
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -145,6 +146,9 @@ def test_a_journalled_guest_is_ephemeral():
     assert isinstance(back, vm.VmTransport) and back.netns == "x-sw1" and back.ssh.port == 2202
     assert back.ephemeral
     assert back.wrap(["true"])[:3] == ["nsenter", "--net=/run/netns/x-sw1", "--"]
+    folder = back.control_dir()  # wrap() made it: close() removes it, by its exact name
+    back.close()
+    assert not os.path.exists(folder)
 
 
 @pytest.mark.parametrize(
