@@ -374,8 +374,9 @@ def _drop_point(drops: dict[str, float]) -> str | None:
 
 
 def table_points(table) -> tuple[Any, int]:
-    """The usable testbed points of a study table with their interrupts per frame and
-    drop point, and the guests' icount shift (one shift per table)."""
+    """The usable testbed points of a study table with their interrupts per frame, drop
+    point, the spread of their runs' loss and time_squeeze (a saturated guest lives in one
+    of two ways: docs/testbed-vm.md), and the guests' icount shift (one shift per table)."""
     import numpy as np
 
     from lanloss.analysis import fit, validate
@@ -392,15 +393,26 @@ def table_points(table) -> tuple[Any, int]:
             "a table calibration needs the runs of one shift (--vm-icount)"
         )
     pts = validate.points(bed, data)
-    irq, where = [], []
+    irq, where, loss_span, squeeze_span = [], [], [], []
     for _, p in pts.iterrows():
         rows = bed[bed["run_file"].astype(str).isin(p["runs"])]
         per = rows["rx_interrupts_per_frame"].astype(float)
         irq.append(float(np.nanmean(per)) if per.notna().any() else math.nan)
         where.append(_drop_point({s: float(rows[f"drop_{s}"].sum()) for s in DROP_STAGES}))
+        loss_span.append(_span(rows["loss"]))
+        squeeze = rows["rx_time_squeeze"] if "rx_time_squeeze" in rows else rows["loss"] * math.nan
+        squeeze_span.append(_span(squeeze))  # NaN: a table made before the column was
     pts["bed_irq"] = irq
     pts["bed_drop"] = where
+    pts["bed_loss_span"] = loss_span
+    pts["bed_squeeze_span"] = squeeze_span
     return pts, shifts[0]
+
+
+def _span(values) -> tuple[float, float]:
+    """(lowest, highest) of a point's runs; (nan, nan) where none has a value."""
+    v = values.astype(float).dropna()
+    return (float(v.min()), float(v.max())) if len(v) else (math.nan, math.nan)
 
 
 def _sim_point(template, seeds: list[int], host_file: str) -> dict[str, Any]:
@@ -566,13 +578,22 @@ def render_table(pts, judged, verdict: dict[str, Any]) -> list[str]:
     def num(x: float) -> str:
         return "  n/a" if x != x else f"{x:5.3f}"
 
-    lines = ["panel | Mbit/s | role | VM loss % | sim loss % | VM irq/frame | sim | drop VM / sim"]
+    def span(lo_hi: tuple[float, float], scale: float, fmt: str) -> str:
+        lo, hi = lo_hi
+        return "n/a" if lo != lo else f"{scale * lo:{fmt}}-{scale * hi:{fmt}}"
+
+    lines = [
+        "panel | Mbit/s | role | VM loss % | its runs | sim loss % | VM irq/frame | sim | "
+        "drop VM / sim | VM time_squeeze"
+    ]
     for i, p in pts.sort_values(["panel", "rate_mbps"]).iterrows():
         role = "judged" if judged[i] else "train"
         lines.append(
             f"{p['panel']} | {p['rate_mbps']:.3g} | {role} | {pct(p['bed_loss'])} | "
+            f"{span(p['bed_loss_span'], 100, '.1f')} | "
             f"{pct(p['sim_loss'])} | {num(p['bed_irq'])} | {num(p['sim_irq'])} | "
-            f"{_stage(p['bed_drop'])} / {_stage(p['sim_drop'])}"
+            f"{_stage(p['bed_drop'])} / {_stage(p['sim_drop'])} | "
+            f"{span(p['bed_squeeze_span'], 1, '.0f')}"
         )
     lines.append(
         f"judged {verdict['judged_points']} points: loss within the bar at "

@@ -46,7 +46,11 @@ receiving host
     quota (cgroup) rather than SCHED_IDLE (NaN when not given); ``rx_interrupts_per_frame``:
     the receiving host's NIC interrupts over the frames its NIC received (testbed:
     /proc/interrupts and ethtool's rx_packets of the data NIC, over the whole run; simulator:
-    its host model's counts; NaN when absent).
+    its host model's counts; NaN when absent); ``rx_time_squeeze``: the receiving host's
+    net_rx_action runs that ended with receive work left over (the third column of
+    /proc/net/softnet_stat, summed over its CPUs, over the whole run; simulator: its host
+    model's count), the sign that the kernel's receive work went to ksoftirqd (NaN for a
+    namespace receiver, whose counters are the harness machine's, and when absent).
 vm guest
     ``vm_icount_shift`` (the guests' -icount shift, NaN without), ``guest_pace`` (the
     guest clock's seconds per real second during the traffic, of the guest farthest from 1)
@@ -107,7 +111,7 @@ RUN = (
     "disturbed_attempts",
 )
 HOST = ("cpu_irq", "cpu_softirq", "cpu_app", "cpu_idle", "recv_cpu_enforced")
-RX = ("rx_interrupts_per_frame",)
+RX = ("rx_interrupts_per_frame", "rx_time_squeeze")
 VM = ("vm_icount_shift", "guest_pace", "guest_kept_pace")
 
 
@@ -244,6 +248,20 @@ def _rx_interrupts_per_frame(record: RunRecord, receiver: str) -> float:
     return float(irq) / float(frames)
 
 
+def _rx_time_squeeze(record: RunRecord, receiver: str) -> float:
+    """The receiving host's softnet time_squeeze count over the run (NaN where the record
+    has none of its own: a namespace receiver's softnet_stat is the harness machine's)."""
+    if record.source == "sim":
+        host = (record.extra.get("hosts") or {}).get(receiver) or {}
+        return _num(host.get("time_squeeze"))
+    topo = ((record.env.get("topology") or {}).get("hosts") or {}).get(receiver) or {}
+    c = ((record.extra.get("counters") or {}).get(receiver)) or {}
+    in_namespace = record.env.get("backend") == "netns" or "netns" in topo
+    if in_namespace or not isinstance(c.get("softnet"), dict):
+        return math.nan
+    return float(c["softnet"].get("time_squeeze") or 0)  # the record leaves zero counters out
+
+
 def _numbers(section: dict[str, Any], keys: Iterable[str], column: str = "{}") -> dict[str, float]:
     """`keys` of a record section as numbers (NaN where missing), each in the column
     `column` names."""
@@ -324,6 +342,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         enforced = limit.get("quota_enforced")
         row["recv_cpu_enforced"] = math.nan if enforced is None else float(bool(enforced))
         row["rx_interrupts_per_frame"] = _rx_interrupts_per_frame(record, f.receiver)
+        row["rx_time_squeeze"] = _rx_time_squeeze(record, f.receiver)
         rows.append(row)
     return rows
 

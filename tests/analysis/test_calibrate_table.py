@@ -129,6 +129,19 @@ def test_a_wrong_drop_point_or_loss_fails_the_bar():
     assert v["loss_within"] == pytest.approx(5 / 6) and not v["meets_bar"]
 
 
+def test_the_report_shows_each_points_runs_and_their_time_squeeze():
+    drops = [None, None, "socket_rcvbuf", "rx_fifo", None, "rx_fifo"]
+    pts = _judged_points([0.0, 0.0, 0.11, 0.43, 0.0, 0.055], drops)
+    pts["bed_loss_span"] = [(0.0, 0.0)] * 3 + [(0.3, 0.5), (0.0, 0.0), (0.05, 0.05)]
+    pts["bed_squeeze_span"] = [(0.0, 0.0)] * 3 + [(1.0, 182.0)] + [(float("nan"),) * 2] * 2
+    judged = pd.Series(True, index=pts.index)
+    lines = calibrate.render_table(pts, judged, calibrate.judge_table(pts, judged))
+    assert lines[0].split(" | ")[4] == "its runs" and lines[0].endswith("VM time_squeeze")
+    row = lines[4].split(" | ")  # panel b at 1 Mbit/s: the bimodal point
+    assert (row[0], row[3], row[4], row[-1]) == ("b", " 40.00", "30.0-50.0", "1-182")
+    assert lines[5].split(" | ")[-1] == "n/a"
+
+
 @pytest.mark.parametrize(
     ("args", "word"),
     [
@@ -183,6 +196,9 @@ def test_the_fit_recovers_a_known_read_cost(tmp_path):
     df["source"], df["vm_icount_shift"], df["guest_kept_pace"] = "bed", 4.0, 1.0
     pts, shift = calibrate.table_points(df)
     assert shift == 4 and (pts["bed_loss"] > 0.01).all()
+    # one run a point: its runs' loss spans that one loss; time_squeeze is the host model's
+    assert list(pts["bed_loss_span"]) == [(x, x) for x in pts["bed_loss"]]
+    assert list(pts["bed_squeeze_span"]) == [(x, x) for x in df["rx_time_squeeze"]]
     cal = calibrate.TableCalibration(
         "qemu-e1000", ("read_cost",), dict(hp.QEMU_E1000_INSTRUCTIONS), hp.qemu_e1000_values
     )

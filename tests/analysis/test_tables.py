@@ -115,6 +115,24 @@ def test_multicast_record_gives_a_row_per_receiver(tmp_path):
     assert (df["future_option"] == 7.0).all()
 
 
+def test_time_squeeze_comes_from_a_receiver_with_a_kernel_of_its_own(tmp_path):
+    """softnet_stat is per kernel: a guest's or a lab host's own count (zero when the record
+    left it out), NaN for a namespace receiver, whose count is the harness machine's."""
+    data = multicast_record(3)
+    data["env"]["backend"] = "vm"
+    data["env"]["topology"] = {"hosts": {"r1": {"guest": "e1000"}, "r3": {"netns": "x-r3"}}}
+    squeezed = {"softnet": {"processed": 9, "time_squeeze": 4}}
+    unsqueezed = {"softnet": {"processed": 9}}
+    data["extra"] = {"counters": {"r1": squeezed, "r2": unsqueezed, "r3": squeezed}}
+    path = tmp_path / "vm.json"
+    path.write_text(dump_json(data))
+    df = tables.build([str(path)], "vm")
+    assert list(df["rx_time_squeeze"][:2]) == [4.0, 0.0] and math.isnan(df["rx_time_squeeze"][2])
+    data["env"]["backend"] = "netns"
+    path.write_text(dump_json(data))
+    assert tables.build([str(path)], "netns")["rx_time_squeeze"].isna().all()
+
+
 def test_bad_records_are_refused_naming_them(run, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"schema": "lanloss.run/9", "source": "sim"}))

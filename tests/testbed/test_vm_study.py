@@ -130,3 +130,4 @@ def test_the_table_carries_the_shift_the_pace_and_the_interrupts(records, tmp_pa
     assert list(df["guest_kept_pace"]) == [float(k) for k in kept]
     per_frame = df["rx_interrupts_per_frame"].astype(float)
     assert per_frame.notna().all() and (per_frame > 0).all()
+    assert df["rx_time_squeeze"].notna().all()  # the guest's own softnet_stat
