@@ -136,6 +136,16 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("pattern", "pattern", "cbr", "cbr, poisson or burst:N", "cbr"),
     Option(
+        "start_burst",
+        "int",
+        0,
+        "UDP datagrams each sender sends back to back as its flow starts, before its pattern "
+        "(0: none): a kick that hands a saturated receiver's kernel work to ksoftirqd",
+        "200",
+        minimum=0,
+        maximum=1_000_000,
+    ),
+    Option(
         "duration",
         "time",
         1.0,
@@ -692,6 +702,8 @@ def resolve(
         raise OptionError(f"payload: {params['payload']} exceeds the UDP maximum {UDP_MAX_PAYLOAD}")
     if params["cast"] == "multicast" and params["protocol"] == "tcp":
         raise OptionError("cast: multicast needs protocol udp (TCP is unicast)")
+    if params["start_burst"] and params["protocol"] == "tcp":
+        raise OptionError(f"start_burst: {params['start_burst']} applies to protocol udp only")
     if params["tcp_window"] is not None and params["protocol"] != "tcp":
         raise OptionError(f"tcp_window: {params['tcp_window']} applies to protocol tcp only")
     if params["reuseport"] == "on" and params["readers"] > 1:

@@ -530,6 +530,7 @@ InstallUdpFlow(Scenario& s, const Send& send, uint32_t k, DataRate rate, bool ma
     }
     src->SetAttribute("MaxRate", BooleanValue(maxRate));
     src->SetAttribute("Pattern", StringValue(o.pattern));
+    src->SetAttribute("StartBurst", UintegerValue(o.startBurst));
     src->SetAttribute("FlowId", UintegerValue(k));
     src->SetAttribute("Seed", UintegerValue(o.seed)); // the testbed's departures too
     src->SetAttribute("Blocking", BooleanValue(o.blocking));

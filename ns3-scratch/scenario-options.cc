@@ -360,6 +360,7 @@ ReadTraffic(const FlagTexts& f, ScenarioOptions& o)
         o.rate = f.Rate("rate");
     }
     o.pattern = ReadPattern(f);
+    o.startBurst = static_cast<uint32_t>(f.Count("start_burst")); // at most 1e6 (the table)
     o.duration = f.Duration("duration");
     o.warmup = f.Duration("warmup");
     if (o.warmup >= o.duration)
@@ -374,6 +375,10 @@ ReadTraffic(const FlagTexts& f, ScenarioOptions& o)
         Fail("payload",
              f.Text("payload"),
              "exceeds the UDP maximum " + std::to_string(UdpFlowSource::MAX_PAYLOAD));
+    }
+    if (o.tcp && o.startBurst > 0)
+    {
+        Fail("start_burst", f.Text("start_burst"), "needs protocol udp");
     }
     if (o.tcp && o.multicast)
     {

@@ -94,6 +94,7 @@ struct ScenarioOptions
     bool maxRate = false;
     ns3::DataRate rate; //!< unless maxRate
     std::string pattern;
+    uint32_t startBurst = 0; //!< UDP datagrams back to back at each flow's start (start_burst)
     ns3::Time duration;
     ns3::Time warmup;
     uint32_t seed = 0;

@@ -105,6 +105,8 @@ def check_params(p: dict[str, Any], given: set[str], backend: str, tool: str) ->
             raise OptionError(f"readers: {p['readers']}: iperf3 has one reader; use --tool lanloss")
         if p["pattern"] != "cbr":
             raise OptionError(f"pattern: {p['pattern']!r}: iperf3 paces cbr only")
+        if p.get("start_burst"):
+            raise OptionError(f"start_burst: {p['start_burst']}: iperf3 has no start burst")
         if p.get("recv_work"):
             raise OptionError("recv_work: iperf3 has no per-packet work; use --tool lanloss")
         if p.get("rcvbuf") and p.get("sndbuf") and p["rcvbuf"] != p["sndbuf"]:

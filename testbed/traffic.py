@@ -218,6 +218,8 @@ def send_argv(t: Traffic, s: Stream, start_at: int | None) -> list[str]:
             argv.append("--sndbuf-force")
     if start_at is not None:
         argv += ["--start-at", str(start_at)]
+    if p.get("start_burst"):
+        argv += ["--start-burst", str(int(p["start_burst"]))]
     if p["protocol"] == "udp" and rate != "max":
         # A paced sender under SCHED_FIFO keeps its schedule where CFS would delay it by a
         # slice and then let it burst (testbed/tools/realtime.c); the tool declines above

@@ -61,6 +61,12 @@ UdpFlowSource::AddFlowAttributes(TypeId& tid)
             StringValue("cbr"),
             MakeStringAccessor(&UdpFlowSource::SetPattern, &UdpFlowSource::GetPattern),
             MakeStringChecker())
+        .AddAttribute("StartBurst",
+                      "Datagrams sent back to back as the flow starts, before the Pattern "
+                      "begins (0: none), all due at the start.",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&UdpFlowSource::m_startBurst),
+                      MakeUintegerChecker<uint32_t>())
         .AddAttribute("FlowId",
                       "Flow identifier written into the FlowSeqTag and the payload header.",
                       UintegerValue(0),
@@ -165,6 +171,7 @@ UdpFlowSource::UdpFlowSource()
       m_multicastTtl(1),
       m_kind(CBR),
       m_burst(1),
+      m_startBurst(0),
       m_frames{0, 0, 0},
       m_running(false),
       m_traceConnected(false),
@@ -407,6 +414,10 @@ UdpFlowSource::Due() const
 void
 UdpFlowSource::Advance(Time due)
 {
+    if (m_seq <= m_startBurst)
+    {
+        return; // the start burst: every one of its datagrams is due at the start
+    }
     Time now = Simulator::Now();
     if ((m_blocking || m_maxRate) && now > due)
     {
@@ -421,7 +432,7 @@ UdpFlowSource::Advance(Time due)
         m_units += 1;
         break;
     case BURST:
-        if (m_seq % m_burst == 0) // m_seq is already the next datagram's
+        if ((m_seq - m_startBurst) % m_burst == 0) // m_seq is already the next datagram's
         {
             m_units += m_burst;
         }

@@ -207,6 +207,7 @@ class UdpFlowSource : public Application
 
     PatternKind m_kind;
     uint32_t m_burst; //!< datagrams per burst (1 for cbr and poisson)
+    uint32_t m_startBurst; //!< datagrams sent back to back at the start, before the pattern
     uint64_t m_seed;          //!< run seed: the Poisson stream is (m_seed, m_flowId)
     lanloss_rng m_rng;        //!< the Poisson gaps (lanloss-schedule.h)
     double m_meanGapNs;       //!< Poisson: the mean gap, ns

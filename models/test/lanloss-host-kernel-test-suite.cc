@@ -109,6 +109,78 @@ class KsoftirqdShareTestCase : public TestCase
 };
 
 /**
+ * Two ways to live past capacity (receive livelock or not). One core, no interrupt
+ * cost, P = 100 us of softirq work per frame (driver 50 + stack 50), R = 50 us per read,
+ * 8,000 datagrams/s offered: the softirq alone keeps up (lambda P = 0.8), softirq and
+ * reader together do not (lambda (P + R) = 1.2). Softirqs run on interrupt exit before
+ * any task, so each NAPI poll ends with the ring empty, the reader gets what is left,
+ * (1 - lambda P) / R = 4,000 reads/s, and the rest is dropped at the socket after its
+ * softirq work was done. A burst of more than a poll's weight first (StartBurst 200: 200
+ * more datagrams at the start) makes a poll end with work left past MaxSoftirqTime: the
+ * work goes to ksoftirqd, a task that shares the core with the reader. Then the ring never empties,
+ * the poll never completes, no interrupt is taken again and ksoftirqd keeps the work:
+ * every frame it takes is read, 1 / (P + R) = 6,667 datagrams/s, and the rest waits in
+ * the ring and is dropped at the NIC, where it costs no CPU. Same host, same traffic, two
+ * outcomes decided by the start (a saturated QEMU guest shows both: docs/testbed-vm.md).
+ */
+class TwoSaturatedLivesTestCase : public TestCase
+{
+  public:
+    TwoSaturatedLivesTestCase()
+        : TestCase("past capacity: inline softirqs starve the reader; ksoftirqd, once it has "
+                   "the work, keeps it")
+    {
+    }
+
+  private:
+    /** 8,000 datagrams/s of 64 bytes for 400 ms; @p startBurst more at the start. */
+    Outcome Run(uint32_t startBurst)
+    {
+        Bed bed(DataRate("100Mbps"));
+        bed.Costs(Seconds(0), MicroSeconds(50), MicroSeconds(50), MicroSeconds(50), 2500);
+        bed.host.SetRxPathAttribute("RxRingSize", UintegerValue(256));
+        bed.Install(1);
+        bed.Traffic(64, 8000, MilliSeconds(1), MilliSeconds(401), MilliSeconds(50));
+        bed.source->SetAttribute("StartBurst", UintegerValue(startBurst));
+        return bed.Finish(MilliSeconds(600), 64);
+    }
+
+    void DoRun() override
+    {
+        const double lambda = 8000;
+        const double p = 100e-6;
+        const double r = 50e-6;
+        const Outcome inlineLife = Run(0);
+        NS_TEST_ASSERT_MSG_EQ(inlineLife.stats.ksoftirqdWakeups, 0, "softirqs on interrupt exit");
+        NS_TEST_ASSERT_MSG_EQ_TOL(inlineLife.goodputPps,
+                                  (1 - lambda * p) / r,
+                                  0.01 * lambda,
+                                  "the reader gets what the softirq leaves");
+        NS_TEST_ASSERT_MSG_EQ(inlineLife.Drops(LossAccountant::SOCKET_RCVBUF),
+                              inlineLife.lost,
+                              "every loss at the socket, after its softirq work");
+        NS_TEST_ASSERT_MSG_GT(inlineLife.lost, 0, "loss");
+        NS_TEST_ASSERT_MSG_EQ(inlineLife.Conserved(), true, "sent = received + drops");
+
+        const Outcome ksoftirqdLife = Run(200);
+        NS_TEST_ASSERT_MSG_EQ(ksoftirqdLife.stats.ksoftirqdWakeups, 1, "handed over once, kept");
+        NS_TEST_ASSERT_MSG_EQ(ksoftirqdLife.stats.interrupts, 1, "the poll never completes");
+        NS_TEST_ASSERT_MSG_EQ_TOL(ksoftirqdLife.goodputPps,
+                                  1 / (p + r),
+                                  0.01 * lambda,
+                                  "every frame taken is read");
+        NS_TEST_ASSERT_MSG_EQ(ksoftirqdLife.Drops(LossAccountant::SOCKET_RCVBUF),
+                              0,
+                              "no loss at the socket");
+        NS_TEST_ASSERT_MSG_EQ(ksoftirqdLife.Drops(LossAccountant::RX_FIFO),
+                              ksoftirqdLife.lost,
+                              "every loss at the NIC");
+        NS_TEST_ASSERT_MSG_GT(ksoftirqdLife.lost, 0, "loss");
+        NS_TEST_ASSERT_MSG_EQ(ksoftirqdLife.Conserved(), true, "sent = received + drops");
+    }
+};
+
+/**
  * RPS and the backlog: frames steered to core 1, whose process_backlog takes
  * 1 ms per frame. While the first is processed the other 99 of a burst
  * arrive; the input queue accepts a frame while it holds at most
@@ -334,6 +406,7 @@ class LanlossHostKernelTestSuite : public TestSuite
                                            "polls of 3.2 ms: NetdevBudgetUsecs ends each run"),
                     Duration::QUICK);
         AddTestCase(new KsoftirqdShareTestCase, Duration::QUICK);
+        AddTestCase(new TwoSaturatedLivesTestCase, Duration::QUICK);
         AddTestCase(new RpsBacklogTestCase(20, 64, 78, 1), Duration::QUICK);
         AddTestCase(new RpsBacklogTestCase(1000, 64, 0, 2), Duration::QUICK);
         AddTestCase(new RpsBacklogTestCase(1000, 16, 0, 7), Duration::QUICK);

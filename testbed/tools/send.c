@@ -38,6 +38,8 @@ static const char usage[] =
 	"                        on veth it crosses bridges and qdiscs as one packet\n"
 	"  --flow N              flow id written in every header (0)\n"
 	"  --start-at NS         first send at CLOCK_MONOTONIC NS (a barrier)\n"
+	"  --start-burst N       UDP: N datagrams back to back at the start, before\n"
+	"                        the pattern's schedule (0..1000000; 0)\n"
 	"  --stamp-clock monotonic|realtime\n"
 	"                        clock of the header's tx_ns (monotonic): realtime\n"
 	"                        when the receiver runs in another kernel\n"
@@ -63,6 +65,7 @@ enum {
 	O_GSO,
 	O_FLOW,
 	O_START_AT,
+	O_START_BURST,
 	O_REALTIME,
 };
 
@@ -83,6 +86,7 @@ static const struct option options[] = {
 	{ "gso", no_argument, NULL, O_GSO },
 	{ "flow", required_argument, NULL, O_FLOW },
 	{ "start-at", required_argument, NULL, O_START_AT },
+	{ "start-burst", required_argument, NULL, O_START_BURST },
 	{ "realtime", required_argument, NULL, O_REALTIME },
 	{ NULL, 0, NULL, 0 },
 };
@@ -150,6 +154,9 @@ static void check_args(struct send_cfg *c, const char *dst,
 			dst);
 	if (c->sndbuf_force && c->sndbuf < 0)
 		ll_usage_error("--sndbuf-force: needs --sndbuf BYTES");
+	if (c->start_burst && c->proto != LL_UDP)
+		ll_usage_error("--start-burst: %llu needs --proto udp",
+			       (unsigned long long)c->start_burst);
 }
 
 static void parse_args(int argc, char **argv, struct send_cfg *c,
@@ -213,6 +220,10 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 		case O_START_AT:
 			c->start_at =
 				ll_opt_u64("start-at", optarg, 0, UINT64_MAX);
+			break;
+		case O_START_BURST:
+			c->start_burst =
+				ll_opt_u64("start-burst", optarg, 0, 1000000);
 			break;
 		case O_REALTIME:
 			c->realtime = (int)ll_opt_u64("realtime", optarg, 1, 99);

@@ -40,6 +40,7 @@ struct send_cfg {
 	bool gso;
 	uint32_t flow;
 	uint64_t start_at; /* CLOCK_MONOTONIC ns; 0 = now */
+	uint64_t start_burst; /* UDP datagrams back to back at the start; 0 = none */
 	int realtime; /* SCHED_FIFO priority for a paced UDP sender; 0 = off */
 };
 

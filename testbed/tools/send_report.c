@@ -57,6 +57,7 @@ void ll_send_report(FILE *f, const struct send_cfg *c, const struct send_res *r)
 	else
 		ll_json_str(&j, "rate_bps", "max");
 	ll_json_str(&j, "pattern", c->pattern);
+	ll_json_u64(&j, "start_burst", c->start_burst);
 	ll_json_u64(&j, "flow", c->flow);
 	ll_json_u64(&j, "header_bytes", ll_hdr_bytes(c->payload));
 	ll_json_u64(&j, "sent", r->sent);

@@ -343,6 +343,28 @@ static void run_paced(struct tx *t, uint64_t t0, uint64_t *deadline)
 	}
 }
 
+/*
+ * --start-burst N: N datagrams due at t0, sent back to back (blocking: a full
+ * socket buffer slows the burst rather than skipping part of it), before the
+ * pattern's own schedule, which then starts at t0 as without them.
+ */
+static void run_start_burst(struct tx *t, uint64_t t0, uint64_t *deadline)
+{
+	const struct send_cfg *c = t->c;
+	uint64_t left = c->start_burst;
+	unsigned n, i;
+
+	if (c->count && c->count < left)
+		left = c->count;
+	while (left && !ll_stop && !t->r->fatal) {
+		n = tx_per_call(t) < left ? tx_per_call(t) : (unsigned)left;
+		for (i = 0; i < n; i++)
+			deadline[i] = t0;
+		send_due(t, n, deadline, 0);
+		left -= n;
+	}
+}
+
 void ll_tx_udp(const struct send_cfg *c, struct send_res *r)
 {
 	struct tx t = { .c = c, .r = r };
@@ -358,6 +380,7 @@ void ll_tx_udp(const struct send_cfg *c, struct send_res *r)
 		ll_fail("out of memory");
 	t0 = ll_tx_start(c);
 	if (t0) {
+		run_start_burst(&t, t0, deadline);
 		if (c->rate)
 			run_paced(&t, t0, deadline);
 		else

@@ -126,6 +126,10 @@ def test_netns_only_options_are_refused_for_real_hosts(tmp_path, key, bed, bed_s
 def test_iperf3_cannot_do_what_it_lacks(bed, bed_state, ns_prefix):
     res = bed("run", "--tool", "iperf3", "--cast", "multicast")
     assert_untouched(res, bed_state, ns_prefix, "multicast")
+    res = bed("run", "--tool", "iperf3", "--start-burst", "200")
+    assert_untouched(res, bed_state, ns_prefix, "start_burst", "200")
+    res = bed("run", "--protocol", "tcp", "--start-burst", "200")
+    assert_untouched(res, bed_state, ns_prefix, "start_burst", "udp only")
 
 
 def test_switch_buffer_below_one_frame(bed, bed_state, ns_prefix):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,23 @@ def test_50m_into_100m_arrives_whole_at_the_offered_rate(bed, tmp_path):
         assert rec.env["tool"]["sha256"] == hashlib.sha256(tools).hexdigest()
 
     measure(bed, tmp_path, check, "--rate", "50Mbps", "--duration", "1s")
+
+
+def test_a_start_burst_is_sent_on_the_testbed_as_in_the_simulator(bed, tmp_path):
+    """start_burst 300: 300 datagrams back to back, then the pattern's 625 (1 Mbit/s of
+    100-byte payloads for 0.5 s): the same count from lanloss-send and the simulator."""
+    args = ("--rate", "1Mbps", "--payload", "100", "--duration", "0.5s", "--warmup", "0.1s")
+    rec = run_point(bed, tmp_path, *args, "--start-burst", "300")
+    assert rec.params["start_burst"] == 300
+    assert rec.totals["sent"] == rec.totals["received"] and abs(rec.totals["sent"] - 925) <= 1
+    sim_out = tmp_path / "sim.json"
+    r = subprocess.run(
+        [sys.executable, "-m", "lanloss.cli", "sim", "run", *args, "--start-burst", "300",
+         "--out", str(sim_out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert load(str(sim_out)).totals["sent"] == 925
 
 
 def test_150m_offered_saturates_at_the_closed_form_goodput(bed, tmp_path):

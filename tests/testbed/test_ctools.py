@@ -370,6 +370,20 @@ def test_patterns_keep_the_mean_rate(pair):
     assert abs(s["sent"] - n) <= 5 * n**0.5 and r["received"] == s["sent"]
 
 
+def test_a_start_burst_goes_back_to_back_before_the_pattern(pair):
+    """300 datagrams at the start, then the schedule from the same start: at 1.25
+    datagrams/s the 301st is due at once and the 302nd 0.8 s later."""
+    rx = pair.start_recv("startburst", port=6015, **BIG)
+    s = pair.send(port=6015, count=301, rate=1000, payload=100, start_burst=300)
+    r = rx.result()
+    assert s["start_burst"] == 300 and s["sent"] == r["received"] == 301
+    assert s["elapsed_s"] < 0.5  # back to back, where the pattern alone takes 240 s
+    rx = pair.start_recv("startburst2", port=6016, idle_timeout=2, **BIG)
+    s = pair.send(port=6016, count=302, rate=1000, payload=100, start_burst=300)
+    assert rx.result()["received"] == 302
+    assert 0.8 <= s["elapsed_s"] < 1.3  # then the pattern's second datagram, one gap later
+
+
 def test_start_at_is_a_barrier(pair):
     start_at = time.monotonic_ns() + 300_000_000
     s = pair.send(port=6014, count=10, rate=1_000_000, payload=100, start_at=start_at)
@@ -383,6 +397,8 @@ def test_start_at_is_a_barrier(pair):
         (SEND, ["--dst", "127.0.0.1", "--rate", "fast"], "fast"),
         (SEND, ["--rate", "1000"], "--dst"),
         (SEND, ["--dst", "127.0.0.1", "--pattern", "burst:0"], "burst:0"),
+        (SEND, ["--dst", "127.0.0.1", "--proto", "tcp", "--start-burst", "5"], "--start-burst"),
+        (SEND, ["--dst", "127.0.0.1", "--start-burst", "2000000"], "2000000"),
         (RECV, ["--readers", "0"], "0"),
         (RECV, ["--rx-time", "later"], "later"),
     ],
