@@ -136,9 +136,15 @@ def test_the_report_shows_each_points_runs_and_their_time_squeeze():
     pts["bed_squeeze_span"] = [(0.0, 0.0)] * 3 + [(1.0, 182.0)] + [(float("nan"),) * 2] * 2
     judged = pd.Series(True, index=pts.index)
     lines = calibrate.render_table(pts, judged, calibrate.judge_table(pts, judged))
-    assert lines[0].split(" | ")[4] == "its runs" and lines[0].endswith("VM time_squeeze")
+    assert lines[0].split(" | ")[5] == "its runs" and lines[0].endswith("VM time_squeeze")
     row = lines[4].split(" | ")  # panel b at 1 Mbit/s: the bimodal point
-    assert (row[0], row[3], row[4], row[-1]) == ("b", " 40.00", "30.0-50.0", "1-182")
+    assert (row[0], row[2], row[4], row[5], row[-1]) == (
+        "b",
+        "interrupt",
+        " 40.00",
+        "30.0-50.0",
+        "1-182",
+    )
     assert lines[5].split(" | ")[-1] == "n/a"
 
 
@@ -204,3 +210,42 @@ def test_the_fit_recovers_a_known_read_cost(tmp_path):
     )
     got = calibrate.fit_table(cal, pts, shift, str(tmp_path), jobs=2)
     assert got["read_cost"] == pytest.approx(4500.0, rel=0.05)
+
+
+def test_a_run_that_lived_in_ksoftirqd_is_judged_against_the_kicked_simulator(tmp_path):
+    """Two simulated guests at one saturated point, tabled as if measured and both marked
+    paced (start_burst 0): one paced, one kicked by a start burst into the ksoftirqd life.
+    The kicked run's time_squeeze puts it in a point of its own, simulated with the kick,
+    and each life's simulator matches its run exactly; the two lives share the rate's role."""
+    import yaml
+
+    from lanloss import sim
+    from lanloss.analysis import tables
+
+    counts = dict(hp.QEMU_E1000_INSTRUCTIONS)
+    host = tmp_path / "guest.yaml"
+    host.write_text(yaml.safe_dump({"base": "qemu-e1000", **hp.qemu_e1000_values(4, counts)}))
+    files = []
+    for k, kick in enumerate(("0", str(calibrate.KSOFTIRQD_KICK))):
+        given = {"payload": "64", "rate": "7Mbps", "itr": "2500", "duration": "0.5s",
+                 "warmup": "0.1s", "edge_rate": "1Gbps", "seed": "1",
+                 "start_burst": kick}  # fmt: skip
+        rec = sim.run_point(options.resolve(given, "sim", str(host)), None, str(host))
+        files.append(tmp_path / f"{k}.json")
+        files[-1].write_text(json.dumps(rec.to_dict()))
+    df = tables.build([str(f) for f in files], "t")
+    df["source"], df["vm_icount_shift"], df["guest_kept_pace"] = "bed", 4.0, 1.0
+    df["start_burst"] = 0  # as a paced guest's runs: only their counters tell the lives apart
+    assert list(df["rx_time_squeeze"] >= calibrate.KSOFTIRQD_SQUEEZES) == [False, True]
+    pts, _ = calibrate.table_points(df)
+    assert sorted(pts["life"]) == ["interrupt", "ksoftirqd"]
+    assert calibrate.training(pts).nunique() == 1  # one rate: one role for both lives
+    cal = calibrate._table_calibrations()["qemu-e1000"]
+    pts = calibrate.simulate_points(pts, calibrate._host_file(cal, 4, counts, str(tmp_path)), 2)
+    assert list(pts["sim_loss"]) == list(pts["bed_loss"])
+    life = pts.set_index("life")
+    assert life.at["ksoftirqd", "bed_loss"] < life.at["interrupt", "bed_loss"] / 2
+    assert (life.at["interrupt", "sim_drop"], life.at["ksoftirqd", "sim_drop"]) == (
+        "socket_rcvbuf",
+        "rx_fifo",
+    )
