@@ -419,8 +419,9 @@ def table_points(table) -> tuple[Any, int]:
 
 
 def _points_by_life(bed, data) -> Any:
-    """validate.points, with a point's runs that lived in ksoftirqd (KSOFTIRQD_SQUEEZES) as
-    a point of their own whose simulator template carries the kick (start_burst)."""
+    """validate.points, with a point's runs that lived in ksoftirqd (the rule above
+    KSOFTIRQD_SQUEEZES) as a point of their own whose simulator template carries the kick
+    (start_burst)."""
     import pandas as pd
 
     from lanloss.analysis import validate
