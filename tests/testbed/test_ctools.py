@@ -33,8 +33,8 @@ BIG = {"rcvbuf": 16 << 20, "rcvbuf_force": True}
 MAGIC = header_constants.MAGIC
 
 SEND_KEYS = set(
-    "tool version proto dst port payload rate_bps pattern flow header_bytes sent bytes "
-    "send_errors elapsed_s achieved_bps achieved_pps pacing gso batch sndbuf_actual "
+    "tool version proto dst port payload rate_bps pattern start_burst flow header_bytes sent "
+    "bytes send_errors elapsed_s achieved_bps achieved_pps pacing gso batch sndbuf_actual "
     "start_ns end_ns sched sched_note stamp_clock".split()
 )
 RECV_KEYS = set(
