@@ -409,8 +409,7 @@ def table_points(table) -> tuple[Any, int]:
         irq.append(float(np.nanmean(per)) if per.notna().any() else math.nan)
         where.append(_drop_point({s: float(rows[f"drop_{s}"].sum()) for s in DROP_STAGES}))
         loss_span.append(_span(rows["loss"]))
-        squeeze = rows["rx_time_squeeze"] if "rx_time_squeeze" in rows else rows["loss"] * math.nan
-        squeeze_span.append(_span(squeeze))  # NaN: a table made before the column was
+        squeeze_span.append(_span(_squeezes(rows)))
     pts["bed_irq"] = irq
     pts["bed_drop"] = where
     pts["bed_loss_span"] = loss_span
@@ -426,7 +425,7 @@ def _points_by_life(bed, data) -> Any:
 
     from lanloss.analysis import validate
 
-    squeezes = bed["rx_time_squeeze"] if "rx_time_squeeze" in bed else bed["loss"] * math.nan
+    squeezes = _squeezes(bed)
     at_nic = bed["drop_rx_fifo"].astype(float) + bed["drop_rx_ring"].astype(float)
     in_ksoftirqd = (
         (squeezes.astype(float).fillna(0) >= KSOFTIRQD_SQUEEZES)
@@ -441,6 +440,11 @@ def _points_by_life(bed, data) -> Any:
             pts["template"] = [_kicked(t.copy()) for t in pts["template"]]
         parts.append(pts)
     return pd.concat(parts, ignore_index=True)
+
+
+def _squeezes(rows) -> Any:
+    """The runs' rx_time_squeeze (NaN in a table made before the column was)."""
+    return rows["rx_time_squeeze"] if "rx_time_squeeze" in rows else rows["loss"] * math.nan
 
 
 def _kicked(template) -> Any:
