@@ -370,6 +370,7 @@ InstallUdpSinks(Scenario& s)
         }
         sink->SetAttribute("WindowStart", TimeValue(s.start + s.o.warmup));
         sink->SetAttribute("WindowEnd", TimeValue(s.stop));
+        sink->SetAttribute("FastPath", BooleanValue(s.o.udpFastPath));
         s.lan.GetHost(r)->AddApplication(sink);
         sink->SetStartTime(Seconds(0));
         s.run.sinks[r] = sink;
@@ -535,6 +536,7 @@ InstallUdpFlow(Scenario& s, const Send& send, uint32_t k, DataRate rate, bool ma
     src->SetAttribute("Seed", UintegerValue(o.seed)); // the testbed's departures too
     src->SetAttribute("Blocking", BooleanValue(o.blocking));
     src->SetAttribute("Device", PointerValue(s.lan.GetHostDevice(send.from)));
+    src->SetAttribute("FastPath", BooleanValue(o.udpFastPath));
     src->SetAttribute("Mtu", UintegerValue(o.mtu));
     src->SetAttribute("SendCost", TimeValue(o.sendCost));
     src->SetAttribute("SendByteCost", DoubleValue(o.sendByteCost));

@@ -310,6 +310,10 @@ AddProgramFlags(CommandLine& cmd, ScenarioOptions& o)
     cmd.AddValue("check",
                  "check the flags against the LAN (as a run does before it starts), then exit",
                  o.checkOnly);
+    cmd.AddValue("udp_fast_path",
+                 "UDP datagrams of one frame go between the applications and the devices "
+                 "around ns-3's UDP and IPv4 objects (UdpFastPath): the same record, faster",
+                 o.udpFastPath);
 }
 
 /** The LAN: topology, link speeds and delays, hosts. */

@@ -123,6 +123,7 @@ struct ScenarioOptions
     std::string pcap;       //!< pcap prefix ("" = none)
     bool printSpec = false; //!< print the LAN in the spec line format and exit
     bool checkOnly = false; //!< check the flags against the LAN, then exit
+    bool udpFastPath = true; //!< UDP sources and sinks take the UdpFastPath (same record)
 };
 
 /** Parse argv with ns-3's CommandLine; on a bad value print one line naming it and exit 2. */

@@ -263,7 +263,8 @@ EthernetNetDevice::AddMacHeader(Ptr<Packet> packet,
     packet->AddHeader(header);
     if (packet->GetSize() < ethernet::MIN_FRAME_NO_FCS)
     {
-        packet->AddPaddingAtEnd(ethernet::MIN_FRAME_NO_FCS - packet->GetSize());
+        // Zeros, as a NIC pads (Packet::AddPaddingAtEnd leaves whatever its buffer held).
+        packet->AddAtEnd(Create<Packet>(ethernet::MIN_FRAME_NO_FCS - packet->GetSize()));
     }
 }
 

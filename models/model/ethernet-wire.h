@@ -33,6 +33,8 @@ constexpr uint32_t MIN_FRAME_BYTES = 64;     //!< header to FCS; shorter frames 
 constexpr uint32_t MIN_FRAME_NO_FCS = MIN_FRAME_BYTES - FCS_BYTES; //!< 60, as seen in pcap
 constexpr uint32_t PAUSE_QUANTUM_BITS = 512; //!< one pause_time unit (Annex 31B.2)
 constexpr uint16_t ETHERTYPE_MAC_CONTROL = 0x8808;    //!< EtherType of MAC Control frames (PAUSE)
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;           //!< EtherType of IPv4
+constexpr uint8_t IPPROTO_UDP_NUMBER = 17;            //!< IPv4 protocol number of UDP
 constexpr uint16_t MAC_CONTROL_OPCODE_PAUSE = 0x0001; //!< MAC Control opcode of PAUSE
 constexpr uint32_t MAX_JUMBO_MTU = 9216; //!< largest MTU (MAC payload bytes) a device accepts
 

@@ -6,6 +6,7 @@
 #include "host-rx-kernel.h"
 
 #include "ethernet-net-device.h"
+#include "ethernet-wire.h"
 #include "host-cpu.h"
 #include "host-rx-nic.h"
 #include "host-socket.h"
@@ -25,13 +26,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("HostRxKernel");
 NS_OBJECT_ENSURE_REGISTERED(HostRxKernel);
 
-namespace
-{
-
-constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
-constexpr uint8_t IPPROTO_UDP_NUMBER = 17;
-
-} // namespace
+using ethernet::ETHERTYPE_IPV4;
+using ethernet::IPPROTO_UDP_NUMBER;
 
 TypeId
 HostRxKernel::GetTypeId()

@@ -2,6 +2,7 @@
 #include "mac48-net-device.h"
 
 #include "ethernet-wire.h"
+#include "udp-fast-path.h"
 
 #include "ns3/node.h"
 
@@ -24,6 +25,7 @@ Mac48NetDevice::DoDispose()
     m_node = nullptr;
     m_rxCallback = ReceiveCallback();
     m_promiscCallback = PromiscReceiveCallback();
+    m_udpFastPath = nullptr;
     NetDevice::DoDispose();
 }
 
@@ -159,6 +161,12 @@ Mac48NetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 }
 
 void
+Mac48NetDevice::SetUdpFastPath(Ptr<UdpFastPath> path)
+{
+    m_udpFastPath = path;
+}
+
+void
 Mac48NetDevice::NotifyLinkUp()
 {
     m_linkChangeCallbacks();
@@ -174,6 +182,11 @@ Mac48NetDevice::HandUp(Ptr<Packet> packet,
     if (!m_promiscCallback.IsNull())
     {
         m_promiscCallback(this, packet, protocol, source, destination, type);
+    }
+    else if (m_udpFastPath && type != PACKET_OTHERHOST && protocol == ethernet::ETHERTYPE_IPV4 &&
+             m_udpFastPath->Deliver(packet))
+    {
+        return;
     }
     if (type != PACKET_OTHERHOST && !m_rxCallback.IsNull())
     {

@@ -7,6 +7,8 @@
 #ifndef LANLOSS_MAC48_NET_DEVICE_H
 #define LANLOSS_MAC48_NET_DEVICE_H
 
+#include "udp-fast-path.h"
+
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/traced-callback.h"
@@ -124,6 +126,11 @@ class Mac48NetDevice : public NetDevice
      *        a switch hands nothing up)
      */
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    /**
+     * @param path the node's UdpFastPath: a frame handed up is offered to it first, unless
+     *        a promiscuous receiver is set (null: every frame goes to the stack)
+     */
+    void SetUdpFastPath(Ptr<UdpFastPath> path);
 
   protected:
     /** Release the node and the callbacks. */
@@ -145,7 +152,8 @@ class Mac48NetDevice : public NetDevice
     void NotifyLinkUp();
     /**
      * Hand a received frame's payload to the stack: the promiscuous callback, and the
-     * receive callback unless it is for another host.
+     * receive callback unless it is for another host. With no promiscuous callback, an
+     * IPv4 frame for this host goes to the node's UdpFastPath first.
      * @param packet the MAC payload (MAC header removed, padding kept)
      * @param protocol the EtherType
      * @param source the frame's source MAC address
@@ -166,6 +174,7 @@ class Mac48NetDevice : public NetDevice
   private:
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscCallback;
+    Ptr<UdpFastPath> m_udpFastPath;
     TracedCallback<> m_linkChangeCallbacks;
 };
 

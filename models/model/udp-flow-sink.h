@@ -123,6 +123,8 @@ class UdpFlowSink : public Application
     void StartApplication() override;
     void StopApplication() override;
     void HandleRead(Ptr<Socket> socket);
+    /** One datagram read, from the socket or the node's UdpFastPath. */
+    void Read(Ptr<Packet> packet, const Address& from);
     void Account(Ptr<Packet> packet);
 
     // Attributes
@@ -131,8 +133,10 @@ class UdpFlowSink : public Application
     Time m_windowStart;
     Time m_windowEnd;
     uint32_t m_rcvBufSize;
+    bool m_fastPath;
 
     Ptr<Socket> m_socket;
+    uint16_t m_fastPathPort = 0; //!< the port listened on by the fast path (0: none)
     std::map<uint32_t, Flow> m_flows;
     uint64_t m_totalReceived;
     uint64_t m_unidentified;

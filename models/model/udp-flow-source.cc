@@ -99,6 +99,14 @@ UdpFlowSource::AddSendingHostAttributes(TypeId& tid)
                       PointerValue(),
                       MakePointerAccessor(&UdpFlowSource::m_device),
                       MakePointerChecker<EthernetNetDevice>())
+        .AddAttribute("FastPath",
+                      "Send single-frame datagrams from the socket's port straight to "
+                      "Device, around ns-3's UDP, IPv4, traffic-control and ARP objects "
+                      "(UdpFastPath: the same frames at the same times, but no IPv4 trace "
+                      "sees them); the socket is used where the fast path cannot be.",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&UdpFlowSource::m_fastPath),
+                      MakeBooleanChecker())
         .AddAttribute("Mtu",
                       "IP MTU in bytes used to size a datagram's frames in the device "
                       "queue; 0 = the Device's MTU (1500 without a Device).",
@@ -167,6 +175,7 @@ UdpFlowSource::UdpFlowSource()
       m_pattern("cbr"),
       m_flowId(0),
       m_blocking(false),
+      m_fastPath(false),
       m_mtu(0),
       m_multicastTtl(1),
       m_kind(CBR),
@@ -332,6 +341,11 @@ UdpFlowSource::StartApplication()
     }
     NS_ABORT_MSG_IF(m_socket->Bind() == -1, "UdpFlowSource: Bind failed");
     NS_ABORT_MSG_IF(m_socket->Connect(m_remote) == -1, "UdpFlowSource: Connect failed");
+    // The socket stays bound either way: its port is the fast path's source port.
+    if (m_fastPath && m_frames.fragments == 1)
+    {
+        m_fastSender.Prepare(m_socket, m_device, m_remote, m_multicastTtl);
+    }
 
     if (m_kind == POISSON && !m_maxRate)
     {
@@ -563,7 +577,13 @@ UdpFlowSource::SendOne()
     Ptr<Packet> packet = Create<Packet>(m_payload.data(), m_payloadSize);
     packet->AddPacketTag(FlowSeqTag(m_flowId, seq, now));
     m_stamps.Record(seq, m_callStart);
-    if (m_socket->Send(packet) < 0)
+    if (m_fastSender.IsReady())
+    {
+        // As the stack: a frame the device refuses counts where the device drops it. The
+        // Tx trace is given the payload without headers, as when the socket sends a copy.
+        m_fastSender.Send(m_txTrace.IsEmpty() ? packet : packet->Copy());
+    }
+    else if (m_socket->Send(packet) < 0)
     {
         NS_LOG_LOGIC("send of seq " << seq << " failed: errno " << m_socket->GetErrno());
         ++m_failures;

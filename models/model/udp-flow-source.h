@@ -14,6 +14,7 @@
 #include "lanloss-wire-format.h"
 
 #include "send-stamps.h"
+#include "udp-fast-path.h"
 
 #include "ns3/address.h"
 #include "ns3/application.h"
@@ -202,6 +203,7 @@ class UdpFlowSource : public Application
     uint32_t m_flowId;
     bool m_blocking;
     Ptr<EthernetNetDevice> m_device;
+    bool m_fastPath;
     uint32_t m_mtu;
     uint8_t m_multicastTtl;
 
@@ -213,6 +215,7 @@ class UdpFlowSource : public Application
     double m_meanGapNs;       //!< Poisson: the mean gap, ns
 
     Ptr<Socket> m_socket;
+    UdpFastSender m_fastSender; //!< ready where FastPath may bypass the socket
     ethernet::DatagramFrames m_frames;
     std::vector<uint8_t> m_payload; //!< reused payload buffer (header rewritten per datagram)
     bool m_running;

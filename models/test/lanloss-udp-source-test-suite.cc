@@ -9,6 +9,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/global-value.h"
 #include "ns3/data-rate.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/ethernet-channel.h"
@@ -34,6 +35,7 @@
 #include "ns3/tcp-flow-source.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/test.h"
+#include "ns3/udp-fast-path.h"
 #include "ns3/udp-flow-sink.h"
 #include "ns3/udp-flow-source.h"
 #include "ns3/udp-socket-factory.h"
@@ -570,6 +572,127 @@ class MulticastTestCase : public TestCase
     uint64_t m_ttlOk{0};
 };
 
+/**
+ * The UDP fast path (UdpFastPath) puts the same bytes on the wire at the same times as
+ * ns-3's socket, UDP, IPv4 and ARP objects, and the sink reads the same datagrams; only
+ * the IPv4 layer's trace sources no longer see them. Where it cannot stand for the stack
+ * (an ARP entry that may expire, checksums on) the stack carries the datagrams.
+ */
+class FastPathTestCase : public TestCase
+{
+  public:
+    FastPathTestCase()
+        : TestCase("the UDP fast path: the stack's frames and reads, without the stack")
+    {
+    }
+
+  private:
+    /** What one run showed. */
+    struct Seen
+    {
+        std::vector<std::vector<uint8_t>> frames; //!< every frame host 0 sent, its bytes
+        std::vector<Time> frameTimes;             //!< when each began
+        uint64_t ipTx = 0;                        //!< host 0's Ipv4L3Protocol Tx
+        uint64_t localDeliver = 0;                //!< host 1's Ipv4L3Protocol LocalDeliver
+        uint64_t fastDelivered = 0;               //!< host 1's UdpFastPath deliveries
+        FlowResult flow;
+    };
+
+    static void Frame(Seen* seen, Ptr<const Packet> frame)
+    {
+        std::vector<uint8_t> bytes(frame->GetSize());
+        frame->CopyData(bytes.data(), bytes.size());
+        seen->frames.push_back(std::move(bytes));
+        seen->frameTimes.push_back(Simulator::Now());
+    }
+
+    static void IpTx(Seen* seen, Ptr<const Packet>, Ptr<Ipv4>, uint32_t)
+    {
+        ++seen->ipTx;
+    }
+
+    static void Delivered(Seen* seen, const Ipv4Header&, Ptr<const Packet>, uint32_t)
+    {
+        ++seen->localDeliver;
+    }
+
+    /** 50 datagrams of @p payload bytes, one per ms, host 0 to host 1. */
+    static Seen Run(bool fastPath, bool permanentArp, uint32_t payload)
+    {
+        TwoHosts net(DataRate("100Mbps"), 1500, 0, permanentArp);
+        const std::string rate = std::to_string(payload * 8) + "kbps"; // one per ms
+        Ptr<UdpFlowSource> src = MakeSourceToHost1(net, payload, rate, Seconds(0), MilliSeconds(50));
+        Ptr<UdpFlowSink> sink = MakeSink(net, Seconds(0), MilliSeconds(60));
+        src->SetAttribute("FastPath", BooleanValue(fastPath));
+        sink->SetAttribute("FastPath", BooleanValue(fastPath));
+        Seen seen;
+        net.dev[0]->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Frame, &seen));
+        net.nodes.Get(0)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+            "Tx",
+            MakeBoundCallback(&IpTx, &seen));
+        net.nodes.Get(1)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+            "LocalDeliver",
+            MakeBoundCallback(&Delivered, &seen));
+        Ptr<Node> receiver = net.nodes.Get(1);
+        Simulator::Schedule(MilliSeconds(59), [&seen, receiver]() {
+            Ptr<UdpFastPath> path = receiver->GetObject<UdpFastPath>();
+            seen.fastDelivered = path ? path->GetDelivered() : 0;
+        });
+        seen.flow = RunFlow(src, sink, MilliSeconds(60));
+        return seen;
+    }
+
+    void Same(const Seen& a, const Seen& b, const std::string& what)
+    {
+        NS_TEST_ASSERT_MSG_EQ(a.frames.size(), b.frames.size(), what << ": frames");
+        NS_TEST_ASSERT_MSG_EQ((a.frames == b.frames), true, what << ": the frames' bytes");
+        NS_TEST_ASSERT_MSG_EQ((a.frameTimes == b.frameTimes), true, what << ": their times");
+        NS_TEST_ASSERT_MSG_EQ(a.flow.stats.received, b.flow.stats.received, what << ": reads");
+        NS_TEST_ASSERT_MSG_EQ(a.flow.stats.bytes, b.flow.stats.bytes, what << ": bytes read");
+        NS_TEST_ASSERT_MSG_EQ(a.flow.stats.latencyMaxUs, b.flow.stats.latencyMaxUs, what);
+    }
+
+    void DoRun() override
+    {
+        // 64 B: the frame is padded to 60 bytes, and the fast path must cut the padding.
+        for (uint32_t payload : {1472U, 64U, 1U})
+        {
+            const std::string what = std::to_string(payload) + " B";
+            const Seen stack = Run(false, true, payload);
+            const Seen fast = Run(true, true, payload);
+            NS_TEST_ASSERT_MSG_EQ(stack.flow.stats.received, 50, what << ": all read");
+            NS_TEST_ASSERT_MSG_EQ(stack.ipTx, 50, what << ": the stack sent them");
+            NS_TEST_ASSERT_MSG_EQ(stack.localDeliver, 50, what << ": and delivered them");
+            Same(stack, fast, what);
+            NS_TEST_ASSERT_MSG_EQ(fast.ipTx, 0, what << ": the fast path sent them");
+            NS_TEST_ASSERT_MSG_EQ(fast.localDeliver, 0, what << ": around IPv4");
+            NS_TEST_ASSERT_MSG_EQ(fast.fastDelivered, 50, what << ": to the sink");
+        }
+
+        // No ARP entry: the sender's stack resolves it (one ARP exchange first); the
+        // receiver's fast path still takes the datagrams.
+        // (ARP's request jitter is drawn from a stream each run numbers anew: none here.)
+        Config::SetDefault("ns3::ArpL3Protocol::RequestJitter",
+                           StringValue("ns3::ConstantRandomVariable[Constant=0.0]"));
+        const Seen arpStack = Run(false, false, 1472);
+        const Seen arpFast = Run(true, false, 1472);
+        Config::Reset();
+        Same(arpStack, arpFast, "live ARP");
+        NS_TEST_ASSERT_MSG_EQ(arpFast.ipTx, 50, "live ARP: the stack sends");
+        NS_TEST_ASSERT_MSG_EQ(arpFast.fastDelivered, 50, "live ARP: the fast path reads");
+
+        // Checksums on: the stack both ways.
+        GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
+        const Seen sumStack = Run(false, true, 1472);
+        const Seen sumFast = Run(true, true, 1472);
+        GlobalValue::Bind("ChecksumEnabled", BooleanValue(false));
+        Same(sumStack, sumFast, "checksums");
+        NS_TEST_ASSERT_MSG_EQ(sumFast.ipTx, 50, "checksums: the stack sends");
+        NS_TEST_ASSERT_MSG_EQ(sumFast.localDeliver, 50, "checksums: the stack delivers");
+        NS_TEST_ASSERT_MSG_EQ(sumFast.fastDelivered, 0, "checksums: no fast path");
+    }
+};
+
 /** The lanloss-udp-source suite. */
 class LanlossUdpSourceTestSuite : public TestSuite
 {
@@ -596,6 +719,7 @@ class LanlossUdpSourceTestSuite : public TestSuite
         AddTestCase(new BlockingSlipTestCase, Duration::QUICK);
         AddTestCase(new FragmentationTestCase, Duration::QUICK);
         AddTestCase(new MulticastTestCase, Duration::QUICK);
+        AddTestCase(new FastPathTestCase, Duration::QUICK);
     }
 };
 

@@ -15,7 +15,7 @@ from lanloss import options as vocab
 from lanloss import paths, scenario_flags, sim
 from lanloss.sim import SCENARIO
 
-NOT_OPTIONS = {"out", "pcap", "print_spec", "check"}
+NOT_OPTIONS = {"out", "pcap", "print_spec", "check", "udp_fast_path"}
 # every host value of a preset, as `lanloss sim run` passes them
 _PRESET_FLAGS = sim.scenario_flags(vocab.resolve({"host": "e1000-2008"}, "sim"))
 
