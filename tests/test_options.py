@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import re
-import subprocess
-
 import pytest
 
 from lanloss import options, units
@@ -48,17 +45,6 @@ def test_resolve_fills_every_option_and_derives_sender_rate():
 def test_unsupported_option_for_source_is_named():
     with pytest.raises(OptionError, match="recv_cpu"):
         options.resolve({"recv_cpu": "20"}, "sim")
-
-
-def test_scenario_flags_are_the_vocabulary(built):
-    """Every sim option is a CommandLine flag of lanloss-sim with the same name, and back."""
-    help_text = subprocess.run(
-        [str(built / "bin" / "lanloss-sim"), "--PrintHelp"], capture_output=True, text=True
-    ).stdout
-    not_options = {"out", "pcap", "print_spec", "check"}
-    flags = set(re.findall(r"^\s+--([a-z_]+):", help_text, re.M)) - not_options
-    vocabulary = {o.name for o in options.for_source("sim")}
-    assert flags == vocabulary
 
 
 def test_every_one_source_option_says_why_and_no_shared_one_does():
