@@ -17,7 +17,7 @@
 #include "ns3/traced-callback.h"
 
 #include <deque>
-#include <map>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -247,6 +247,22 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
         Time expires;
     };
 
+    /** A MAC address as a hash key: its six bytes as one number. */
+    struct MacHash
+    {
+        std::size_t operator()(const Mac48Address& address) const
+        {
+            uint8_t bytes[6];
+            address.CopyTo(bytes);
+            uint64_t value = 0;
+            for (uint8_t b : bytes)
+            {
+                value = (value << 8) | b;
+            }
+            return std::hash<uint64_t>{}(value);
+        }
+    };
+
     void Forward(uint32_t in, uint32_t out, Ptr<Packet> frame);
     void Distribute(uint32_t in, Ptr<Packet> frame, Mac48Address dst);
     void ComputeThresholds(Port& port);
@@ -258,7 +274,8 @@ class EthernetSwitchNetDevice : public Mac48NetDevice
     uint32_t LookupPort(Mac48Address dst);
 
     std::vector<Port> m_ports;
-    std::map<Mac48Address, Learned> m_learned;
+    /** What the switch knows: a flat table, looked up twice per frame (source, destination). */
+    std::unordered_map<Mac48Address, Learned, MacHash> m_learned;
     StationLocator m_locator;
     uint64_t m_unknownFloods;
 
