@@ -66,8 +66,8 @@ UdpFlowSink::GetTypeId()
             .AddAttribute("FastPath",
                           "Take single-frame datagrams to Local's port from the node's "
                           "UdpFastPath, around ns-3's IPv4 and UDP objects (the same "
-                          "datagrams at the same times, but no IPv4 trace sees them); off "
-                          "where checksums are on.",
+                          "datagrams at the same times, but no IPv4 trace sees them); only "
+                          "with Local at any address, and not where checksums are on.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&UdpFlowSink::m_fastPath),
                           MakeBooleanChecker())
@@ -121,8 +121,11 @@ UdpFlowSink::StartApplication()
         udp->MulticastJoinGroup(0, m_group);
     }
     m_socket->SetRecvCallback(MakeCallback(&UdpFlowSink::HandleRead, this));
-    // The fast path stands for the stack only where the stack would check nothing more.
-    if (m_fastPath && !Node::ChecksumEnabled())
+    // The fast path stands for the stack only where the stack would check nothing more:
+    // no checksums, and a socket bound to any address (the fast path matches ports only).
+    const bool anyAddress =
+        InetSocketAddress::ConvertFrom(m_local).GetIpv4() == Ipv4Address::GetAny();
+    if (m_fastPath && anyAddress && !Node::ChecksumEnabled())
     {
         m_fastPathPort = InetSocketAddress::ConvertFrom(m_local).GetPort();
         UdpFastPath::Of(GetNode())->Listen(m_fastPathPort,
