@@ -89,11 +89,15 @@ def test_50m_into_100m_arrives_whole_at_the_offered_rate(bed, tmp_path):
 
 def test_a_start_burst_is_sent_on_the_testbed_as_in_the_simulator(bed, tmp_path):
     """start_burst 300: 300 datagrams back to back, then the pattern's 625 (1 Mbit/s of
-    100-byte payloads for 0.5 s): the same count from lanloss-send and the simulator."""
+    100-byte payloads for 0.5 s): the same count sent by lanloss-send and the simulator."""
     args = ("--rate", "1Mbps", "--payload", "100", "--duration", "0.5s", "--warmup", "0.1s")
     rec = run_point(bed, tmp_path, *args, "--start-burst", "300")
     assert rec.params["start_burst"] == 300
-    assert rec.totals["sent"] == rec.totals["received"] and abs(rec.totals["sent"] - 925) <= 1
+    assert abs(rec.totals["sent"] - 925) <= 1
+    # 300 back to back can overrun the reader's socket on a loaded machine (CI lost one):
+    # every datagram not received is attributed to the layer that dropped it
+    assert rec.drops["unexplained"] == 0
+    assert rec.totals["received"] >= rec.totals["sent"] - 10
     sim_out = tmp_path / "sim.json"
     r = subprocess.run(
         [sys.executable, "-m", "lanloss.cli", "sim", "run", *args, "--start-burst", "300",
