@@ -15,12 +15,12 @@ STAMP   := $(VENV)/.installed
 LOCK    := requirements.lock
 NS3_PREFIX = $(shell $(VPY) -c 'import ns3; print(list(ns3.__path__)[0])')
 
-.PHONY: all setup sysdeps venv lock build cxx ctools vm-image run test test-fast coverage bench lint format clean
+.PHONY: all setup sysdeps venv bytecode lock build cxx ctools vm-image run test test-fast coverage bench lint format clean
 .PHONY: ns3-tree-fetch ns3-tree-build ns3-tree-test
 
 all: setup
 
-setup: sysdeps venv build
+setup: sysdeps venv build bytecode
 
 sysdeps:
 	@bash testbed/install-deps.sh
@@ -35,6 +35,12 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(VPY) -m pip install -q --require-hashes -r $(LOCK)
 	$(VPY) -m pip install -q --no-deps -e .
 	@touch $@
+
+# lanloss's own bytecode, written here: where PYTHONDONTWRITEBYTECODE is set, every
+# `lanloss` process (one per simulation or testbed point) would otherwise compile each
+# module it imports anew. compileall skips what is up to date.
+bytecode: $(STAMP)
+	$(VPY) -m compileall -q -j 0 lanloss analysis testbed > /dev/null
 
 # Regenerate the lock from pyproject.toml with uv (pinned, in its own venv under build/):
 # versions already locked stay unless pyproject.toml excludes them; `make lock UPGRADE=1`

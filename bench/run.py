@@ -18,6 +18,7 @@ BENCHES = [
     "scale.py",
     "bed_tools.py",
     "bed_points.py",
+    "cli_startup.py",
     "workflow_speed.py",
     "fit_coverage.py",
     "shared_socket.py",

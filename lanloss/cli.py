@@ -102,24 +102,39 @@ def _cmd_options(args: argparse.Namespace) -> int:
     return 0
 
 
-# Each module adds its own subcommand(s) with add_parser(sub); one line per part.
-SUBCOMMAND_MODULES = (
-    "lanloss.sim",  # sim run
-    "lanloss.sweep",  # sweep
-    "lanloss.testbed.cli",  # bed run/restore/cleanup/check
-    "lanloss.study",  # study check/points/schema (the workflow's studies)
-    "lanloss.analysis.figures_cli",  # figures (the seed papers' figures)
-    "lanloss.analysis.cli",  # table, fit, plan
-    "lanloss.analysis.calibrate",  # calibrate (per-seed host presets)
-)
+# The module that adds each subcommand (its add_parser(sub) adds them all). A command line
+# naming one loads only that module: a simulation point does not import the testbed, the
+# analysis or the figures (tests/test_cli_lazy.py checks this table against the modules).
+SUBCOMMAND_MODULES = {
+    "sim": "lanloss.sim",  # sim run
+    "sweep": "lanloss.sweep",
+    "bed": "lanloss.testbed.cli",  # bed run/restore/cleanup/check
+    "study": "lanloss.study",  # study check/points/schema (the workflow's studies)
+    "figures": "lanloss.analysis.figures_cli",  # the seed papers' figures
+    "table": "lanloss.analysis.cli",
+    "fit": "lanloss.analysis.cli",
+    "validate": "lanloss.analysis.cli",
+    "plan": "lanloss.analysis.cli",
+    "calibrate": "lanloss.analysis.calibrate",  # per-seed host presets
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _modules_for(argv: list[str]) -> list[str]:
+    """The modules whose subcommands the parser needs for @argv: the one its first word
+    names, or all of them (help, a mistyped or missing command: argparse lists them)."""
+    command = argv[0] if argv else None
+    if command in SUBCOMMAND_MODULES:
+        return [SUBCOMMAND_MODULES[command]]
+    return list(dict.fromkeys(SUBCOMMAND_MODULES.values()))
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for @argv (default: every subcommand)."""
     import importlib
 
     parser = _Parser(prog="lanloss", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in SUBCOMMAND_MODULES:
+    for name in _modules_for([] if argv is None else argv):
         importlib.import_module(name).add_parser(sub)
 
     p = sub.add_parser("options", help="print the shared option vocabulary")
@@ -135,8 +150,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with signals_unwind():  # SIGTERM/SIGHUP unwind: temp folders and children go
-            parser = build_parser()
-            args = parser.parse_args(argv)
+            argv = sys.argv[1:] if argv is None else list(argv)
+            args = build_parser(argv).parse_args(argv)
             return int(args.func(args) or 0)
     except (UsageError, OptionError, RecordError) as exc:
         print(f"lanloss: error: {exc}", file=sys.stderr)

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The `lanloss` command loads only the module of the subcommand it runs: the table that
+says which module adds which subcommand is checked against the modules themselves."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+from lanloss import cli
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+def test_the_table_names_every_subcommand_and_the_module_that_adds_it():
+    full = _subparsers(cli.build_parser())
+    assert set(full) == set(cli.SUBCOMMAND_MODULES) | {"options"}
+    for command in cli.SUBCOMMAND_MODULES:
+        alone = _subparsers(cli.build_parser([command]))
+        assert command in alone, command
+        # the same parser as in the full command: help, options and their order
+        assert alone[command].format_help() == full[command].format_help(), command
+
+
+def test_help_and_a_mistyped_command_list_every_subcommand():
+    for argv in ([], ["--help"], ["simm"]):
+        assert set(_subparsers(cli.build_parser(argv))) == set(cli.SUBCOMMAND_MODULES) | {"options"}
+
+
+def test_a_simulation_point_imports_neither_the_testbed_nor_the_analysis():
+    probe = (
+        "import json, sys\n"
+        "from lanloss import cli\n"
+        "cli.build_parser(['sim', 'run'])\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('lanloss', 'pandas')))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    loaded = json.loads(out.stdout)
+    assert "lanloss.sim" in loaded
+    elsewhere = ("lanloss.testbed", "lanloss.analysis", "pandas")
+    assert not [m for m in loaded if m.startswith(elsewhere)]
