@@ -76,9 +76,10 @@ def measure(addr: str, port: int, rounds: int) -> dict:
     best = None  # (round trip d, offset)
     answered = 0
     for n in range(rounds):
+        request = REQ.pack(n)  # packed before t0: only the send counts in d
         t0 = _now()
         try:
-            sock.send(REQ.pack(n))
+            sock.send(request)
             while True:  # skip late answers to earlier requests
                 data, t1, _ = _recv(sock)
                 got, s1, s2 = REPLY.unpack(data[: REPLY.size])
