@@ -40,8 +40,10 @@ def inventory(lab, name: str, snmp_port: int = snmp_agent.PORT, **changes: str) 
 
 def check(bed, lab, inv: str, *options: str):  # noqa: F811
     res = bed("check", "--backend", "ssh", "--inventory", inv, *options, netns=lab["ctl"])
+    # a clock verdict of two namespaces of one kernel that only a busy machine's wide bound
+    # made "unsynchronized" is not a finding of the lab's (load_rules)
     findings = [x for x in res.stderr.splitlines() if x.startswith("lanloss bed check: ")]
-    return res, findings
+    return res, without_wide_bound_warnings(findings)
 
 
 def rows(table: str) -> dict[str, list[str]]:
@@ -82,10 +84,7 @@ def test_a_good_lab_is_one_table_and_exit_0(lab, switch_agent, bed):  # noqa: F8
     assert switch[-1].startswith(f"{AGENT}:{snmp_agent.PORT}: p2=ifIndex ")
     assert ", p3=ifIndex " in switch[-1]
     # veth cannot take the default pause off: a warning per host, not a problem
-    assert without_wide_bound_warnings(findings) == [
-        WARN_PAUSE.format(host="h1"),
-        WARN_PAUSE.format(host="h2"),
-    ]
+    assert findings == [WARN_PAUSE.format(host="h1"), WARN_PAUSE.format(host="h2")]
 
 
 def test_json_says_the_same(lab, switch_agent, bed):  # noqa: F811

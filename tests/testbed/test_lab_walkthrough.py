@@ -142,7 +142,11 @@ def _same_table(printed: str, shown: str) -> None:
 
 
 def _findings(stderr: str) -> list[str]:
-    return [x for x in stderr.splitlines() if x.startswith("lanloss bed check: ")]
+    """bed check's findings, without a clock verdict of two namespaces of one kernel that
+    only a busy machine's wide bound made "unsynchronized" (load_rules)."""
+    return without_wide_bound_warnings(
+        x for x in stderr.splitlines() if x.startswith("lanloss bed check: ")
+    )
 
 
 def _run(command: str, here: Path, lab, env: dict[str, str]) -> subprocess.CompletedProcess:  # noqa: F811
@@ -181,8 +185,7 @@ def test_the_walkthrough_runs_as_written(lab3, switch_agent, tmp_path, bed_state
     shown_lines = check_shown.splitlines()
     table_end = next(i for i, x in enumerate(shown_lines) if x.startswith("lanloss bed check:"))
     _same_table(as_shown(res.stdout), "\n".join(shown_lines[:table_end]))
-    findings = without_wide_bound_warnings(_findings(res.stderr))
-    assert as_shown("\n".join(findings)) == "\n".join(shown_lines[table_end:])
+    assert as_shown("\n".join(_findings(res.stderr))) == "\n".join(shown_lines[table_end:])
 
     res = _run(pause, here, lab3, env)
     assert res.returncode == 1, res.stderr
