@@ -55,13 +55,20 @@ import pandas as pd
 
 from lanloss import header_constants
 from lanloss.analysis import mdk, network
+from lanloss.analysis.rx_truesize import (  # noqa: F401 - the model's names for them
+    COPYBREAK,
+    RMEM_DEFAULT,
+    RX_BUFFER_TRUESIZE,
+    SOCK_MIN_RCVBUF,
+    datagram_truesize,
+    frame_truesize,
+    sk_rcvbuf,
+    socket_capacity,
+)
 from lanloss.analysis.wire import fragment_sizes, wire
 
 MODEL = "lanloss.loss"
 MODEL_VERSION = 1
-# Linux's receive-side constants: the host model's (models/model/lanloss-linux-rx.h)
-RMEM_DEFAULT = header_constants.RMEM_DEFAULT  # sk_rcvbuf without setsockopt
-SOCK_MIN_RCVBUF = header_constants.SOCK_MIN_RCVBUF
 BED_CORES = 2  # netns: reader(s) on their own CPU, kernel work on the sender's
 STAGES = ("wire", "switch", "interrupts", "cpu", "socket_buffer")
 
@@ -71,25 +78,6 @@ def presets() -> dict[str, dict[str, Any]]:
     from lanloss.host_values import PRESETS
 
     return {k: dict(v) for k, v in PRESETS.items()}
-
-
-COPYBREAK = header_constants.COPYBREAK  # e1000: frames up to this many bytes (no FCS) are copied
-RX_BUFFER_TRUESIZE = header_constants.RX_BUFFER_TRUESIZE  # a 2 KiB receive buffer's skb
-
-
-def frame_truesize(frame_len: int) -> int:
-    """skb truesize of one received frame by the e1000 copybreak rule (host-model.rst)."""
-    if frame_len <= COPYBREAK:
-        return header_constants.copybreak_truesize(frame_len)
-    return RX_BUFFER_TRUESIZE
-
-
-def datagram_truesize(payload: int, mtu: int, per_frame: float = 0) -> float:
-    """A reassembled datagram is charged the sum of its fragments' truesizes (ip_frag_reasm)."""
-    frames = [ip + 14 for ip in fragment_sizes(payload, mtu)]  # MAC header, no FCS
-    if per_frame and per_frame > 0:
-        return per_frame * len(frames)
-    return float(sum(frame_truesize(max(60, f)) for f in frames))
 
 
 def least_truesize(payload: int, mtu: int) -> float:
@@ -105,22 +93,6 @@ def largest_truesize() -> float:
     """The largest truesize one frame of at most a 2 KiB receive buffer's size can be
     charged: its head in a page-sized allocation (two such buffers), plus the sk_buff."""
     return float(2 * RX_BUFFER_TRUESIZE - header_constants.SKB_HEAD)
-
-
-def socket_capacity(sk_rcvbuf: float, truesize: float) -> float:
-    """Datagrams a UDP socket queues: floor(sk_rcvbuf / truesize) + 1."""
-    return np.floor(np.asarray(sk_rcvbuf) / np.asarray(truesize)) + 1
-
-
-def sk_rcvbuf(rcvbuf: float | None) -> float:
-    """setsockopt(SO_RCVBUF, v) -> sk_rcvbuf = max(2 v, SOCK_MIN_RCVBUF); unset: rmem_default.
-
-    No rmem_max clamp: the testbed raises rmem_max (or uses SO_RCVBUFFORCE), and the
-    simulator's presets follow the same rule (lanloss/host_presets.py).
-    """
-    if rcvbuf is None or (isinstance(rcvbuf, float) and math.isnan(rcvbuf)):
-        return float(RMEM_DEFAULT)
-    return max(2.0 * float(rcvbuf), float(SOCK_MIN_RCVBUF))
 
 
 # ----------------------------------------------------------------------------------------

@@ -348,10 +348,10 @@ def _streams_done(req: Request, rows: list[FlowRow]) -> dict[int, Stream]:
 def buffer_lasts_s(sk_rcvbuf: float, payload: int, mtu: int, datagrams_per_s: float) -> float:
     """How long a socket buffer takes to fill at an arrival rate while nobody reads it:
     its capacity over the rate. The capacity is the analysis's rule
-    (lanloss.analysis.loss_model): floor(sk_rcvbuf / truesize) + 1 datagrams, a datagram
+    (lanloss.analysis.rx_truesize): floor(sk_rcvbuf / truesize) + 1 datagrams, a datagram
     charged the sum of its frames' skb truesizes by the e1000 copybreak rule (frames up
     to the copybreak copied into a fitting skb, larger ones a 2 KiB receive buffer's)."""
-    from lanloss.analysis.loss_model import datagram_truesize, socket_capacity
+    from lanloss.analysis.rx_truesize import datagram_truesize, socket_capacity
 
     if datagrams_per_s <= 0:
         return float("inf")
