@@ -28,8 +28,8 @@ from lanloss.testbed.transport import Transport
 
 LATENCY_FACTOR = 10  # the offset's uncertainty must be 10x below the median delay
 PROBE_PORT = 5299  # UDP port the ping-pong peer listens on
-# the round with the smallest round trip sets the bound: more rounds, a tighter one when
-# the machine is busy (50 left it at 10-11 us between two namespaces under steal)
+# the round with the smallest round trip sets the bound: more rounds, a tighter bound when
+# the machine is busy
 PROBE_ROUNDS = 200
 STAMP_SHARED = "monotonic"  # the tools' --stamp-clock within one kernel
 STAMP_ACROSS = "realtime"  # and across kernels

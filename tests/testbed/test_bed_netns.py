@@ -94,7 +94,7 @@ def test_a_start_burst_is_sent_on_the_testbed_as_in_the_simulator(bed, tmp_path)
     rec = run_point(bed, tmp_path, *args, "--start-burst", "300")
     assert rec.params["start_burst"] == 300
     assert abs(rec.totals["sent"] - 925) <= 1
-    # 300 back to back can overrun the reader's socket on a loaded machine (CI lost one):
+    # 300 back to back can overrun the reader's socket on a loaded machine:
     # every datagram not received is attributed to the layer that dropped it
     assert rec.drops["unexplained"] == 0
     assert rec.totals["received"] >= rec.totals["sent"] - 10
