@@ -25,22 +25,23 @@ absorb the physics. The fit minimises the deviance plus the ridge, over log para
 (Levenberg-Marquardt on deviance residuals, several starts at once). A discrepancy no
 testbed row informs (the model puts no loss at its stages) is not estimated.
 
-Identification: a parameter the data cannot pin down (its column of the Jacobian is ~0, its
-standard error is more than a factor e, or it runs to a bound) is fixed at its prior and
-reported ``identified: false``, its note naming the points that would pin it (``PINNED_BY``);
-the rest are refitted. Truesize is bounded below by the physical least of the testbed's
-commonest frame (``loss_model.least_truesize``). Confidence intervals: percentile parametric
-bootstrap: every row's lost count is redrawn from the fitted loss on the same design (runs,
-rates, lengths) under the noise model (beta-binomial at the source's repetition rho), and
-refitted from the estimate by a Levenberg-Marquardt solver that fits all replicates at once
-(``batch_fit``); an estimate outside its replicates' interval stretches it, and its note says
-so. The testbed's free parameters are also refitted on each repetition's runs alone
+Identification: a parameter the data cannot pin down (its column of the Jacobian is ~0 or a
+combination of other parameters' columns, its standard error is more than a factor e, or it
+runs to a bound) is fixed at its prior and reported ``identified: false``, its note naming
+the points that would pin it (``PINNED_BY``); the rest are refitted. Truesize is bounded
+below by the physical least of the testbed's commonest frame
+(``loss_model.least_truesize``). Confidence intervals: percentile parametric bootstrap:
+every row's lost count is redrawn from the fitted loss on the same design (runs, rates,
+lengths) under the noise model (beta-binomial at the source's repetition rho), and refitted
+from the estimate by a Levenberg-Marquardt solver that fits all replicates at once
+(``batch_fit``); an estimate outside its replicates' interval stretches it, and its note
+says so. The testbed's free parameters are also refitted on each repetition's runs alone
 (``per_repetition``; the discrepancy then with each repetition's parameters fixed), and the
 interval reported is the random-effects interval of those refits (``repetitions_interval``,
-``_discrepancy_interval``: the testbed's host varies between repetitions, minutes apart
-on a shared machine, and the interval covers the study's mean of it; the bootstrap's stays in
-``ci_bootstrap``). It is that one always, not only where a test of their spread rejects: with
-two or three repetitions such a test has little power, and an interval chosen by it
+``_discrepancy_interval``: the testbed's host varies between repetitions, minutes apart on a
+shared machine, and the interval covers the study's mean of it; the bootstrap's stays in
+``ci_bootstrap``). It is that one always, not only where a test of their spread rejects:
+with two or three repetitions such a test has little power, and an interval chosen by it
 undercovers (the Cochrane Handbook, 10.10.4.1, advises against choosing between fixed and
 random effects by a test of heterogeneity). Spread farther than the bootstrap's interval
 allows, the note says that interval is narrower than the run-to-run spread; a repetition
@@ -104,6 +105,10 @@ from lanloss.analysis.wire import wire
 EPS = 1e-9  # the model's "no loss": logit(EPS) is where the discrepancy starts
 TAU = 2.0  # ridge scale of the discrepancy, logit units
 SD_MAX = 1.0  # a log-parameter with a larger standard error is not identified
+# A direction of the information matrix (scaled to unit diagonal) this much flatter than its
+# steepest is flat: below the finite-difference Jacobian's precision, the data fix only a
+# combination of the parameters that move along it.
+FLAT = 1e-8
 DELTA_BOUND = 25.0
 PILOT = 40  # bootstrap replicates that first look for unidentified parameters
 
@@ -424,13 +429,47 @@ def _moment_start(prep: lm.Prepared, prior: dict[str, float]) -> dict[str, float
     return start
 
 
+def flat_loadings(F: np.ndarray) -> np.ndarray:
+    """How far each log-parameter moves along the information matrix F's flat directions
+    (unit vectors, largest component per parameter; 0 where there are none).
+
+    A flat direction is one the data do not see: a parameter whose column of the Jacobian
+    is a combination of others' can trade against them at no cost. pinv(F) drops such a
+    direction and reports every parameter in it with a small standard error, so flatness is
+    looked for on F scaled to unit diagonal, where FLAT is a precision, not a unit."""
+    d = np.sqrt(np.maximum(np.diag(F), 0.0))
+    k = len(d)
+    if k < 2 or not (d > 0).all():
+        return np.zeros(k)
+    w, U = np.linalg.eigh(F / np.outer(d, d))
+    flat = U[:, w <= FLAT * w.max()] / d[:, None]  # back to log-parameter directions
+    if flat.shape[1] == 0:
+        return np.zeros(k)
+    flat /= np.linalg.norm(flat, axis=0)
+    return np.abs(flat).max(axis=1)
+
+
+def _flat_combination(spec: Spec, loading: np.ndarray, norms: np.ndarray) -> dict[str, str]:
+    """{name: why} for the parameter to fix when the data fix only a combination: of those a
+    flat direction moves, the last in the model's table (``loss_model.parameters`` lists
+    them from the least to the most certain prior)."""
+    moved = [n for j, n in enumerate(spec.free) if loading[j] > 1e-3 and norms[j] >= 1e-6]
+    if len(moved) < 2:
+        return {}
+    order = [p.name for p in spec.params]
+    last = max(moved, key=order.index)
+    others = ", ".join(n for n in moved if n != last)
+    return {last: f"the data fix only its combination with {others}"}
+
+
 def identify(prep: lm.Prepared, spec: Spec, prior: dict[str, float]) -> tuple[Spec, dict, dict]:
     """Fit, fix what the data cannot identify at its prior, refit, until all free ones are.
 
-    The data not depending on a parameter at the optimum drops it at once; otherwise the
-    least identified one (at a bound, or the largest standard error) goes, one at a time,
-    and the rest is refitted from where it was. Returns (final spec, final fit,
-    {name: reason}) for the parameters fixed at their priors.
+    The data not depending on a parameter at the optimum drops it at once; the data fixing
+    only its combination with others (a flat direction) drops the one with the most certain
+    prior; otherwise the least identified one (at a bound, or the largest standard error)
+    goes, one at a time, and the rest is refitted from where it was. Returns (final spec,
+    final fit, {name: reason}) for the parameters fixed at their priors.
     """
     dropped: dict[str, str] = {}
     fit = fit_once(prep, spec, _starts(spec, prior))
@@ -448,6 +487,8 @@ def identify(prep: lm.Prepared, spec: Spec, prior: dict[str, float]) -> tuple[Sp
         for j, name in enumerate(spec.free):
             if norms[j] < 1e-6:
                 out[name] = "the data do not depend on it"
+        if not out:
+            out = _flat_combination(spec, flat_loadings(F)[:k], norms)
         if not out:
             score = -1.0
             for j, name in enumerate(spec.free):

@@ -115,7 +115,11 @@ class Param:
 
 
 def parameters(prior_host: dict[str, Any] | None = None) -> tuple[Param, ...]:
-    """The model's free parameters; testbed host priors from a preset (default: modern)."""
+    """The model's free parameters; testbed host priors from a preset (default: modern).
+
+    Listed from the least to the most certain prior (a host's CPU costs, then the kernel's
+    arithmetic; the simulator's interrupt scale before its per-frame one): where the data fix
+    only a combination, the fit keeps the first free and fixes the later at its prior."""
     h = prior_host or presets()["modern"]
     table = [
         # name, source, prior, lower, upper, unit, meaning
