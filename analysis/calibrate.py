@@ -323,7 +323,7 @@ def _cmd(args) -> int:
 # guest instructions, are fitted to the training points' loss and interrupts per frame
 # (least squares in log space over the simulator itself); the rest is judged with the bar
 # of issue 19: loss within max(0.5 pp, 15 % of the VM's) at >= 90 % of the judged points,
-# every panel's knee (validate.panel_knee, its interval over the repetitions) within 5 %,
+# every panel's knee (validate.panel_knee, its interval and the grid's bracket) within 5 %,
 # interrupts per frame within 15 % at >= 90 %, and the same drop point (the stage that lost
 # the most) at >= 90 % of the judged points that lost more than 1e-3.
 

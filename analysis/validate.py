@@ -9,8 +9,9 @@ discrepancy). Each is within the bar when |x - testbed| <= max(0.005, 0.15 x tes
 Per panel (the configuration without the rate) it compares the knee (``panel_knee``): the
 lowest rate from which the runs' mean loss stays above 1e-3 at every higher rate,
 interpolated linearly below it, so one disturbed run at a lower rate cannot move it; its
-interval comes from resampling the repetitions at each rate. A knee agrees with the
-testbed's when their intervals overlap, within 5 % of the testbed's knee.
+interval comes from resampling the repetitions at each rate, widened to the grid's bracket
+of the crossing (``_grid_bracket``). A knee agrees with the testbed's when their intervals
+overlap, within 5 % of the testbed's knee.
 
 ``--holdout``: every third rate of each panel (sorted; the middle ones of each triple, so
 each panel keeps its ends) is held out, the fit is made on the rest, and only the held-out
@@ -201,6 +202,25 @@ def _stays_above(rates: np.ndarray, loss: np.ndarray, level: float) -> float:
     return float(rates[i - 1] + t * (rates[i] - rates[i - 1]))
 
 
+def _grid_bracket(rates: np.ndarray, loss: np.ndarray, level: float) -> tuple[float, float]:
+    """Where between the rates of the grid the loss (one value per rate, rates ascending)
+    can cross ``level``, given the rate ``_stays_above`` starts from, r_i: above the rate
+    below it, r_(i-1), whose loss is below the level; and at most r_i (1 - L_i) / (1 -
+    level), within r_i. The upper bound holds for a receiver whose delivered rate does not
+    fall as the offered rate grows (a wire, a switch port or a CPU that saturates; not a
+    receive livelock): crossing at r* it delivers r* (1 - level), no more than the
+    r_i (1 - L_i) it delivers at r_i. NaN, NaN where the loss does not stay above."""
+    above = loss > level
+    if len(loss) == 0 or not above[-1]:
+        return math.nan, math.nan
+    below = np.nonzero(~above)[0]
+    if len(below) == 0:
+        return float(rates[0]), float(rates[0])
+    i = int(below[-1]) + 1
+    top = rates[i] * (1.0 - loss[i]) / (1.0 - level)
+    return float(rates[i - 1]), float(min(rates[i], max(rates[i - 1], top)))
+
+
 def panel_knee(
     rates: np.ndarray,
     losses: np.ndarray,
@@ -213,20 +233,26 @@ def panel_knee(
     entry per run (repetitions repeat a rate).
 
     Estimate: the runs' mean loss at each rate, then the lowest rate from which that loss
-    stays above ``level`` at every higher rate (``_stays_above``). Interval: the percentile
-    interval of the same knee over ``replicates`` resamples of the runs, drawn with
-    replacement within each rate (the repetitions' spread), widened to hold the estimate
-    where a discrete resample distribution misses it. One run per rate: no interval (low =
-    high = estimate). Deterministic for a given ``seed``."""
+    stays above ``level`` at every higher rate (``_stays_above``), interpolated linearly.
+    Interval: the percentile interval of the same knee over ``replicates`` resamples of the
+    runs, drawn with replacement within each rate (the repetitions' spread), widened to
+    hold the estimate and the grid's own bracket of the crossing (``_grid_bracket``): the
+    linear interpolation is one guess within it, and a first lossy rate just past a
+    saturating receiver's capacity puts that guess near the rate below. One run per rate:
+    the bracket alone. Deterministic for a given ``seed``."""
     r = np.asarray(rates, dtype=float)
     y = np.asarray(losses, dtype=float)
     keep = np.isfinite(r) & np.isfinite(y)
     r, y = r[keep], y[keep]
     grid, where = np.unique(r, return_inverse=True)
     groups = [y[where == g] for g in range(len(grid))]
-    est = _stays_above(grid, np.array([g.mean() for g in groups]), level)
+    mean = np.array([g.mean() for g in groups])
+    est = _stays_above(grid, mean, level)
+    b_low, b_high = _grid_bracket(grid, mean, level)
     if len(grid) == 0 or all(len(g) == 1 for g in groups) or replicates <= 0:
-        return Knee(est, est, est)
+        if math.isnan(est):
+            return Knee(est, est, est)
+        return Knee(est, min(b_low, est), max(b_high, est))
     rng = np.random.default_rng(seed)
     means = np.stack(
         [rng.choice(g, size=(replicates, len(g))).mean(axis=1) for g in groups], axis=1
@@ -241,7 +267,7 @@ def panel_knee(
     ranked = np.concatenate([found, np.full(int(none.sum()), math.inf)])
     low, high = (float(np.quantile(ranked, q, method="inverted_cdf")) for q in (a, 1 - a))
     if not math.isnan(est):
-        low, high = min(low, est), max(high, est)
+        low, high = min(low, est, b_low), max(high, est, b_high)
     return Knee(est, low, high)
 
 
@@ -308,7 +334,8 @@ def judge(pts: pd.DataFrame, bar: Bar, judged: pd.Series) -> tuple[pd.DataFrame,
             "loss": f"|x - bed| <= max({bar.abs}, {bar.rel} bed)",
             "fraction": bar.fraction,
             "knee": f"lowest rate from which the loss of all repetitions stays above "
-            f"{bar.knee_loss:g}; intervals over the repetitions overlap within {bar.knee_tol:.0%}",
+            f"{bar.knee_loss:g}; intervals (over the repetitions, and the grid's bracket) "
+            f"overlap within {bar.knee_tol:.0%}",
         },
         "points": int(t["judged"].sum()),
     }

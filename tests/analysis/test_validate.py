@@ -96,7 +96,9 @@ def test_one_disturbed_run_below_the_knee_cannot_move_it():
     assert va.knee(*_runs(WIRE, reps=1, bump={20: 0.0018})) == pytest.approx(48.0 + 4 * 0.5 / 54.5)
     assert disturbed == quiet
     assert quiet.estimate == pytest.approx(48 + 4 * (0.001 - 0.0005) / (0.055 - 0.0005))
-    assert quiet.low == quiet.high == quiet.estimate  # the repetitions agree exactly
+    # the repetitions agree exactly: the interval is the grid's bracket, from 48 (below the
+    # level) to where 52's delivered rate would be offered at the level
+    assert (quiet.low, quiet.high) == pytest.approx((48.0, 52 * (1 - 0.055) / (1 - 0.001)))
     # even one at 1 % is pooled with its repetition and outlasted by the rates above it
     assert va.panel_knee(*_runs(WIRE, bump={20: 0.01, 40: 0.01})) == quiet
 
@@ -109,8 +111,9 @@ def test_the_knees_interval_comes_from_the_repetitions():
     mean48 = (0.0015 + 0.003) / 4
     assert k.estimate == pytest.approx(45 + 3 * 0.001 / mean48)  # above the level at 48
     # a resample without the 0.3 % run crosses between 48 and 52, one with two of it
-    # crosses below 48: the interval spans both, and holds the estimate
-    assert 45 < k.low < k.estimate < k.high < 52
+    # crosses below 48: the interval spans both, holds the estimate, and reaches down to
+    # 45, the rate below the mean curve's crossing (the grid's bracket)
+    assert 45 == k.low < k.estimate < k.high < 52
     assert k.high == pytest.approx(48 + 4 * (0.001 - 0.0005) / (0.055 - 0.0005))
     assert va.panel_knee(rates, losses) == k  # deterministic
 
@@ -134,6 +137,35 @@ def test_knees_agree_when_their_intervals_overlap_within_the_tolerance():
     assert not va.knees_agree(va.Knee(math.nan, math.nan, math.nan), bed, 0.05)
 
 
+@pytest.mark.parametrize("capacity", [40.5, 42.0, 44.0, 47.0, 49.9])
+def test_the_grids_bracket_holds_a_saturating_receivers_crossing(capacity):
+    # a receiver that delivers at most `capacity` Mbit/s (CBR): loss 1 - C/r above it,
+    # crossing the level at C / (1 - level); the grid brackets that between 40 and 50
+    rates = np.array([20.0, 30.0, 40.0, 50.0, 60.0, 80.0])
+    loss = np.maximum(0.0, 1 - capacity / rates)
+    k = va.panel_knee(rates, loss)
+    crossing = capacity / (1 - va.KNEE_LOSS)
+    assert k.low == 40.0 and k.low <= crossing <= k.high + 1e-9
+    assert k.high == pytest.approx(min(50.0, crossing))
+    # the linear interpolation alone misses it: it assumes the loss grows from 40
+    assert k.estimate < crossing
+
+
+def test_a_knee_just_past_a_grid_rate_agrees_with_one_just_below_it():
+    # the default study's slow receiver: the testbed lost 1.3 % at 40 Mbit/s (a capacity
+    # of ~39.5), the simulator nothing (~43.5); interpolated linearly from 30 the testbed's
+    # knee reads 30.8, 25 % below; the bracket says the grid cannot tell them apart
+    rates = np.array([20.0, 30.0, 40.0, 50.0, 60.0, 80.0])
+    bed = va.panel_knee(rates, np.array([0, 0, 0.013, 0.165, 0.3, 0.5]))
+    sim = va.panel_knee(rates, np.array([0, 0, 0, 0.13, 0.28, 0.46]))
+    assert bed.estimate == pytest.approx(30 + 10 * 0.001 / 0.013)
+    assert va.knees_agree(sim, bed, va.KNEE_TOL)
+    # a testbed two grid rates lower (capacity ~28) still disagrees
+    low = va.panel_knee(rates, np.array([0, 0.07, 0.3, 0.45, 0.55, 0.65]))
+    assert low.high == pytest.approx(30 * 0.93 / 0.999)
+    assert not va.knees_agree(sim, low, va.KNEE_TOL)
+
+
 def test_judge_takes_each_sources_knee_from_its_runs():
     rates, bed = _runs(WIRE, bump={20: 0.0018})  # one disturbed testbed run at 20 Mbit/s
     _, sim = _runs(WIRE)
@@ -149,9 +181,10 @@ def test_judge_takes_each_sources_knee_from_its_runs():
     (k,) = s["knees"]
     assert k["bed_mbps"] == pytest.approx(k["sim_mbps"]) == pytest.approx(48.0367, rel=1e-4)
     assert k["sim_ok"] and k["model_ok"] and s["sim_knees_ok"]
-    assert k["bed_interval"] == [k["bed_mbps"], k["bed_mbps"]]
+    assert k["bed_interval"] == pytest.approx([48.0, 52 * (1 - 0.055) / (1 - 0.001)])
     text = "\n".join(va.render(pts.assign(judged=True, sim_ok=True, model_ok=True), s))
-    assert "knee 64 B: bed 48.0, sim 48.0 (ok), model 48.0 (ok) Mbit/s" in text
+    knee = "48.0 [48.0, 49.2]"
+    assert f"knee 64 B: bed {knee}, sim {knee} (ok), model {knee} (ok) Mbit/s" in text
 
 
 def test_a_point_whose_testbed_runs_differ_by_more_than_the_bar_is_named_not_excused():
