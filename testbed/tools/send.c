@@ -14,12 +14,13 @@
 #include "send.h"
 #include "wire.h"
 
-static const char usage[] =
+/* A format: the payload limits are printed from their definitions (parse_args). */
+static const char usage_format[] =
 	"usage: lanloss-send --dst ADDR [options]\n"
 	"  --dst ADDR            IPv4 unicast or multicast destination (required)\n"
 	"  --port N              destination port (" LL_STR(LANLOSS_PORT) ")\n"
 	"  --proto udp|tcp       (udp)\n"
-	"  --payload N           UDP payload 1..65507, TCP message 1..1048576 (1472)\n"
+	"  --payload N           UDP payload 1..%u, TCP message 1..%u (1472)\n"
 	"  --rate BPS|max        payload bit/s, or max = as fast as the kernel takes\n"
 	"                        (1000000, as iperf3)\n"
 	"  --pattern P           cbr | poisson | burst:N (cbr)\n"
@@ -165,8 +166,11 @@ static void parse_args(int argc, char **argv, struct send_cfg *c,
 	const char *payload = NULL, *dst = NULL;
 	const struct ll_common_opts common = { &c->port, &c->proto, &c->batch,
 					       json };
+	static char usage[sizeof usage_format + 16];
 	int o;
 
+	snprintf(usage, sizeof usage, usage_format, (unsigned)LL_UDP_MAX_PAYLOAD,
+		 (unsigned)LL_TCP_MAX_MESSAGE);
 	while ((o = ll_opt_next(argc, argv, options, usage)) != -1) {
 		if (ll_opt_common(o, optarg, &common))
 			continue;

@@ -410,6 +410,16 @@ def test_bad_flags_exit_2_naming_the_value(tools, tool, args, named):
     assert len(lines) == 1 and named in lines[0]
 
 
+def test_the_senders_help_states_the_payload_limits_it_enforces(tools):
+    r = subprocess.run([str(SEND), "--help"], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0
+    limit = header_constants.UDP_MAX_PAYLOAD
+    assert f"UDP payload 1..{limit}, TCP message 1..1048576" in r.stdout
+    over = [str(SEND), "--dst", "127.0.0.1", "--payload", str(limit + 1)]
+    r = subprocess.run(over, capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2 and f"'{limit + 1}' (expected an integer 1..{limit})" in r.stderr
+
+
 def test_sigterm_and_sigint_still_report(pair):
     rx = pair.start_recv("term", port=6015, idle_timeout=0)
     s = pair.send(port=6015, count=100, rate=1_000_000, payload=100)
