@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A `lanloss bed run` started in the background, for the tests that kill or signal it in
-its traffic phase (test_bed_kill.py, test_bed_restore.py, test_bed_lan.py), and the
+its traffic phase (test_bed_kill.py, test_bed_restore.py, test_bed_lan.py, test_bed_ssh.py),
+and the
 kernel-wide settings such a run changes and must restore."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from lanloss.testbed.settings import SYSCTLS, sysctl_path
@@ -50,6 +52,18 @@ def wait_for_traffic(state: Path, proc: subprocess.Popen, prefix: str) -> None:
             pass
         time.sleep(0.05)
     raise AssertionError("the run never reached its traffic phase")
+
+
+def kill_and_wait(proc: subprocess.Popen, running: Callable[[], list], seconds: float) -> list:
+    """SIGKILL the run, reap it, and poll ``running()`` (its tools, by whatever probe) until
+    it is empty or ``seconds`` have passed: the kernel signals the tools at once, and they
+    take a moment to write their report and go. Returns what is still running."""
+    proc.kill()
+    proc.communicate()
+    deadline = time.monotonic() + seconds
+    while (left := running()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
 
 
 def read_settings() -> dict[str, bytes]:

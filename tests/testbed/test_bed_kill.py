@@ -14,7 +14,14 @@ import time
 from pathlib import Path
 
 import pytest
-from bed_process import bed_cmd, raising_args, read_settings, start, wait_for_traffic
+from bed_process import (
+    bed_cmd,
+    kill_and_wait,
+    raising_args,
+    read_settings,
+    start,
+    wait_for_traffic,
+)
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces, sysctls)"),
@@ -79,13 +86,7 @@ def test_tools_die_with_a_killed_run(tmp_path):
     try:
         wait_for_traffic(state, proc, PREFIX_A)
         assert tools_of(PREFIX_A), "the run's tools were not found running"
-        proc.kill()
-        proc.communicate()
-        # the kernel signals them at once; give them a moment to write their report and go
-        deadline = time.monotonic() + 3
-        while tools_of(PREFIX_A) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert tools_of(PREFIX_A) == []
+        assert kill_and_wait(proc, lambda: tools_of(PREFIX_A), 3) == []
     finally:
         proc.kill()
         restore(state, PREFIX_A)

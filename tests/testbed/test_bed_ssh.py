@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bed_process import kill_and_wait
 from load_rules import judged, record_disturbance, shared_clock_as_on_idle
 
 from lanloss.record import load
@@ -275,12 +276,7 @@ def test_remote_tools_stop_when_the_harness_is_killed(lab, bed, bed_state, ns_pr
         while not _remote_tools(lab) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert _remote_tools(lab), "the remote tools were not found running"
-        proc.kill()
-        proc.wait()
-        deadline = time.monotonic() + 5
-        while _remote_tools(lab) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _remote_tools(lab) == []
+        assert kill_and_wait(proc, lambda: _remote_tools(lab), 5) == []
         masters = [h["ssh_control"] for h in json.loads(journal.read_text())["hosts"].values()]
         assert masters and all(os.path.isdir(m) for m in masters)  # ControlPersist outlives it
     finally:
