@@ -186,18 +186,26 @@ class Knee:
     high: float
 
 
+def _run_above(loss: np.ndarray, level: float) -> int | None:
+    """The index of the first rate of the run of rates (ascending) whose loss stays above
+    ``level`` to the top: 0 if every rate's does, None if the top rate's does not."""
+    above = loss > level
+    if len(loss) == 0 or not above[-1]:
+        return None
+    below = np.nonzero(~above)[0]
+    return 0 if len(below) == 0 else int(below[-1]) + 1
+
+
 def _stays_above(rates: np.ndarray, loss: np.ndarray, level: float) -> float:
     """The lowest rate from which ``loss`` (one value per rate, rates ascending) stays above
     ``level`` at every higher rate, interpolated linearly between it and the rate below;
     the first rate if the loss is above the level there already; NaN if the top rate's is
     not. A loss above the level below that run of rates (a disturbed run) cannot move it."""
-    above = loss > level
-    if len(loss) == 0 or not above[-1]:
+    i = _run_above(loss, level)
+    if i is None:
         return math.nan
-    below = np.nonzero(~above)[0]
-    if len(below) == 0:
+    if i == 0:
         return float(rates[0])
-    i = int(below[-1]) + 1  # the first rate of the run that stays above
     t = (level - loss[i - 1]) / (loss[i] - loss[i - 1])
     return float(rates[i - 1] + t * (rates[i] - rates[i - 1]))
 
@@ -210,13 +218,11 @@ def _grid_bracket(rates: np.ndarray, loss: np.ndarray, level: float) -> tuple[fl
     fall as the offered rate grows (a wire, a switch port or a CPU that saturates; not a
     receive livelock): crossing at r* it delivers r* (1 - level), no more than the
     r_i (1 - L_i) it delivers at r_i. NaN, NaN where the loss does not stay above."""
-    above = loss > level
-    if len(loss) == 0 or not above[-1]:
+    i = _run_above(loss, level)
+    if i is None:
         return math.nan, math.nan
-    below = np.nonzero(~above)[0]
-    if len(below) == 0:
+    if i == 0:
         return float(rates[0]), float(rates[0])
-    i = int(below[-1]) + 1
     top = rates[i] * (1.0 - loss[i]) / (1.0 - level)
     return float(rates[i - 1]), float(min(rates[i], max(rates[i - 1], top)))
 
