@@ -327,7 +327,7 @@ UdpFlowSource::StartApplication()
         mtu = m_device ? m_device->GetMtu() : 1500;
     }
     m_frames = ethernet::UdpDatagramFrames(m_payloadSize, mtu);
-    m_payload.assign(m_payloadSize, 0);
+    m_payload.assign(std::min(m_payloadSize, HEADER_BYTES), 0);
 
     m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     if (m_device)
@@ -558,6 +558,20 @@ UdpFlowSource::SendDue()
     }
 }
 
+Ptr<Packet>
+UdpFlowSource::MakePayload(const WireHeader& h)
+{
+    // Only the header's bytes are stored; the rest of the payload is zeros, kept as the
+    // buffer's zero area, which ns-3 writes out as zeros but never allocates or copies.
+    WriteHeader(m_payload.data(), m_payload.size(), h);
+    Ptr<Packet> packet = Create<Packet>(m_payload.data(), m_payload.size());
+    if (m_payloadSize > m_payload.size())
+    {
+        packet->AddAtEnd(Create<Packet>(m_payloadSize - m_payload.size()));
+    }
+    return packet;
+}
+
 bool
 UdpFlowSource::SendOne()
 {
@@ -570,11 +584,8 @@ UdpFlowSource::SendOne()
                                            m_sendPacketCost * m_frames.fragments);
     m_cpuFreeAt = now + cost;
     m_sendCpu += cost;
-    WriteHeader(
-        m_payload.data(),
-        m_payloadSize,
+    Ptr<Packet> packet = MakePayload(
         WireHeader{seq, static_cast<uint64_t>(now.GetNanoSeconds()), m_flowId, HEADER_MAGIC});
-    Ptr<Packet> packet = Create<Packet>(m_payload.data(), m_payloadSize);
     packet->AddPacketTag(FlowSeqTag(m_flowId, seq, now));
     m_stamps.Record(seq, m_callStart);
     if (m_fastSender.IsReady())

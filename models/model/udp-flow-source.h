@@ -179,6 +179,8 @@ class UdpFlowSource : public Application
 
     /** Send every datagram that is due and fits; then schedule or wait. */
     void SendDue();
+    /** The payload of one datagram: @p h, then zeros to the payload size. */
+    Ptr<Packet> MakePayload(const WireHeader& h);
     /** Hand datagram m_seq to the socket. @return true if it reached the device */
     bool SendOne();
     /** The due time of datagram m_seq (paced patterns). */
@@ -217,7 +219,7 @@ class UdpFlowSource : public Application
     Ptr<Socket> m_socket;
     UdpFastSender m_fastSender; //!< ready where FastPath may bypass the socket
     ethernet::DatagramFrames m_frames;
-    std::vector<uint8_t> m_payload; //!< reused payload buffer (header rewritten per datagram)
+    std::vector<uint8_t> m_payload; //!< the payload's header bytes, rewritten per datagram
     bool m_running;
     bool m_traceConnected;
     EventId m_sendEvent;
