@@ -161,11 +161,11 @@ EthernetNetDevice::EthernetNetDevice()
       m_flowControl(false),
       m_pauseTimerStart(PAUSE_ON_RECEIPT),
       m_pauseEnd(Seconds(0)),
+      m_dataFramesSent(0),
       m_pauseStart(Seconds(0)),
       m_pausedTotal(Seconds(0)),
       m_deferredQuanta(-1),
       m_pauseSent(0),
-      m_dataFramesSent(0),
       m_pauseReceived(0),
       m_pendingPauseQuanta(0)
 {
