@@ -30,7 +30,8 @@ EthernetChannel::GetTypeId()
 }
 
 EthernetChannel::EthernetChannel()
-    : m_nDevices(0),
+    : m_context{UNKNOWN_CONTEXT, UNKNOWN_CONTEXT},
+      m_nDevices(0),
       m_inFlight(0)
 {
 }
@@ -42,28 +43,54 @@ EthernetChannel::Attach(Ptr<EthernetNetDevice> device)
     m_devices[m_nDevices++] = device;
 }
 
+/**
+ * A frame's arrival at the far end: one allocation holding the channel, the end and the
+ * frame (ns-3's MakeEvent would add a second one, for the std::function it binds them in).
+ */
+class EthernetChannel::FrameArrival : public EventImpl
+{
+  public:
+    FrameArrival(EthernetChannel* channel, Ptr<EthernetNetDevice> dst, Ptr<const Packet> frame)
+        : m_channel(channel),
+          m_dst(dst),
+          m_frame(frame)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_channel->Deliver(m_dst, m_frame);
+    }
+
+  private:
+    EthernetChannel* m_channel;
+    Ptr<EthernetNetDevice> m_dst;
+    Ptr<const Packet> m_frame;
+};
+
 void
 EthernetChannel::TransmitStart(Ptr<const Packet> frame, Ptr<EthernetNetDevice> src, Time txTime)
 {
-    Ptr<EthernetNetDevice> dst = GetPeer(src);
-    NS_ASSERT_MSG(dst, "transmit on a link with one end unattached");
+    NS_ASSERT_MSG(m_nDevices == 2, "transmit on a link with one end unattached");
+    const std::size_t to = (m_devices[0] == src) ? 1 : 0;
+    if (m_context[to] == UNKNOWN_CONTEXT)
+    {
+        m_context[to] = m_devices[to]->GetNode()->GetId(); // a device never changes node
+    }
     ++m_inFlight;
-    // A host's receive path strips headers from what it gets, so it gets its own copy; a
-    // switch relays frames unchanged (it copies only to flood), so it gets this one.
-    Ptr<Packet> delivered = dst->IsSwitchPort() ? ConstCast<Packet>(frame) : frame->Copy();
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+    Simulator::ScheduleWithContext(m_context[to],
                                    txTime + m_delay,
-                                   &EthernetChannel::Deliver,
-                                   this,
-                                   dst,
-                                   delivered);
+                                   new FrameArrival(this, m_devices[to], frame));
 }
 
 void
-EthernetChannel::Deliver(Ptr<EthernetNetDevice> dst, Ptr<Packet> frame)
+EthernetChannel::Deliver(Ptr<EthernetNetDevice> dst, Ptr<const Packet> frame)
 {
     --m_inFlight;
-    dst->Receive(frame);
+    // A host's receive path strips headers from what it gets, so it gets its own copy; a
+    // switch relays frames unchanged (it copies only to flood), so it gets this one.
+    dst->Receive(dst->IsSwitchPort() ? ConstCast<Packet>(frame) : frame->Copy());
 }
 
 std::size_t

@@ -81,10 +81,20 @@ class EthernetChannel : public Channel
     uint32_t GetFramesInFlight() const;
 
   private:
-    void Deliver(Ptr<EthernetNetDevice> dst, Ptr<Packet> frame);
+    class FrameArrival;
+
+    /**
+     * Hand @p frame to @p dst, when its last bit arrives (TransmitStart's event).
+     * @param dst the receiving end
+     * @param frame the frame as it was put on the wire
+     */
+    void Deliver(Ptr<EthernetNetDevice> dst, Ptr<const Packet> frame);
+
+    static constexpr uint32_t UNKNOWN_CONTEXT = 0xffffffff; //!< before the end's first frame
 
     Time m_delay;
     std::array<Ptr<EthernetNetDevice>, 2> m_devices;
+    std::array<uint32_t, 2> m_context; //!< each end's node id: the simulator's event context
     std::size_t m_nDevices;
     uint32_t m_inFlight;
 };
