@@ -121,6 +121,10 @@ class CbrTestCase : public TestCase
         {
             ++m_bad;
         }
+        for (std::size_t i = UdpFlowSource::HEADER_BYTES; i < b.size(); ++i)
+        {
+            m_bad += b[i] != 0; // the rest of the payload is zeros, as the testbed's tools send
+        }
         m_seqs.insert(seq);
     }
 
