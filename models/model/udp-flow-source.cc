@@ -170,35 +170,8 @@ UdpFlowSource::GetTypeId()
 }
 
 UdpFlowSource::UdpFlowSource()
-    : m_payloadSize(1472),
-      m_maxRate(false),
-      m_pattern("cbr"),
-      m_flowId(0),
-      m_blocking(false),
-      m_fastPath(false),
-      m_mtu(0),
-      m_multicastTtl(1),
-      m_kind(CBR),
-      m_burst(1),
-      m_startBurst(0),
-      m_frames{0, 0, 0},
-      m_running(false),
-      m_traceConnected(false),
-      m_units(0),
-      m_seq(0),
-      m_deviceSeen(0),
-      m_deviceDropped(0),
-      m_waiting(false),
-      m_sent(0),
-      m_failures(0)
 {
     NS_LOG_FUNCTION(this);
-    m_seed = 1;
-    m_rng = lanloss_rng{};
-    m_meanGapNs = 0;
-    m_offsetNs = 0;
-    m_sendByteCost = 0;
-    m_sendPacketCost = 0;
 }
 
 UdpFlowSource::~UdpFlowSource() = default;
@@ -327,7 +300,7 @@ UdpFlowSource::StartApplication()
         mtu = m_device ? m_device->GetMtu() : 1500;
     }
     m_frames = ethernet::UdpDatagramFrames(m_payloadSize, mtu);
-    m_payload.assign(std::min(m_payloadSize, HEADER_BYTES), 0);
+    m_headerBytes = std::min(m_payloadSize, HEADER_BYTES);
 
     m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     if (m_device)
@@ -563,11 +536,11 @@ UdpFlowSource::MakePayload(const WireHeader& h)
 {
     // Only the header's bytes are stored; the rest of the payload is zeros, kept as the
     // buffer's zero area, which ns-3 writes out as zeros but never allocates or copies.
-    WriteHeader(m_payload.data(), m_payload.size(), h);
-    Ptr<Packet> packet = Create<Packet>(m_payload.data(), m_payload.size());
-    if (m_payloadSize > m_payload.size())
+    WriteHeader(m_header.data(), m_headerBytes, h);
+    Ptr<Packet> packet = Create<Packet>(m_header.data(), m_headerBytes);
+    if (m_payloadSize > m_headerBytes)
     {
-        packet->AddAtEnd(Create<Packet>(m_payloadSize - m_payload.size()));
+        packet->AddAtEnd(Create<Packet>(m_payloadSize - m_headerBytes));
     }
     return packet;
 }

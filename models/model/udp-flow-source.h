@@ -24,9 +24,9 @@
 #include "ns3/ptr.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace ns3
 {
@@ -196,62 +196,62 @@ class UdpFlowSource : public Application
     void DeviceMacTx(Ptr<const Packet> packet);
     void DeviceMacTxDrop(Ptr<const Packet> packet);
 
-    // Attributes
-    Address m_remote;
-    uint32_t m_payloadSize;
+    // What every datagram reads and writes (SendDue, Due, MustWait, SendOne, Advance and
+    // the device's traces) comes first and together: at thousands of hosts a source has
+    // gone cold by its next datagram, so each cache line it touches is a miss.
+    bool m_running = false;
+    bool m_maxRate = false;
+    bool m_blocking = false;
+    bool m_waiting = false;
+    PatternKind m_kind = CBR;
+    uint32_t m_burst = 1;      //!< datagrams per burst (1 for cbr and poisson)
+    uint32_t m_startBurst = 0; //!< datagrams sent back to back at the start, before the pattern
+    uint32_t m_payloadSize = 1472;
+    uint32_t m_flowId = 0;
+    ethernet::DatagramFrames m_frames{0, 0, 0};
     DataRate m_rate;
-    bool m_maxRate;
-    std::string m_pattern;
-    uint32_t m_flowId;
-    bool m_blocking;
-    Ptr<EthernetNetDevice> m_device;
-    bool m_fastPath;
-    uint32_t m_mtu;
-    uint8_t m_multicastTtl;
-
-    PatternKind m_kind;
-    uint32_t m_burst; //!< datagrams per burst (1 for cbr and poisson)
-    uint32_t m_startBurst; //!< datagrams sent back to back at the start, before the pattern
-    uint64_t m_seed;          //!< run seed: the Poisson stream is (m_seed, m_flowId)
-    lanloss_rng m_rng;        //!< the Poisson gaps (lanloss-schedule.h)
-    double m_meanGapNs;       //!< Poisson: the mean gap, ns
-
-    Ptr<Socket> m_socket;
-    UdpFastSender m_fastSender; //!< ready where FastPath may bypass the socket
-    ethernet::DatagramFrames m_frames;
-    std::vector<uint8_t> m_payload; //!< the payload's header bytes, rewritten per datagram
-    bool m_running;
-    bool m_traceConnected;
-    EventId m_sendEvent;
-    EventId m_retryEvent;
 
     // Schedule: due(m_seq) = m_anchor + m_units periods (cbr, burst) or + m_offset (poisson).
     Time m_anchor;
-    uint64_t m_units;
-    double m_offsetNs; //!< Poisson: the exact offset from m_anchor, ns (as lanloss-send's)
+    uint64_t m_units = 0;
+    double m_offsetNs = 0; //!< Poisson: the exact offset from m_anchor, ns (as lanloss-send's)
+    double m_meanGapNs = 0; //!< Poisson: the mean gap, ns
+    lanloss_rng m_rng{};    //!< the Poisson gaps (lanloss-schedule.h)
 
-    uint64_t m_seq;           //!< next sequence number
-    uint64_t m_deviceSeen;    //!< 1 + seq of the last own datagram the device took (0 = none)
-    uint64_t m_deviceDropped; //!< 1 + seq of the last own datagram the device dropped
-    bool m_waiting;
-    Time m_waitStart;
-
-    uint64_t m_sent;
-    uint64_t m_failures;
-    Time m_blockedTime;
-    Time m_sendCost;     //!< CPU per send() call
-    double m_sendByteCost; //!< CPU per payload byte, seconds
-    double m_sendPacketCost; //!< seconds per frame (IP fragment) of a datagram
-    Time m_cpuFreeAt;    //!< the end of the send() call in progress
-    Time m_sendCpu;      //!< CPU spent in send() calls so far
-    Time m_firstSend;
-    Time m_lastSend;
-
-    SendStamps m_stamps;
-    uint64_t m_callSeq = 0;        //!< 1 + the seq whose send() call began at m_callStart
+    uint64_t m_seq = 0;           //!< next sequence number
+    uint64_t m_deviceSeen = 0;    //!< 1 + seq of the last own datagram the device took (0 = none)
+    uint64_t m_deviceDropped = 0; //!< 1 + seq of the last own datagram the device dropped
+    Time m_cpuFreeAt;             //!< the end of the send() call in progress
+    Time m_sendCost;              //!< CPU per send() call
+    double m_sendByteCost = 0;    //!< CPU per payload byte, seconds
+    double m_sendPacketCost = 0;  //!< seconds per frame (IP fragment) of a datagram
+    Time m_sendCpu;               //!< CPU spent in send() calls so far
+    uint64_t m_callSeq = 0;       //!< 1 + the seq whose send() call began at m_callStart
     Time m_callStart;
-
+    uint64_t m_sent = 0;
+    Time m_lastSend;
+    EventId m_sendEvent;
+    uint32_t m_headerBytes = 0; //!< the payload's header bytes: min(payload, HEADER_BYTES)
+    std::array<uint8_t, HEADER_BYTES> m_header{}; //!< rewritten per datagram
+    UdpFastSender m_fastSender; //!< ready where FastPath may bypass the socket
+    Ptr<EthernetNetDevice> m_device;
     TracedCallback<Ptr<const Packet>> m_txTrace;
+    SendStamps m_stamps;
+
+    // Attributes and state read at start, on a wait, a failure or at the end
+    Address m_remote;
+    std::string m_pattern = "cbr";
+    bool m_fastPath = false;
+    bool m_traceConnected = false;
+    uint32_t m_mtu = 0;
+    uint8_t m_multicastTtl = 1;
+    uint64_t m_seed = 1;     //!< run seed: the Poisson stream is (m_seed, m_flowId)
+    Ptr<Socket> m_socket;
+    EventId m_retryEvent;
+    Time m_waitStart;
+    uint64_t m_failures = 0;
+    Time m_blockedTime;
+    Time m_firstSend;
     TracedCallback<Ptr<const Packet>> m_txFailureTrace;
 };
 
