@@ -183,6 +183,7 @@ UdpFlowSource::DoDispose()
     m_sendEvent.Cancel();
     m_retryEvent.Cancel();
     m_socket = nullptr;
+    m_zeros = nullptr;
     m_device = nullptr;
     Application::DoDispose();
 }
@@ -301,6 +302,8 @@ UdpFlowSource::StartApplication()
     }
     m_frames = ethernet::UdpDatagramFrames(m_payloadSize, mtu);
     m_headerBytes = std::min(m_payloadSize, HEADER_BYTES);
+    m_zeros = m_payloadSize > m_headerBytes ? Create<Packet>(m_payloadSize - m_headerBytes)
+                                            : nullptr;
 
     m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     if (m_device)
@@ -538,9 +541,9 @@ UdpFlowSource::MakePayload(const WireHeader& h)
     // buffer's zero area, which ns-3 writes out as zeros but never allocates or copies.
     WriteHeader(m_header.data(), m_headerBytes, h);
     Ptr<Packet> packet = Create<Packet>(m_header.data(), m_headerBytes);
-    if (m_payloadSize > m_headerBytes)
+    if (m_zeros)
     {
-        packet->AddAtEnd(Create<Packet>(m_payloadSize - m_headerBytes));
+        packet->AddAtEnd(m_zeros);
     }
     return packet;
 }

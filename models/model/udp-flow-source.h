@@ -233,6 +233,7 @@ class UdpFlowSource : public Application
     EventId m_sendEvent;
     uint32_t m_headerBytes = 0; //!< the payload's header bytes: min(payload, HEADER_BYTES)
     std::array<uint8_t, HEADER_BYTES> m_header{}; //!< rewritten per datagram
+    Ptr<const Packet> m_zeros; //!< the rest of the payload, a zero area (null if none)
     UdpFastSender m_fastSender; //!< ready where FastPath may bypass the socket
     Ptr<EthernetNetDevice> m_device;
     TracedCallback<Ptr<const Packet>> m_txTrace;
