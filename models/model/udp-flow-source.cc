@@ -537,8 +537,9 @@ UdpFlowSource::SendDue()
 Ptr<Packet>
 UdpFlowSource::MakePayload(const WireHeader& h)
 {
-    // Only the header's bytes are stored; the rest of the payload is zeros, kept as the
-    // buffer's zero area, which ns-3 writes out as zeros but never allocates or copies.
+    // Only the header's bytes are written; the rest of the payload is the source's one
+    // zero-area packet, appended: ns-3 writes a zero area out as zeros (the testbed
+    // tools' payload) but never allocates or copies it, in this packet or its copies.
     WriteHeader(m_header.data(), m_headerBytes, h);
     Ptr<Packet> packet = Create<Packet>(m_header.data(), m_headerBytes);
     if (m_zeros)
