@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A `lanloss bed run` started in the background, for the tests that kill or signal it in
 its traffic phase (test_bed_kill.py, test_bed_restore.py, test_bed_lan.py, test_bed_ssh.py),
-and the
-kernel-wide settings such a run changes and must restore."""
+and the kernel-wide settings such a run changes and must restore."""
 
 from __future__ import annotations
 
