@@ -72,19 +72,51 @@ def _fmt(name: str, value) -> str:
 def panel_keys(table: pd.DataFrame) -> list[str]:
     """Options that vary across the table (rate and seed aside): one panel per combination.
 
-    With both sources in the table, only options both implement: what one source alone
-    needs to run a point (the simulator's ``host``) does not split the pair.
+    With both sources in the table, only options both implement and both set: what one
+    source alone needs to run a point (the simulator's ``host``) or is given alone (a study's
+    per-source setting, ``bed: {rcvbuf: 4MiB}``: ``one_source_settings``) does not split the
+    pair.
     """
-    both = "source" in table and table["source"].astype(str).nunique() > 1
+    both = _both_sources(table)
+    alone = one_source_settings(table) if both else {}
     keys = []
     for opt in vocab.OPTIONS:
-        if opt.name in NOT_A_PANEL or opt.name not in table.columns:
+        if opt.name in NOT_A_PANEL or opt.name not in table.columns or opt.name in alone:
             continue
         if both and not (opt.sim and opt.bed):
             continue
         if table[opt.name].astype(str).nunique(dropna=False) > 1:
             keys.append(opt.name)
     return keys
+
+
+def _both_sources(table: pd.DataFrame) -> bool:
+    return "source" in table and table["source"].astype(str).nunique() > 1
+
+
+def one_source_settings(table: pd.DataFrame) -> dict[str, tuple[str, list[str]]]:
+    """Options that only one source's rows set, where both sources are in the table:
+    {option: (that source, [its one value as a reader writes it])}. A grid gives an option to
+    both sources; one that only one source ever sets is a study's per-source setting, made so
+    that the pair measures the same thing (the testbed's 4 MiB socket buffer, so that the
+    switch decides as in the simulator's ideal host), and its rows share their panel. A
+    simulator host's values from its preset are not settings (``_from_preset``)."""
+    if not _both_sources(table):
+        return {}
+    out = {}
+    for opt in vocab.OPTIONS:
+        if opt.name in NOT_A_PANEL or opt.name not in table.columns or not (opt.sim and opt.bed):
+            continue
+        if table[opt.name].isna().all():
+            continue
+        is_set = table.apply(
+            lambda row, k=opt.name: not _unset(row[k]) and not _from_preset(row, k), axis=1
+        )
+        setters = table.loc[is_set, "source"].astype(str).unique()
+        values = list(dict.fromkeys(_fmt(opt.name, v) for v in table.loc[is_set, opt.name]))
+        if len(setters) == 1 and len(values) == 1:  # two values would pool two configurations
+            out[opt.name] = (str(setters[0]), values)
+    return out
 
 
 def _unset(value) -> bool:
@@ -135,6 +167,8 @@ def draw(table: pd.DataFrame, fit: dict | None = None, validation: pd.DataFrame 
     else:
         fitted.check(fit)
     keys = panel_keys(table)
+    for _, (src, values) in one_source_settings(table).items():
+        notes.append(f"{common.SOURCE_LABEL[src]} only, in the panels of both: {', '.join(values)}")
     flows = table.assign(config=_key(table, keys))
     r = common.runs(flows)
     if not r.empty:

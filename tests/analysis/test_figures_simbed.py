@@ -224,3 +224,29 @@ def test_a_simulator_host_filled_from_its_preset_does_not_split_a_panel():
     assert labels.iloc[0] == labels.iloc[1] == "recv_cpu 20"
     frame.loc[0, "rcvbuf"] = 50000.0  # chosen, not the preset's: a different point
     assert simbed._key(frame, ["rcvbuf", "recv_cpu"]).nunique() == 2
+
+
+def _pair(payload: int, bed_rcvbuf: float | None) -> list[dict]:
+    common = {"payload": payload, "rate": 20e6, "seed": 1}
+    return [
+        {**common, "source": "sim", "host": "ideal", "rcvbuf": None},
+        {**common, "source": "bed", "host": None, "rcvbuf": bed_rcvbuf},
+    ]
+
+
+def test_a_setting_only_the_testbed_has_shares_the_simulators_panel():
+    """A study's `bed: {rcvbuf: 4MiB}` (set so that the pair measures the same thing) leaves
+    the testbed's 64-byte points in the simulator's 64-byte panel, named in a note; an option
+    both sources set still splits."""
+    frame = pd.DataFrame(_pair(1472, None) + _pair(64, 4194304.0))
+    assert simbed.one_source_settings(frame) == {"rcvbuf": ("bed", ["rcvbuf 4096KiB"])}
+    keys = simbed.panel_keys(frame)
+    assert keys == ["payload"]
+    labels = simbed._key(frame, keys)
+    assert list(labels) == ["payload 1472"] * 2 + ["payload 64"] * 2
+    two = pd.DataFrame(_pair(1472, 65536.0) + _pair(64, 4194304.0))
+    assert simbed.one_source_settings(two) == {}  # one panel would pool two configurations
+    assert simbed.panel_keys(two) == ["payload", "rcvbuf"]
+    frame.loc[2, "rcvbuf"] = 65536.0  # the simulator sets it too: a factor of both
+    assert simbed.one_source_settings(frame) == {}
+    assert simbed.panel_keys(frame) == ["payload", "rcvbuf"]
