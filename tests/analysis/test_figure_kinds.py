@@ -9,11 +9,14 @@ seed figures' kinds from real runs of the ideal and era hosts are in test_figure
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from lanloss.analysis.figures import common, evidence
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _row(declared: str, ref: float, era: float, ideal: float, relation: str = "approx") -> dict:
@@ -137,3 +140,18 @@ def test_the_summary_line_counts_the_figures_error_table():
     assert "2 of 3 (67 %) within 10 %" in line
     assert "wire-bound (not evidence of the host): 1 of 2 hold" in line
     assert "1 calibrated, 1 imposed, 1 input, 2 closed form" in line
+
+
+def test_seed003s_ideal_host_runs_where_its_predicted_rows_are_read():
+    """Every predicted row of seed 003 is read at the highest offered rate (`_at_top`, the
+    last pooled rate), so the ideal host runs there alone: at every protocol and message
+    size the era host runs, at the era host's highest rate."""
+    from lanloss import study as lstudy
+
+    points = lstudy.load(REPO / "config" / "studies" / "seed003.yaml").points_for("sim")
+    ideal = [p.params for p in points if p.params["host"] == "ideal"]
+    era = [p.params for p in points if p.params["host"] != "ideal"]
+    assert {(q["protocol"], q["payload"]) for q in ideal} == {
+        (q["protocol"], q["payload"]) for q in era
+    }
+    assert {float(q["rate"]) for q in ideal} == {max(float(q["rate"]) for q in era)}
