@@ -2,7 +2,6 @@
 #include "loss-accountant.h"
 
 #include "ns3/callback.h"
-#include "ns3/flow-seq-tag.h"
 #include "ns3/log.h"
 
 namespace ns3
@@ -33,17 +32,36 @@ LossAccountant::Key(uint32_t flow, uint64_t seq)
     return (uint64_t(flow) << 40) | seq;
 }
 
+PacketStart
+LossAccountant::StartAt(Point p)
+{
+    // What each point's trace source gives: the payload a socket refused, the frames a
+    // device or switch dropped, the IPv4 packets of the receiving host's model and stack.
+    switch (p)
+    {
+    case SENDER_SOCKET:
+        return PacketStart::PAYLOAD;
+    case SENDER_QUEUE:
+    case SWITCH_INGRESS:
+    case SWITCH_EGRESS:
+    case RX_ERROR:
+        return PacketStart::ETHERNET;
+    default:
+        return PacketStart::IPV4;
+    }
+}
+
 void
 LossAccountant::Record(Point point, Ptr<const Packet> packet)
 {
     ++m_frameDrops[point];
-    FlowSeqTag tag;
-    if (!packet->PeekPacketTag(tag))
+    DatagramId id;
+    if (!IdentifyDatagram(packet, StartAt(point), id))
     {
         ++m_untagged;
         return;
     }
-    m_first.emplace(Key(tag.GetFlowId(), tag.GetSeq()), static_cast<uint8_t>(point));
+    m_first.emplace(Key(id.flow, id.seq), static_cast<uint8_t>(point));
 }
 
 void

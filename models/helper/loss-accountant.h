@@ -7,6 +7,7 @@
 #ifndef LANLOSS_LOSS_ACCOUNTANT_H
 #define LANLOSS_LOSS_ACCOUNTANT_H
 
+#include "ns3/datagram-id.h"
 #include "ns3/ethernet-net-device.h"
 #include "ns3/ethernet-switch-net-device.h"
 #include "ns3/ipv4-l3-protocol.h"
@@ -30,8 +31,9 @@ namespace ns3
  * Subscribes to the drop trace sources of hosts, switches and IPv4 and keeps,
  * for every (flow, seq) datagram that lost a frame, the first drop point that
  * did it (a datagram is lost once, even if several of its fragments are
- * dropped). Datagrams are identified by their FlowSeqTag; untagged frames
- * (ARP, PAUSE) are counted separately and never enter the conservation.
+ * dropped). Datagrams are identified by their payload header or their
+ * FlowSeqTag (IdentifyDatagram); frames that name none (ARP, PAUSE) are
+ * counted separately and never enter the conservation.
  *
  * The drop point names are the run record's (docs/architecture.md), so the ns-3 API and
  * `lanloss sim run` report the same numbers.
@@ -60,6 +62,13 @@ class LossAccountant : public SimpleRefCount<LossAccountant>
      * @return its name in the run record ("sender_socket", ..., "socket_rcvbuf")
      */
     static const char* PointName(Point p);
+    /**
+     * @param p a drop point
+     * @return where the packets its trace source gives start (the payload at
+     *         sender_socket, the frame at the sender's queue, the switch and rx_error, the
+     *         IPv4 packet at the receiving host's points)
+     */
+    static PacketStart StartAt(Point p);
 
     /**
      * A sending host's NIC: transmit-queue drops are `sender_queue`.
@@ -107,10 +116,11 @@ class LossAccountant : public SimpleRefCount<LossAccountant>
 
     /**
      * Record a drop of the datagram this packet (or fragment) belongs to: counted as a
-     * frame drop at @p point; a tagged one also names its datagram's drop point, unless
-     * an earlier drop already did (the first point wins).
+     * frame drop at @p point; one that names its datagram (IdentifyDatagram, through the
+     * headers StartAt(point) says it has) also names the datagram's drop point, unless an
+     * earlier drop already did (the first point wins).
      * @param point where it was dropped
-     * @param packet the dropped frame or packet (its FlowSeqTag names the datagram)
+     * @param packet the dropped frame or packet
      */
     void Record(Point point, Ptr<const Packet> packet);
     /**
@@ -139,7 +149,7 @@ class LossAccountant : public SimpleRefCount<LossAccountant>
 
     /** @return frames dropped at each point, tagged or not (diagnostics) */
     const std::array<uint64_t, N_POINTS>& FrameDrops() const;
-    /** @return dropped frames without a FlowSeqTag (ARP, PAUSE), never in the
+    /** @return dropped frames that name no datagram (ARP, PAUSE), never in the
      *          conservation */
     uint64_t UntaggedDrops() const;
     /** @return IPv4 drops other than reassembly timeouts (should be 0) */

@@ -18,10 +18,11 @@ namespace ns3
 /**
  * @ingroup lanloss
  * Flow id, sequence number and send time of one UDP datagram, carried as a
- * *packet* tag. IPv4 fragmentation copies packet tags to every fragment and
- * reassembly keeps the first fragment's, so every drop point (device queue,
- * switch, NIC, reassembly, socket) can say which datagram of which flow it
- * dropped, and the sink can measure latency without parsing the payload.
+ * *packet* tag where the datagram's bytes cannot name every frame of it (a
+ * fragmented datagram, a payload shorter than UdpFlowSource's header). IPv4
+ * fragmentation copies packet tags to every fragment and reassembly keeps the
+ * first fragment's, so every drop point (device queue, switch, NIC, reassembly,
+ * socket) can say which datagram of which flow it dropped (IdentifyDatagram).
  */
 class FlowSeqTag : public Tag
 {

@@ -94,7 +94,7 @@ HostSocket::GetTypeId()
             .AddTraceSource("SocketDrop",
                             "A datagram was dropped because the receive buffer was full "
                             "(Udp RcvbufErrors); the packet is its first frame (IPv4 header "
-                            "on, FlowSeqTag kept).",
+                            "on, tags kept).",
                             MakeTraceSourceAccessor(&HostSocket::m_dropTrace),
                             "ns3::Packet::TracedCallback");
     return tid;

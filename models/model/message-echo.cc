@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "message-echo.h"
 
-#include "flow-seq-tag.h"
+#include "datagram-id.h"
 #include "host-cpu.h"
 #include "lanloss-linux-rx.h"
 
@@ -51,7 +51,7 @@ MessageEcho::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("MessageSize",
                           "Bytes per message of a stream (TCP); 0: each read is one "
-                          "message (a UDP datagram, named by its FlowSeqTag).",
+                          "message (a UDP datagram, named as IdentifyDatagram names it).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&MessageEcho::m_messageSize),
                           MakeUintegerChecker<uint32_t>())
@@ -137,10 +137,10 @@ MessageEcho::Read(Ptr<const Packet> data, const Address& from)
 {
     if (m_messageSize == 0)
     {
-        FlowSeqTag tag;
-        if (data->PeekPacketTag(tag) && tag.GetFlowId() == m_flowId)
+        DatagramId id;
+        if (IdentifyDatagram(data, PacketStart::PAYLOAD, id) && id.flow == m_flowId)
         {
-            Enqueue(tag.GetSeq());
+            Enqueue(id.seq);
         }
         return;
     }

@@ -32,7 +32,7 @@ class Socket;
  * UDP port 8888, where EchoTimer times the round trip).
  *
  * Messages come from the reader's Rx trace, connected to Read: with MessageSize 0 each
- * call is one message (a UDP datagram: its FlowSeqTag names it; datagrams of flows other
+ * call is one message (a UDP datagram: IdentifyDatagram names it; datagrams of flows other
  * than FlowId are not echoed here), otherwise the calls are a
  * byte stream (TCP) and message k is complete once (k + 1) * MessageSize bytes were read.
  * A complete message joins a queue of at most QueueSize entries (a full queue refuses it:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "udp-flow-sink.h"
 
-#include "flow-seq-tag.h"
+#include "datagram-id.h"
 #include "udp-fast-path.h"
 #include "udp-flow-source.h"
 
@@ -171,30 +171,14 @@ UdpFlowSink::Read(Ptr<Packet> packet, const Address& from)
 void
 UdpFlowSink::Account(Ptr<Packet> packet)
 {
-    uint32_t flowId;
-    uint64_t seq;
-    Time sent;
-    FlowSeqTag tag;
-    UdpFlowSource::WireHeader header;
-    if (packet->PeekPacketTag(tag))
-    {
-        flowId = tag.GetFlowId();
-        seq = tag.GetSeq();
-        sent = tag.GetSendTime();
-    }
-    else if (UdpFlowSource::ReadHeader(packet, header))
-    {
-        flowId = header.flow;
-        seq = header.seq;
-        sent = NanoSeconds(static_cast<int64_t>(header.txNs));
-    }
-    else
+    DatagramId id;
+    if (!IdentifyDatagram(packet, PacketStart::PAYLOAD, id))
     {
         ++m_unidentified;
         return;
     }
-
-    Flow& f = m_flows[flowId];
+    const uint64_t seq = id.seq;
+    Flow& f = m_flows[id.flow];
     ++f.arrivals;
     if (seq >= f.seen.size())
     {
@@ -221,7 +205,7 @@ UdpFlowSink::Account(Ptr<Packet> packet)
     {
         f.windowBytes += packet->GetSize();
     }
-    f.latencyUs.push_back((now - sent).GetNanoSeconds() / 1000.0);
+    f.latencyUs.push_back((now - id.sent).GetNanoSeconds() / 1000.0);
 }
 
 // ---------------------------------------------------------------- results

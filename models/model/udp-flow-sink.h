@@ -27,9 +27,9 @@ class Socket;
 /**
  * @ingroup lanloss
  * Receives the datagrams of one or more UdpFlowSources on one UDP port and
- * keeps per-flow statistics (a flow is a FlowSeqTag flow id; datagrams without
- * the tag are identified by the payload header when it is present, otherwise
- * counted as unidentified).
+ * keeps per-flow statistics (a flow is UdpFlowSource's FlowId, read from the
+ * datagram's FlowSeqTag or payload header by IdentifyDatagram; a datagram with
+ * neither is counted as unidentified).
  *
  * Multicast: ns-3 3.44 IPv4 accepts every multicast group at the IP layer
  * (Ipv4L3Protocol::IsDestinationAddress) and UdpSocketImpl::MulticastJoinGroup

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "udp-flow-source.h"
 
+#include "datagram-id.h"
 #include "ethernet-net-device.h"
 #include "flow-seq-tag.h"
 
@@ -68,7 +69,7 @@ UdpFlowSource::AddFlowAttributes(TypeId& tid)
                       MakeUintegerAccessor(&UdpFlowSource::m_startBurst),
                       MakeUintegerChecker<uint32_t>())
         .AddAttribute("FlowId",
-                      "Flow identifier written into the FlowSeqTag and the payload header.",
+                      "Flow identifier written into the payload header (and the FlowSeqTag).",
                       UintegerValue(0),
                       MakeUintegerAccessor(&UdpFlowSource::m_flowId),
                       MakeUintegerChecker<uint32_t>())
@@ -268,6 +269,12 @@ UdpFlowSource::ReadHeader(Ptr<const Packet> packet, WireHeader& h)
     }
     uint8_t buf[HEADER_BYTES];
     packet->CopyData(buf, HEADER_BYTES);
+    return ParseHeader(buf, h);
+}
+
+bool
+UdpFlowSource::ParseHeader(const uint8_t* buf, WireHeader& h)
+{
     h = WireHeader{0, 0, 0, 0};
     for (int i = 0; i < 8; ++i)
     {
@@ -563,7 +570,10 @@ UdpFlowSource::SendOne()
     m_sendCpu += cost;
     Ptr<Packet> packet = MakePayload(
         WireHeader{seq, static_cast<uint64_t>(now.GetNanoSeconds()), m_flowId, HEADER_MAGIC});
-    packet->AddPacketTag(FlowSeqTag(m_flowId, seq, now));
+    if (m_frames.fragments > 1 || m_headerBytes < HEADER_BYTES)
+    {
+        packet->AddPacketTag(FlowSeqTag(m_flowId, seq, now)); // what the bytes cannot name
+    }
     m_stamps.Record(seq, m_callStart);
     if (m_fastSender.IsReady())
     {
@@ -591,20 +601,20 @@ UdpFlowSource::SendOne()
 void
 UdpFlowSource::DeviceMacTx(Ptr<const Packet> packet)
 {
-    FlowSeqTag tag;
-    if (packet->PeekPacketTag(tag) && tag.GetFlowId() == m_flowId)
+    DatagramId id;
+    if (IdentifyDatagram(packet, PacketStart::IPV4, id) && id.flow == m_flowId)
     {
-        m_deviceSeen = tag.GetSeq() + 1;
+        m_deviceSeen = id.seq + 1;
     }
 }
 
 void
-UdpFlowSource::DeviceMacTxDrop(Ptr<const Packet> packet)
+UdpFlowSource::DeviceMacTxDrop(Ptr<const Packet> frame)
 {
-    FlowSeqTag tag;
-    if (packet->PeekPacketTag(tag) && tag.GetFlowId() == m_flowId)
+    DatagramId id;
+    if (IdentifyDatagram(frame, PacketStart::ETHERNET, id) && id.flow == m_flowId)
     {
-        m_deviceDropped = tag.GetSeq() + 1;
+        m_deviceDropped = id.seq + 1;
     }
 }
 

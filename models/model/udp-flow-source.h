@@ -43,12 +43,15 @@ class Socket;
  * host's transmit queue accepts them (MaxRate, as netperf UDP_STREAM with a
  * blocking socket).
  *
- * Every datagram carries a FlowSeqTag (flow, seq, send time) as a packet tag,
- * and, when PayloadSize >= 24, the testbed tools' header in its first 24
- * payload bytes (little-endian: seq u64, tx_ns u64, flow u32, magic u32 =
- * LANLOSS_MAGIC; lanloss-wire-format.h), so that captures of the sim and the
+ * When PayloadSize >= 24, a datagram carries the testbed tools' header in its
+ * first 24 payload bytes (little-endian: seq u64, tx_ns u64, flow u32, magic u32
+ * = LANLOSS_MAGIC; lanloss-wire-format.h), so that captures of the sim and the
  * testbed read alike. As there, a payload of 8 to 23 bytes carries the seq
- * only and a shorter one nothing; the rest of the payload is zeros.
+ * only and a shorter one nothing; the rest of the payload is zeros. A datagram
+ * whose bytes cannot name every frame of it also carries a FlowSeqTag (flow,
+ * seq, send time) as a packet tag: one shorter than the header, and one sent in
+ * fragments (the later fragments carry no header). IdentifyDatagram reads
+ * either (datagram-id.h).
  * Sequence numbers count send attempts: a datagram whose Send fails still
  * uses its seq, so seqs 0 .. GetSent() + GetSendFailures() - 1 were used and
  * the scenario can attribute the missing one to sender_socket (TxFailure
@@ -111,6 +114,13 @@ class UdpFlowSource : public Application
      * @return false if the packet is shorter or the magic does not match
      */
     static bool ReadHeader(Ptr<const Packet> packet, WireHeader& h);
+    /**
+     * Read the header from HEADER_BYTES bytes.
+     * @param buf the payload's first HEADER_BYTES bytes
+     * @param h where the header is put
+     * @return false if the magic does not match
+     */
+    static bool ParseHeader(const uint8_t* buf, WireHeader& h);
 
     /**
      * @brief Get the type ID.
@@ -193,8 +203,10 @@ class UdpFlowSource : public Application
     void StartWaiting();
     void StopWaiting();
     void DeviceTxBegin(Ptr<const Packet> frame);
+    /** The device's MacTx: @p packet is the IPv4 packet it was given. */
     void DeviceMacTx(Ptr<const Packet> packet);
-    void DeviceMacTxDrop(Ptr<const Packet> packet);
+    /** The device's MacTxDrop: @p frame has its MAC header. */
+    void DeviceMacTxDrop(Ptr<const Packet> frame);
 
     // What every datagram reads and writes (SendDue, Due, MustWait, SendOne, Advance and
     // the device's traces) comes first and together: at thousands of hosts a source has

@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
+#include "ns3/datagram-id.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/ethernet-channel.h"
 #include "ns3/ethernet-header.h"
@@ -34,6 +35,8 @@
 #include "ns3/test.h"
 #include "ns3/udp-flow-sink.h"
 #include "ns3/udp-flow-source.h"
+#include "ns3/udp-header.h"
+#include "ns3/lanloss-wire-format.h"
 #include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
 
@@ -145,6 +148,123 @@ class FlowSeqTagTestCase : public TestCase
     }
 };
 
+/**
+ * IdentifyDatagram on packets built header by header: the payload header names a datagram
+ * through an Ethernet (and an 802.1Q) header, an IPv4 header with options and a UDP header;
+ * a tag wins over the bytes; a later fragment, another protocol, another EtherType or a
+ * payload without the magic names none.
+ */
+class IdentifyDatagramTestCase : public TestCase
+{
+  public:
+    IdentifyDatagramTestCase()
+        : TestCase("IdentifyDatagram reads the payload header through the headers, tags first")
+    {
+    }
+
+  private:
+    static Ptr<Packet> Payload(uint64_t seq)
+    {
+        std::vector<uint8_t> b(100, 0);
+        UdpFlowSource::WriteHeader(b.data(), b.size(), {seq, 123456789, 42, LANLOSS_MAGIC});
+        return Create<Packet>(b.data(), b.size());
+    }
+
+    static Ptr<Packet> Ipv4(Ptr<Packet> p, uint8_t protocol, uint16_t offset, uint8_t optionWords)
+    {
+        UdpHeader udp;
+        udp.SetDestinationPort(5001);
+        p->AddHeader(udp);
+        // An IPv4 header written as bytes: options make IHL > 5, which Ipv4Header cannot.
+        const uint32_t len = 20 + 4 * optionWords;
+        std::vector<uint8_t> h(len, 0);
+        h[0] = 0x40 | (5 + optionWords);
+        h[6] = offset >> 8;
+        h[7] = offset & 0xFF;
+        h[8] = 64;
+        h[9] = protocol;
+        Ptr<Packet> ip = Create<Packet>(h.data(), h.size());
+        ip->AddAtEnd(p);
+        return ip;
+    }
+
+    static Ptr<Packet> Frame(Ptr<Packet> ip, bool vlan, uint16_t type = 0x0800)
+    {
+        std::vector<uint8_t> mac(vlan ? 18 : 14, 0);
+        const std::size_t at = vlan ? 16 : 12;
+        if (vlan)
+        {
+            mac[12] = 0x81;
+        }
+        mac[at] = type >> 8;
+        mac[at + 1] = type & 0xFF;
+        Ptr<Packet> f = Create<Packet>(mac.data(), mac.size());
+        f->AddAtEnd(ip);
+        return f;
+    }
+
+    void DoRun() override
+    {
+        DatagramId id;
+        NS_TEST_ASSERT_MSG_EQ(IdentifyDatagram(Payload(7), PacketStart::PAYLOAD, id), true, "");
+        NS_TEST_ASSERT_MSG_EQ(id.flow, 42, "flow from the header");
+        NS_TEST_ASSERT_MSG_EQ(id.seq, 7, "seq from the header");
+        NS_TEST_ASSERT_MSG_EQ(id.sent, NanoSeconds(123456789), "send time from the header");
+
+        const Ptr<Packet> ip = Ipv4(Payload(8), 17, 0, 0);
+        NS_TEST_ASSERT_MSG_EQ((IdentifyDatagram(ip, PacketStart::IPV4, id) && id.seq == 8),
+                              true,
+                              "through IPv4 and UDP");
+        const Ptr<Packet> options = Ipv4(Payload(9), 17, 0, 3);
+        NS_TEST_ASSERT_MSG_EQ((IdentifyDatagram(options, PacketStart::IPV4, id) && id.seq == 9),
+                              true,
+                              "through an IPv4 header with 12 bytes of options");
+        NS_TEST_ASSERT_MSG_EQ(
+            (IdentifyDatagram(Frame(Ipv4(Payload(10), 17, 0, 0), false), PacketStart::ETHERNET, id) &&
+             id.seq == 10),
+            true,
+            "through the MAC header");
+        NS_TEST_ASSERT_MSG_EQ(
+            (IdentifyDatagram(Frame(Ipv4(Payload(11), 17, 0, 3), true), PacketStart::ETHERNET, id) &&
+             id.seq == 11),
+            true,
+            "through an 802.1Q tag and IPv4 options");
+
+        // Names none: a frame read as a payload, a later fragment (offset 185 x 8 bytes), the
+        // first fragment's flags alone do not matter (MF set, offset 0: it has the header),
+        // TCP, ARP's EtherType, a payload without the magic, a packet too short.
+        NS_TEST_ASSERT_MSG_EQ(IdentifyDatagram(ip, PacketStart::PAYLOAD, id), false, "");
+        NS_TEST_ASSERT_MSG_EQ(IdentifyDatagram(Ipv4(Payload(1), 17, 185, 0), PacketStart::IPV4, id),
+                              false,
+                              "a later fragment");
+        NS_TEST_ASSERT_MSG_EQ(
+            (IdentifyDatagram(Ipv4(Payload(12), 17, 0x2000, 0), PacketStart::IPV4, id) && id.seq == 12),
+            true,
+            "a first fragment");
+        NS_TEST_ASSERT_MSG_EQ(IdentifyDatagram(Ipv4(Payload(1), 6, 0, 0), PacketStart::IPV4, id),
+                              false,
+                              "TCP");
+        NS_TEST_ASSERT_MSG_EQ(
+            IdentifyDatagram(Frame(Ipv4(Payload(1), 17, 0, 0), false, 0x0806), PacketStart::ETHERNET, id),
+            false,
+            "ARP's EtherType");
+        NS_TEST_ASSERT_MSG_EQ(IdentifyDatagram(Create<Packet>(100), PacketStart::PAYLOAD, id),
+                              false,
+                              "zeros: no magic");
+        NS_TEST_ASSERT_MSG_EQ(IdentifyDatagram(Create<Packet>(10), PacketStart::ETHERNET, id),
+                              false,
+                              "shorter than a MAC header");
+
+        // A tag names the datagram whatever the bytes, and before them.
+        Ptr<Packet> later = Ipv4(Payload(1), 17, 185, 0);
+        later->AddPacketTag(FlowSeqTag(5, 99, NanoSeconds(3)));
+        NS_TEST_ASSERT_MSG_EQ(IdentifyDatagram(later, PacketStart::IPV4, id), true, "tagged");
+        NS_TEST_ASSERT_MSG_EQ((id.flow == 5 && id.seq == 99 && id.sent == NanoSeconds(3)),
+                              true,
+                              "the tag's name, not the bytes'");
+    }
+};
+
 /** The lanloss-udp-sink suite. */
 class LanlossUdpSinkTestSuite : public TestSuite
 {
@@ -153,6 +273,7 @@ class LanlossUdpSinkTestSuite : public TestSuite
         : TestSuite("lanloss-udp-sink", Type::UNIT)
     {
         AddTestCase(new FlowSeqTagTestCase, Duration::QUICK);
+        AddTestCase(new IdentifyDatagramTestCase, Duration::QUICK);
         AddTestCase(new SinkStatsTestCase, Duration::QUICK);
     }
 };
