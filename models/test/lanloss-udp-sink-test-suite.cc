@@ -173,7 +173,7 @@ class IdentifyDatagramTestCase : public TestCase
     static Ptr<Packet> Ipv4(Ptr<Packet> p, uint8_t protocol, uint16_t offset, uint8_t optionWords)
     {
         UdpHeader udp;
-        udp.SetDestinationPort(5001);
+        udp.SetDestinationPort(LANLOSS_PORT);
         p->AddHeader(udp);
         // An IPv4 header written as bytes: options make IHL > 5, which Ipv4Header cannot.
         const uint32_t len = 20 + 4 * optionWords;
