@@ -19,7 +19,6 @@ constexpr uint16_t ETHERTYPE_VLAN = 0x8100;
 constexpr uint32_t VLAN_TAG_BYTES = 4;
 constexpr uint32_t IPV4_MAX_HEADER_BYTES = 60;
 constexpr uint32_t UDP_HEADER_BYTES = 8;
-constexpr uint8_t IPPROTO_UDP_NUMBER = 17;
 // The most bytes before the end of the payload header, from each start.
 constexpr uint32_t MOST_FROM_IPV4 =
     IPV4_MAX_HEADER_BYTES + UDP_HEADER_BYTES + UdpFlowSource::HEADER_BYTES;
@@ -79,7 +78,7 @@ SkipIpv4Udp(const uint8_t* buf, uint32_t n, uint32_t& at)
     const uint8_t versionIhl = buf[at];
     const uint32_t ihl = (versionIhl & 0x0F) * 4u;
     const uint16_t fragmentOffset = Be16(buf + at + 6) & 0x1FFF;
-    if ((versionIhl >> 4) != 4 || ihl < 20 || buf[at + 9] != IPPROTO_UDP_NUMBER ||
+    if ((versionIhl >> 4) != 4 || ihl < 20 || buf[at + 9] != ethernet::IPPROTO_UDP_NUMBER ||
         fragmentOffset != 0)
     {
         return false;
