@@ -156,6 +156,10 @@ class Preset:
     lock: SocketLock = SocketLock()
     smt: Smt = Smt()
     clock: GuestClock = GuestClock()
+    # Linux 2.4 to 4.13 (tcp_low_latency 0): a TCP segment that arrives while the reader is
+    # in recv() is copied straight into its buffer (the prequeue), so the ACK advertises
+    # the window after the copy (HostTcpReader DirectCopy). Removed in 4.14.
+    tcp_prequeue: bool = False
 
 
 # The e1000-2008 PC (seed 000's era), which seed 000's client shares but for its read cost.
@@ -276,6 +280,7 @@ TABLE: dict[str, Preset] = {
         "seed 000's 2008 PC, e1000, one core",
         _E1000_2008,
         _E1000_NIC,
+        tcp_prequeue=True,  # Linux 2.6
     ),
     "modern": Preset(
         "igb-class, 4 cores",
@@ -315,6 +320,7 @@ TABLE: dict[str, Preset] = {
         # the e1000-2008 PC, but for the client's cost per datagram read
         {**_E1000_2008, "read_cost": 13.71e-6},
         _E1000_NIC,
+        tcp_prequeue=True,  # e1000-2008's Linux 2.6
     ),
     "qemu-e1000": Preset(
         f"a QEMU guest at -icount shift {QEMU_E1000_SHIFT}: emulated 82545EM, Linux 6.1, one vCPU",
@@ -361,6 +367,7 @@ TABLE: dict[str, Preset] = {
         # a 2003 100 Mbit/s PCI NIC (Intel 8255x-class): 32-bit 33 MHz PCI, no interrupt
         # moderation, no flow control by default; the e1000 family's pause constants.
         Nic(1_064_000_000, 0.5, 0x0680, 0x0340, False),
+        tcp_prequeue=True,  # Linux 2.4.21 (the seed's server)
     ),
     "xeon-2002": Preset(
         "seed 002's 2002 servers: e1000 on PCI-X, the TCP receive path on one CPU",
@@ -384,6 +391,8 @@ TABLE: dict[str, Preset] = {
         },
         # 82545 on 64-bit 133 MHz PCI-X (8.5 Gbit/s); e1000's pause constants.
         Nic(8_500_000_000, 0.4, 0x0680, 0x0340, False),
+        # The summary names no OS: the netperf servers taken as Linux 2.4, as seed 001's.
+        tcp_prequeue=True,
     ),
     "java-2015": Preset(
         "seed 003's 2015 PCs with a Java receiver: 4 cores, igb-class NIC",
@@ -398,6 +407,7 @@ TABLE: dict[str, Preset] = {
         },
         # an igb/e1000e-class NIC on PCIe (the modern preset's family)
         Nic(16_000_000_000, 0.4, 0xFFFF, 0x7FFF, True),
+        tcp_prequeue=True,  # Linux of 2015 (3.x-4.x: before 4.14)
     ),
     "x3440-2010": Preset(
         "seed 004's Xeon X3440, 82574L, 4 cores",
@@ -437,6 +447,7 @@ TABLE: dict[str, Preset] = {
         # Technology Architecture and Microarchitecture", Intel Technology Journal 6(1),
         # 2002): each sibling at 0.65 of the core while both run.
         Smt(threads=2, share=0.65),
+        tcp_prequeue=True,  # Linux 2.6.32
     ),
 }
 

@@ -178,6 +178,7 @@ InstallTcpReader(const ScenarioOptions& o,
     reader->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
     reader->SetAttribute("ReadCost", TimeValue(v.readCost));
     reader->SetAttribute("ReadByteCost", DoubleValue(v.readByteCost));
+    reader->SetAttribute("DirectCopy", BooleanValue(Family(o.host).tcpPrequeue));
     // where the first UDP reader goes (HostReceiverHelper::Install)
     const uint32_t core = v.cores == 1 || v.readersOnEveryCore ? 0 : 1;
     reader->SetAttribute("Core", UintegerValue(core));

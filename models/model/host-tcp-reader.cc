@@ -4,6 +4,7 @@
 #include "host-cpu.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -63,6 +64,13 @@ HostTcpReader::GetTypeId()
                           UintegerValue(65536),
                           MakeUintegerAccessor(&HostTcpReader::m_readSize),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DirectCopy",
+                          "Whether a segment arriving during recv() is copied straight into "
+                          "the call's buffer (Linux's prequeue, 2.4 to 4.13), so its ACK "
+                          "advertises the window after the copy.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostTcpReader::m_directCopy),
+                          MakeBooleanChecker())
             .AddAttribute("Core",
                           "Core the process is pinned to (< HostCpu Cores).",
                           UintegerValue(0),
@@ -81,9 +89,11 @@ HostTcpReader::HostTcpReader()
       m_readSize(65536),
       m_core(0),
       m_group(HostCpu::NONE),
+      m_directCopy(false),
       m_thread(0),
       m_reading(false),
       m_pendingBytes(0),
+      m_costedBytes(0),
       m_totalRx(0),
       m_reads(0)
 {
@@ -97,6 +107,7 @@ HostTcpReader::DoDispose()
     m_cpu = nullptr;
     m_listener = nullptr;
     m_conn = nullptr;
+    m_taken = nullptr;
     Application::DoDispose();
 }
 
@@ -172,17 +183,22 @@ HostTcpReader::Accepted(Ptr<Socket> socket, const Address& from)
     m_conn = socket;
     m_peer = from;
     m_conn->SetRecvCallback(MakeCallback(&HostTcpReader::DataArrived, this));
-    TryRead();
+    TryRead(false);
 }
 
 void
 HostTcpReader::DataArrived(Ptr<Socket> socket)
 {
-    TryRead();
+    if (m_reading && m_directCopy)
+    {
+        TakeArrived();
+        return;
+    }
+    TryRead(true);
 }
 
 void
-HostTcpReader::TryRead()
+HostTcpReader::TryRead(bool arriving)
 {
     if (m_reading || !m_conn)
     {
@@ -193,17 +209,36 @@ HostTcpReader::TryRead()
     {
         return; // blocked in recv() until data arrives
     }
-    // The call takes what is there now; the bytes leave the socket (opening the window)
-    // only when the copy is done.
+    // The call takes what is there now. Without DirectCopy the bytes leave the socket
+    // (opening the window) only when the copy is done; with it, at once.
     m_pendingBytes = std::min(available, m_readSize);
+    m_costedBytes = m_pendingBytes;
     m_reading = true;
+    if (m_directCopy)
+    {
+        m_taken = TakeFromSocket(m_pendingBytes, !arriving);
+    }
     const Time cost = m_readCost + Seconds(m_readByteCost * m_pendingBytes);
     m_cpuTime += cost;
     m_cpu->Submit(m_thread, cost, HostCpu::APP_WORK, MakeCallback(&HostTcpReader::ReadDone, this));
 }
 
 void
-HostTcpReader::ReadDone()
+HostTcpReader::TakeArrived()
+{
+    const uint32_t room = m_readSize - m_pendingBytes;
+    const uint32_t bytes = std::min(m_conn->GetRxAvailable(), room);
+    if (bytes == 0)
+    {
+        return; // the call's buffer is full: the bytes wait for the next call
+    }
+    // Inside the segment's arrival: its own ACK follows and carries the window.
+    m_taken->AddAtEnd(TakeFromSocket(bytes, false));
+    m_pendingBytes += bytes;
+}
+
+Ptr<Packet>
+HostTcpReader::TakeFromSocket(uint32_t bytes, bool mayUpdate)
 {
     // Linux tells the sender when a read opens a window that was (nearly) shut
     // (tcp_cleanup_rbuf); ns-3's Recv does not, and the sender would wait for its persist
@@ -214,8 +249,9 @@ HostTcpReader::ReadDone()
     m_conn->GetAttribute("SegmentSize", mss);
     const uint32_t freeBefore = rcvBuf.Get() - std::min<uint32_t>(rcvBuf.Get(),
                                                                    m_conn->GetRxAvailable());
-    Ptr<Packet> data = m_conn->Recv(m_pendingBytes, 0);
-    if (freeBefore < 2 * mss.Get())
+    Ptr<Packet> data = m_conn->Recv(bytes, 0);
+    NS_ASSERT(data && data->GetSize() == bytes);
+    if (mayUpdate && freeBefore < 2 * mss.Get())
     {
         Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_conn);
         if (tcp)
@@ -224,12 +260,34 @@ HostTcpReader::ReadDone()
             (PeekPointer(tcp)->*update)(TcpHeader::ACK);
         }
     }
-    NS_ASSERT(data && data->GetSize() == m_pendingBytes);
+    return data;
+}
+
+void
+HostTcpReader::ReadDone()
+{
+    if (m_pendingBytes > m_costedBytes)
+    {
+        // DirectCopy: bytes taken while the call ran are copied before it returns.
+        const Time cost = Seconds(m_readByteCost * (m_pendingBytes - m_costedBytes));
+        m_costedBytes = m_pendingBytes;
+        if (cost.IsStrictlyPositive())
+        {
+            m_cpuTime += cost;
+            m_cpu->Submit(m_thread,
+                          cost,
+                          HostCpu::APP_WORK,
+                          MakeCallback(&HostTcpReader::ReadDone, this));
+            return;
+        }
+    }
+    Ptr<Packet> data = m_directCopy ? m_taken : TakeFromSocket(m_pendingBytes, true);
+    m_taken = nullptr;
     m_reading = false;
     ++m_reads;
     m_totalRx += data->GetSize();
     m_rxTrace(data, m_peer);
-    TryRead();
+    TryRead(false);
 }
 
 } // namespace ns3

@@ -35,6 +35,17 @@ class Socket;
  * The kernel's work per segment (driver, IP, TCP, the ACK it sends) is the receive path's
  * (HostRxKernel DriverCost and StackCost, the vocabulary's packet_cost); this is the
  * application's: the system call and the copy to user space.
+ *
+ * DirectCopy (Linux 2.4 to 4.13 with tcp_low_latency 0: the prequeue, tcp_recvmsg's
+ * ucopy): while the reader is inside recv(), blocked or copying, a segment that arrives
+ * is handed to it and copied straight into the call's buffer, up to ReadSize bytes per
+ * call. Such bytes leave the socket's receive buffer on arrival, so the ACK the segment
+ * draws advertises the window as it is after the copy: a reader that keeps up never
+ * shrinks the window. A call that took bytes while it ran goes on copying them
+ * (ReadByteCost each) before it returns. Linux sends that ACK from the reader's context
+ * after the copy; here it leaves on arrival (earlier by the copy's CPU time). Off (4.14
+ * and later, or tcp_low_latency 1): the softirq queues the segment and ACKs it at once,
+ * so bytes not yet read shrink the window the ACK advertises.
  */
 class HostTcpReader : public Application
 {
@@ -76,7 +87,14 @@ class HostTcpReader : public Application
     bool Accept(Ptr<Socket> listener, const Address& from);
     void Accepted(Ptr<Socket> socket, const Address& from);
     void DataArrived(Ptr<Socket> socket);
-    void TryRead();
+    /** Start a recv() call if none runs and bytes wait; @p arriving: called as a segment
+     *  arrives (its own ACK follows and carries the window). */
+    void TryRead(bool arriving);
+    /** DirectCopy: a call in progress takes what arrived, up to its buffer's room. */
+    void TakeArrived();
+    /** Remove @p bytes from the socket; with @p mayUpdate, tell the sender of a window
+     *  the removal reopens (tcp_cleanup_rbuf). */
+    Ptr<Packet> TakeFromSocket(uint32_t bytes, bool mayUpdate);
     void ReadDone();
 
     Address m_local;
@@ -85,6 +103,7 @@ class HostTcpReader : public Application
     uint32_t m_readSize;
     uint32_t m_core;
     uint32_t m_group;
+    bool m_directCopy;
 
     Ptr<HostCpu> m_cpu;
     uint32_t m_thread;
@@ -92,7 +111,9 @@ class HostTcpReader : public Application
     Ptr<Socket> m_conn;
     Address m_peer;
     bool m_reading;
-    uint32_t m_pendingBytes; //!< the read in progress
+    uint32_t m_pendingBytes; //!< the bytes of the call in progress
+    uint32_t m_costedBytes;  //!< of those, the bytes whose copy has been submitted
+    Ptr<Packet> m_taken;     //!< DirectCopy: the call's bytes, out of the socket already
 
     uint64_t m_totalRx;
     uint64_t m_reads;

@@ -60,3 +60,29 @@ def test_a_slow_tcp_reader_closes_the_window_instead_of_losing(simulate):
     reader = rec.extra["hosts"]["r1"]["tcp_readers"][0]
     assert reader["cpu_s"] == pytest.approx(reader["reads"] * 5e-6 + reader["bytes"] * 20e-9)
     assert rec.cpu["r1"]["app"] == pytest.approx(0.25, abs=0.01)  # busy: one of four cores
+
+
+# Seed 002's window below the bandwidth-delay product: 16 KiB over 1 Gbit/s and 2 x 2 ms.
+WINDOW_LIMITED = dict(protocol="tcp", topology="two-site", edge_rate="1Gbps",
+                      backbone_rate="1Gbps", wan_delay="2ms", payload=16384, rate="max",
+                      tcp_window="16KiB", duration="0.5s", warmup="0.3s")  # fmt: skip
+
+
+def test_a_reader_in_recv_keeps_the_window_open_on_a_prequeue_kernel(simulate):
+    # xeon-2002 (Linux 2.4: the prequeue) is one core at 10 us per frame, 5 us per interrupt
+    # and per read: busy for about a tenth of each 4 ms round trip. Its reader is in recv()
+    # when the window's segments arrive, so each ACK advertises the window after the copy
+    # and a window's worth of segments is in flight every round trip, as with no host
+    # model: only the round trip is longer, by at most the interrupt throttle's 1/8000 s
+    # and a frame's and a read's CPU. modern (4.14 and later: no prequeue) ACKs from the
+    # softirq before the read: bytes not yet read shrink each advertised window.
+    in_flight_bits = 8 * (16384 // MSS_1500) * MSS_1500
+    ideal = simulate(**WINDOW_LIMITED).totals["goodput_bps"]
+    era = simulate(**WINDOW_LIMITED, host="xeon-2002")
+    modern = simulate(**WINDOW_LIMITED, host="modern").totals["goodput_bps"]
+    longer_rtt = in_flight_bits / era.totals["goodput_bps"] - in_flight_bits / ideal
+    assert 0 < longer_rtt < 1 / 8000 + 5e-6 + 10e-6 + 5e-6
+    assert modern < 0.9 * ideal
+    reader = era.extra["hosts"]["r1"]["tcp_readers"][0]
+    # what the reader copied is what was delivered, each byte charged once
+    assert reader["cpu_s"] == pytest.approx(reader["reads"] * 5e-6 + reader["bytes"] * 1.5e-9)
