@@ -4,16 +4,16 @@ skb truesize a received frame and a reassembled datagram are charged, the sk_rcv
 SO_RCVBUF gives, and how many datagrams a socket then queues. The constants are the host
 model's (models/model/lanloss-linux-rx.h, through lanloss.header_constants).
 
-Light on purpose (numpy, no pandas or SciPy): every testbed run's record uses it to judge
-its receivers' stalls (lanloss.testbed.run_record.buffer_lasts_s); lanloss.analysis.
-loss_model uses it under the same names.
+Light on purpose (no pandas or SciPy; numpy only for arrays, imported when one is given):
+every testbed run's record uses it to judge its receivers' stalls (lanloss.testbed.
+run_record.buffer_lasts_s), and importing numpy would cost each run's process 0.1 s;
+lanloss.analysis.loss_model uses it under the same names, with arrays.
 """
 
 from __future__ import annotations
 
 import math
-
-import numpy as np
+from typing import Any
 
 from lanloss import header_constants
 from lanloss.analysis.wire import fragment_sizes
@@ -39,8 +39,13 @@ def datagram_truesize(payload: int, mtu: int, per_frame: float = 0) -> float:
     return float(sum(frame_truesize(max(60, f)) for f in frames))
 
 
-def socket_capacity(sk_rcvbuf: float, truesize: float) -> float:
-    """Datagrams a UDP socket queues: floor(sk_rcvbuf / truesize) + 1."""
+def socket_capacity(sk_rcvbuf: Any, truesize: Any) -> Any:
+    """Datagrams a UDP socket queues: floor(sk_rcvbuf / truesize) + 1, element-wise for
+    arrays."""
+    if isinstance(sk_rcvbuf, (int, float)) and isinstance(truesize, (int, float)):
+        return float(math.floor(sk_rcvbuf / truesize) + 1)
+    import numpy as np
+
     return np.floor(np.asarray(sk_rcvbuf) / np.asarray(truesize)) + 1
 
 
