@@ -11,7 +11,9 @@ import hashlib
 import json
 import os
 import platform
+import re
 import socket
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -68,16 +70,48 @@ PACKAGES = (
 COMPILER_FILE = "compiler.json"
 
 
-def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str | None]:
-    """Installed version of each distribution (None: not installed)."""
-    from importlib import metadata
+# An installed wheel's metadata directory: {name}-{version}.dist-info, its name normalized
+# (runs of "-", "_", "." as one "_"), so neither part holds a "-" (the PyPA's "Recording
+# installed projects").
+_DIST_INFO = re.compile(r"(?P<name>[^-]+)-(?P<version>[^-]+)\.dist-info")
 
-    out: dict[str, str | None] = {}
-    for name in names:
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str | None]:
+    """Installed version of each distribution (None: not installed).
+
+    Read from the .dist-info directories' names, the first on sys.path winning, as
+    importlib.metadata finds them: one listing per path entry instead of its scan per
+    package (0.07 s of every run's process). A name no directory gives (an egg, an
+    unusual layout) is asked of importlib.metadata."""
+    wanted = {_normalized(name): name for name in names}
+    out: dict[str, str | None] = dict.fromkeys(wanted.values())
+    found: set[str] = set()
+    for entry in sys.path:
         try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
+            listing = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for item in listing:
+            m = _DIST_INFO.fullmatch(item)
+            if not m:
+                continue
+            name = wanted.get(_normalized(m["name"]))
+            if name is not None and name not in found:
+                out[name] = m["version"]
+                found.add(name)
+    missing = [name for name in out if name not in found]
+    if missing:
+        from importlib import metadata
+
+        for name in missing:
+            try:
+                out[name] = metadata.version(name)
+            except metadata.PackageNotFoundError:
+                out[name] = None
     return out
 
 

@@ -114,12 +114,7 @@ def host_env(params: dict[str, Any], host_file: str | None = None) -> dict[str, 
 
 def ns3_version() -> str | None:
     """The installed ns-3 (the PyPI wheel the scenario program is built against)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("ns3")
-    except metadata.PackageNotFoundError:
-        return None
+    return provenance.package_versions(["ns3"])["ns3"]
 
 
 def streams_of(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Stream]:

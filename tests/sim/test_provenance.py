@@ -68,3 +68,24 @@ def test_versions_text_lists_every_entry():
         "ns3           3.44.post0\n"
         "snakemake     not installed\n"
     )
+
+
+def test_package_versions_are_importlib_metadatas(tmp_path, monkeypatch):
+    """Read from the .dist-info directories' names, first on sys.path first: the versions
+    importlib.metadata gives, for names spelt any way (PyYAML, cppyy-cling); a name no
+    directory has is asked of importlib.metadata (None when it is not installed)."""
+    import sys
+    from importlib import metadata
+
+    from lanloss import provenance
+
+    names = [*provenance.PACKAGES, "no-such-package-here"]
+    expected = {n: metadata.version(n) for n in provenance.PACKAGES}
+    assert provenance.package_versions(names) == {**expected, "no-such-package-here": None}
+    # an entry earlier on the path shadows the installed one, as it would for an import
+    shadow = tmp_path / "numpy-0.0.1.dist-info"
+    shadow.mkdir()
+    (shadow / "METADATA").write_text("Metadata-Version: 2.1\nName: numpy\nVersion: 0.0.1\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    assert provenance.package_versions(["numpy"]) == {"numpy": metadata.version("numpy")}
+    assert metadata.version("numpy") == "0.0.1"
