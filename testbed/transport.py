@@ -68,16 +68,19 @@ def batch_script(argvs: list[list[str]], nonce: str) -> str:
 
 
 def parse_batch(argvs: list[list[str]], nonce: str, text: str) -> list[Result]:
-    """Split the framed output of ``batch_script`` back into one Result per argv."""
+    """Split the framed output of ``batch_script`` back into one Result per argv: a frame
+    is command i's begin line, its output, and its end line with the same i. One pattern
+    per batch (compiling one per command cost a testbed run 0.07 s)."""
+    tag = re.escape(f"@@LL:{nonce}:")
+    frame = re.compile(rf"{tag}B:(\d+)\n(.*?)\n{tag}E:\1:(\d+)\n", flags=re.DOTALL)
+    framed = {int(m.group(1)): (int(m.group(3)), m.group(2)) for m in frame.finditer(text)}
     results = []
     for i, argv in enumerate(argvs):
-        m = re.search(
-            rf"@@LL:{nonce}:B:{i}\n(.*?)\n@@LL:{nonce}:E:{i}:(\d+)\n", text, flags=re.DOTALL
-        )
-        if m is None:
-            results.append(Result(argv, 255, "", "no output (the batch was cut short)"))
+        if i in framed:
+            rc, out = framed[i]
+            results.append(Result(argv, rc, out))
         else:
-            results.append(Result(argv, int(m.group(2)), m.group(1)))
+            results.append(Result(argv, 255, "", "no output (the batch was cut short)"))
     return results
 
 

@@ -84,6 +84,20 @@ def test_batch_framing_survives_output_without_newline_and_failures():
     assert res[0].out == "no newline" and res[1].out.strip() == "oops" and res[2].out == ""
 
 
+def test_a_batch_cut_short_keeps_the_commands_that_finished():
+    # command 1 began but never ended (its shell was killed): it and command 2 have no output
+    nonce = "abc123"
+    text = f"@@LL:{nonce}:B:0\nfirst\n@@LL:{nonce}:E:0:0\n@@LL:{nonce}:B:1\npartial output"
+    argvs = [["a"], ["b"], ["c"]]
+    res = transport.parse_batch(argvs, nonce, text)
+    assert [(r.rc, r.out) for r in res] == [(0, "first"), (255, ""), (255, "")]
+    # a frame's end must carry its own index: output that ends command 0's frame early
+    # under another index is output, not an end line
+    text = f"@@LL:{nonce}:B:0\nx\n@@LL:{nonce}:E:1:7\ny\n@@LL:{nonce}:E:0:2\n"
+    (only,) = transport.parse_batch([["a"]], nonce, text)
+    assert (only.rc, only.out) == (2, f"x\n@@LL:{nonce}:E:1:7\ny")
+
+
 def test_batch_quotes_arguments_for_the_shell():
     evil = "$(touch /tmp/lanloss-pwned); `id`; 'quote\"\n"
     res = transport.Local("here").run_many([["printf", "%s", evil]])
