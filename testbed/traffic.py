@@ -36,7 +36,12 @@ from lanloss.testbed.transport import Proc, wait_until
 
 PORT = header_constants.PORT
 IPERF_PORT = 5201
-START_DELAY_S = 0.25
+# Senders on this machine's clock start together at a time set before they are spawned:
+# late enough for the first one's spawn and exec, and each further one's spawn (a process
+# and a journal entry, 6 ms measured; margin for a busy machine). One that starts late
+# starts at once, off the others' start, never with a catch-up burst (lanloss-send).
+START_DELAY_S = 0.05
+START_DELAY_PER_SENDER_S = 0.02
 READY_TIMEOUT_S = 10.0
 MAX_LOG_BYTES = 64 << 20
 WIRE_H = paths.REPO / "testbed" / "tools" / "wire.h"
@@ -158,7 +163,7 @@ def recv_argv(t: Traffic, host: Host) -> list[str]:
     if p["protocol"] == "tcp":
         argv += ["--payload", str(int(p["payload"]))]
     # The harness ends the run (after draining); the deadline only guards a lost harness.
-    deadline = float(p["duration"]) + START_DELAY_S + 120
+    deadline = float(p["duration"]) + start_delay(len(t.streams)) + 120
     argv += [
         "--duration",
         f"{deadline:g}",
@@ -394,18 +399,24 @@ def run(
             journal.forget("procs", p.journal_entry())
 
 
+def start_delay(senders: int) -> float:
+    """Seconds from setting the senders' start time to the start (START_DELAY_S)."""
+    return START_DELAY_S + START_DELAY_PER_SENDER_S * max(0, senders - 1)
+
+
 def _wait_senders(
     t: Traffic, senders: list[Proc], tick: Callable[[str, float], None], timing: dict[str, float]
 ) -> None:
     duration = float(t.params["duration"])
     t0 = time.monotonic()
-    limit = duration + START_DELAY_S + 60.0
+    delay = start_delay(len(senders))
+    limit = duration + delay + 60.0
     while any(p.poll() is None for p in senders):
         el = time.monotonic() - t0
-        tick("traffic", min(1.0, el / (duration + START_DELAY_S)))
+        tick("traffic", min(1.0, el / (duration + delay)))
         if el > limit:
             raise BedError(f"senders still running {limit:.0f}s after the start")
-        time.sleep(0.05)
+        time.sleep(0.01)
     timing["traffic_s"] = time.monotonic() - t0
     for p in senders:
         if p.poll() != 0:
@@ -446,7 +457,8 @@ def _run_lanloss(
         raise BedError(f"receivers not ready within {READY_TIMEOUT_S:g}s")
     timing["barrier_s"] = time.monotonic() - t0
 
-    start_at = time.monotonic_ns() + int(START_DELAY_S * 1e9) if t.shared_clock else None
+    delay_ns = int(start_delay(len(t.streams)) * 1e9)
+    start_at = time.monotonic_ns() + delay_ns if t.shared_clock else None
     senders = []
     for s in t.streams:
         p = _spawn(t, s.sender, send_argv(t, s, start_at), f"send-{s.id}", journal)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -325,6 +326,18 @@ def test_two_tier_with_two_senders(bed, tmp_path):
     assert {(f.sender, f.receiver) for f in rec.flows} == {("s1", "r1"), ("s2", "r2")}
     assert rec.totals["loss"] == 0
     assert set(rec.env["topology"]["switches"]) == {"core", "edge1", "edge2"}
+
+
+def test_senders_start_together_at_the_start_time(bed, tmp_path):
+    # the start time leaves room for every sender's spawn (traffic.start_delay): none
+    # starts late, which it would do on its own clock, off the others' start
+    rec = run_point(bed, tmp_path, "--senders", "8", "--rate", "5Mbps", "--duration", "0.3s")
+    starts = [
+        int(x)
+        for x in re.findall(r'"start_ns": (\d+)', json.dumps(rec.extra["tool_reports"]["senders"]))
+    ]
+    assert len(starts) == 8
+    assert max(starts) - min(starts) < 5_000_000  # 5 ms: a sleeping sender's wake-up
 
 
 def test_iperf3_cross_check_gives_the_same_record_shape(bed, tmp_path):
