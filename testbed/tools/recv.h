@@ -14,8 +14,9 @@
 #include "opts.h"
 #include "wire.h"
 
-/* How often blocked readers wake to check for the stop (SO_RCVTIMEO). */
-#define LL_POLL_NS 50000000ull
+/* How often blocked readers wake to check for the stop (SO_RCVTIMEO): the harness
+ * waits for them after its SIGINT, once per point. */
+#define LL_POLL_NS 10000000ull
 
 struct recv_cfg {
 	struct in_addr bind;
