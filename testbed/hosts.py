@@ -11,8 +11,10 @@ applied on the ``machine`` host, this machine's initial namespace.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from lanloss.testbed.inventory import HostSpec
 from lanloss.testbed.transport import Transport
@@ -41,6 +43,38 @@ class Host:
 
     def __repr__(self) -> str:
         return f"Host({self.name})"
+
+
+_T = TypeVar("_T")
+PER_HOST_THREADS = 8  # at most ssh's default MaxSessions on one machine
+
+
+def per_host(hosts: list[Host], read: Callable[[Host], _T]) -> dict[str, _T]:
+    """read(host) for every host at once, by name in the hosts' order: a read runs its
+    commands as a process of its own on its host (a namespace, a guest, a machine), and
+    one after another they cost a run 0.3 s. The first error is raised once all are done."""
+    if len(hosts) <= 1:
+        return {h.name: read(h) for h in hosts}
+    results: dict[int, _T] = {}
+    errors: dict[int, BaseException] = {}
+    batches = [list(range(i, len(hosts), PER_HOST_THREADS)) for i in range(PER_HOST_THREADS)]
+
+    def work(indices: list[int]) -> None:
+        for i in indices:
+            try:
+                results[i] = read(hosts[i])
+            except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
+                errors[i] = exc
+
+    # plain threads: concurrent.futures would import logging, 9 ms of every point's start
+    threads = [threading.Thread(target=work, args=(b,)) for b in batches if b]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[min(errors)]
+    return {h.name: results[i] for i, h in enumerate(hosts)}
 
 
 BOOT_ID = "/proc/sys/kernel/random/boot_id"

@@ -639,7 +639,7 @@ class NetnsBackend(Backend):
 
     def setup(self, journal: Any) -> None:
         from lanloss import paths
-        from lanloss.testbed.hosts import Host, gather_facts
+        from lanloss.testbed.hosts import Host, gather_facts, per_host
         from lanloss.testbed.inventory import HostSpec
 
         self.journal = journal
@@ -668,8 +668,9 @@ class NetnsBackend(Backend):
         for sw in self.plan.switches:
             spec = HostSpec(sw.name, "switch", "", "", "", netns=sw.ns)
             self.switches.append(Host(spec, Local(sw.name, sw.ns), self.run_dir, self.run_dir))
-        for h in [self.machine, *self.hosts.values()]:
-            gather_facts(h)
+        every = [self.machine, *self.hosts.values()]
+        per_host(every, gather_facts)
+        for h in every:
             journal.record_host(h)
         if self.switch_snmp:
             self.serve_snmp(journal)

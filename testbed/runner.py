@@ -20,11 +20,10 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from lanloss import header_constants, paths, provenance
 from lanloss.options import OptionError
@@ -46,7 +45,7 @@ from lanloss.testbed import inventory as inv_mod
 from lanloss.testbed import journal as jr
 from lanloss.testbed.backend import Backend, backend_class
 from lanloss.testbed.errors import BedError, Cancelled
-from lanloss.testbed.hosts import Host
+from lanloss.testbed.hosts import Host, per_host
 from lanloss.testbed.run_record import FlowPlan, Outcome, RestoreReport, RunState
 from lanloss.testbed.transport import kill_if_same
 
@@ -520,7 +519,7 @@ def _apply_settings(
     the tools must force (SO_RCVBUFFORCE/SO_SNDBUFFORCE: rmem_max/wmem_max not raisable)."""
     reporter.tick("capturing settings")
     settable = [*backend.machine_hosts(), *state.run_hosts]
-    captured = _per_host(settable, settings.capture)
+    captured = per_host(settable, settings.capture)
     state.captured = captured
     changes, unsupported = settings.plan_changes(
         req.params, req.given, senders, receivers, captured
@@ -593,27 +592,13 @@ def _traffic(
     )
 
 
-_T = TypeVar("_T")
-
-
-def _per_host(hosts: list[Host], read: Callable[[Host], _T]) -> dict[str, _T]:
-    """read(host) for every host at once, by name in the hosts' order: a read runs its
-    commands as a process of its own on its host (a namespace, a guest, a machine), and
-    one after another they cost a run 0.3 s. The first error is raised once all are done."""
-    if len(hosts) <= 1:
-        return {h.name: read(h) for h in hosts}
-    with ThreadPoolExecutor(max_workers=min(8, len(hosts))) as pool:
-        futures = [pool.submit(read, h) for h in hosts]
-        return {h.name: f.result() for h, f in zip(hosts, futures, strict=True)}
-
-
 def _measure(reporter: Reporter, journal: jr.Journal, backend: Backend, state: RunState) -> Outcome:
     """Counters before, the traffic, counters after -> what the run measured."""
     assert state.traffic is not None
     count_hosts = [*backend.machine_hosts(), *state.run_hosts, *backend.switches]
 
     def snap_all() -> dict[str, counters.Snapshot]:
-        return _per_host(
+        return per_host(
             count_hosts,
             lambda h: counters.snapshot(
                 h, backend.switch_ports(h.name) if h in backend.switches else None

@@ -318,8 +318,8 @@ def _read_json(host: Host, path: str) -> dict[str, Any]:
 
 def read_log(host: Host, path: str) -> dict[int, list[Arrival]]:
     """The receiver's per-packet log: flow -> its records, in arrival order."""
-    size = host.transport.run(["stat", "-c", "%s", path])
-    if not size.ok or int(size.out.strip() or 0) > MAX_LOG_BYTES:
+    size = host.transport.file_size(path)
+    if size is None or size > MAX_LOG_BYTES:
         return {}
     data = host.transport.read_file(path, timeout=120)
     return parse_log(data)
@@ -370,12 +370,10 @@ def _clear_point_files(t: Traffic) -> None:
     receiver's Udp NoPorts, unexplained), its reports would stand for a tool that wrote
     none."""
     for host, files in _point_files(t).values():
-        r = host.transport.run(["rm", "-f", "--", *files], timeout=30)
-        if not r.ok:
-            raise BedError(
-                f"{host.name}: cannot remove the last attempt's files in {host.workdir}: "
-                f"{r.first_error_line()}"
-            )
+        try:
+            host.transport.remove_files(files)
+        except BedError as exc:
+            raise BedError(f"{exc} (the last attempt's files in {host.workdir})") from None
 
 
 def run(

@@ -235,6 +235,20 @@ class Transport(ABC):
             raise BedError(f"{self.name}: cannot read {path}: {_decode(cp.stderr).strip()}")
         return cp.stdout
 
+    def file_size(self, path: str) -> int | None:
+        """The size of the file at `path` in bytes; None when it cannot be read."""
+        r = self.run(["stat", "-c", "%s", "--", path])
+        size = r.out.strip()
+        return int(size) if r.ok and size.isdigit() else None
+
+    def remove_files(self, paths: list[str]) -> None:
+        """Remove these files, by exact name (`rm -f`: one that is not there is no error)."""
+        r = self.run(["rm", "-f", "--", *paths], timeout=30)
+        if not r.ok:
+            raise BedError(
+                f"{self.name}: cannot remove {shlex.join(paths)}: {r.first_error_line()}"
+            )
+
     def write_file(self, path: str, data: bytes, mode: str = "644") -> None:
         script = 'umask 077; cat > "$0.tmp" && chmod "$1" "$0.tmp" && mv -f "$0.tmp" "$0"'
         self.run_ok(["sh", "-c", script, path, mode], input=data)
@@ -292,6 +306,31 @@ class Local(Transport):
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "name": self.name, "netns": self.netns}
+
+    # A local host's files are this process's files: nsenter --net leaves the mount
+    # namespace as it is. Reading and removing them here spares a process per call
+    # (about 5 ms each; a testbed point makes six of these calls).
+    def read_file(self, path: str, timeout: float = DEFAULT_TIMEOUT) -> bytes:
+        try:
+            with open(path, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise BedError(f"{self.name}: cannot read {path}: {exc.strerror}") from None
+
+    def file_size(self, path: str) -> int | None:
+        try:
+            return os.stat(path).st_size
+        except OSError:
+            return None
+
+    def remove_files(self, paths: list[str]) -> None:
+        for path in paths:
+            try:
+                os.remove(path)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise BedError(f"{self.name}: cannot remove {path}: {exc.strerror}") from None
 
     def start(self, command: list[str], log: str, cgroup_procs: str | None, workdir: str) -> Proc:
         full = self.wrap(command)

@@ -9,6 +9,7 @@ import pytest
 
 from lanloss.testbed import attribution, counters, settings, transport
 from lanloss.testbed.attribution import FlowPath, Source
+from lanloss.testbed.errors import BedError
 
 # Verbatim ethtool 6.1 output of a virtio NIC on this kind of machine.
 ETHTOOL_C = """Coalesce parameters for eth0:
@@ -104,6 +105,29 @@ def test_batch_quotes_arguments_for_the_shell():
     assert res[0].out == evil
 
 
+@pytest.mark.parametrize("direct", [True, False], ids=["local", "through-commands"])
+def test_files_are_read_sized_and_removed_by_exact_name(tmp_path, monkeypatch, direct):
+    """A local host's files directly, any other host's through its commands: the same
+    answers, and the same one-line errors naming the host and the path."""
+    host = transport.Local("here")
+    if not direct:  # the Transport's own versions (stat, cat, rm), as an ssh host runs them
+        for name in ("read_file", "file_size", "remove_files"):
+            monkeypatch.setattr(host, name, getattr(transport.Transport, name).__get__(host))
+    keep, gone = tmp_path / "keep.json", tmp_path / "gone.json"
+    keep.write_bytes(b"12345")
+    gone.write_bytes(b"x")
+    assert host.read_file(str(keep)) == b"12345" and host.file_size(str(keep)) == 5
+    assert host.file_size(str(tmp_path / "absent")) is None
+    host.remove_files([str(gone), str(tmp_path / "absent")])  # an absent one is no error
+    assert not gone.exists() and keep.read_bytes() == b"12345"
+    with pytest.raises(BedError, match=r"^here: cannot read .*absent: "):
+        host.read_file(str(tmp_path / "absent"))
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(BedError, match=r"^here: cannot remove .*folder"):
+        host.remove_files([str(tmp_path / "folder")])
+    assert (tmp_path / "folder").is_dir()
+
+
 def _path(**kw) -> FlowPath:
     base = dict(
         sender="s1",
@@ -187,3 +211,32 @@ def test_a_second_run_waits_for_the_lock_then_gives_up_naming_the_holder(tmp_pat
     with pytest.raises(BedError, match=rf"pid {os.getpid()}\) holds .*t-lock"):
         jr.lock(str(tmp_path), "t-", timeout=0.3)
     second.release()
+
+
+def test_per_host_reads_every_host_at_once_and_raises_the_first_error_after_all():
+    """Reads run together (each waits for every other to have started), the answers come
+    by name in the hosts' order, and a failing read is raised only once every read is
+    done: the first by the hosts' order, not by time."""
+    import threading
+    from types import SimpleNamespace
+
+    from lanloss.testbed.hosts import per_host
+
+    names = [f"h{i}" for i in range(11)]  # more hosts than threads: some share one
+    started = threading.Barrier(8, timeout=10)
+    finished = []
+
+    def read(host):
+        if int(host.name[1:]) < 8:
+            started.wait()  # 8 reads at once, or this times out
+        finished.append(host.name)
+        if host.name in ("h9", "h2"):
+            raise RuntimeError(f"{host.name} failed")
+        return host.name.upper()
+
+    hosts = [SimpleNamespace(name=n) for n in names]
+    with pytest.raises(RuntimeError, match="^h2 failed$"):
+        per_host(hosts, read)
+    assert sorted(finished) == sorted(names)
+    ok = per_host(hosts[3:6], lambda h: h.name.upper())
+    assert list(ok.items()) == [("h3", "H3"), ("h4", "H4"), ("h5", "H5")]
