@@ -5,8 +5,9 @@ A `kill -9` of lanloss runs no Python code, so nothing of ours can stop its chil
 then: the kernel must. ``die_with_parent`` asks it to (prctl PR_SET_PDEATHSIG, Linux),
 in the child between fork and exec; the setting survives exec (not of set-user-ID
 programs), so it covers `nsenter ... taskset ... lanloss-send` chains that exec. The
-signal comes when the *thread* that forked the child ends: lanloss starts children from
-its main thread only.
+signal comes when the *thread* that forked the child ends: lanloss starts the children
+that outlive a call (the tools, the LAN's keeper) from its main thread; a worker thread
+(the per-host reads) waits for each child it starts before it ends.
 
 ``signals_unwind`` turns SIGTERM and SIGHUP into an exception like Ctrl-C, so `finally`
 blocks and context managers (temporary folders, child processes) run on them too.
@@ -31,7 +32,7 @@ def _libc() -> Any:
         return None
 
 
-_LIBC = _libc()
+LIBC = _libc()  # this process's C library (ctypes), None where there is none
 
 
 def die_with_parent(sig: int = signal.SIGKILL) -> Callable[[], None]:
@@ -39,8 +40,8 @@ def die_with_parent(sig: int = signal.SIGKILL) -> Callable[[], None]:
     parent = os.getpid()
 
     def preexec() -> None:
-        if _LIBC is not None:
-            _LIBC.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        if LIBC is not None:
+            LIBC.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
         if os.getppid() != parent:  # the parent died before prctl: nothing would signal
             os._exit(1)
 
