@@ -37,6 +37,20 @@ def test_a_late_sender_misses_the_offered_load():
     assert Stream(100e6, int(0.97 * n), on_time).met(P, 1.0) is False
 
 
+def test_a_short_run_whose_last_datagram_is_late_within_the_run_met_its_load():
+    # 16 senders of 2 Mbit/s, 1472 B, 0.3 s (the netns testbed, 5 December): each tried
+    # the 51 datagrams due before 0.3 s (one per 5.888 ms), the last up to 3.8 ms late
+    gap = BITS / 2e6
+    late_last = 50 * gap + 0.0038  # 0.2982 s from the first: before the run's end
+    st = Stream(2e6, 51, late_last)
+    assert st.achieved_bps(P, 0.3) < 0.99 * 2e6  # 98.7 %: by the rate alone, not met
+    assert st.met(P, 0.3) is True
+    assert run_totals([{"stream": 0, "sent": 51, "received": 51}], {0: st}, P, 0.3)["offered_met"]
+    # one datagram fewer than due, or the last one after the run's end: by the rate
+    assert Stream(2e6, 50, late_last).met(P, 0.3) is False
+    assert Stream(2e6, 51, 0.301).met(P, 0.3) is False
+
+
 def test_poisson_counts_get_three_standard_deviations():
     n_expected = 100e6 / BITS  # 8492.8 per second: sd 1.09 %
     low = Stream(100e6, int(n_expected * 0.975), 0.999, "poisson")  # -2.3 sd
