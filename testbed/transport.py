@@ -13,11 +13,13 @@ last, so they can print their reports).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
 import shlex
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -348,8 +350,7 @@ class Local(Transport):
     # (about 5 ms each; a testbed point makes six of these calls).
     def read_file(self, path: str, timeout: float = DEFAULT_TIMEOUT) -> bytes:
         try:
-            with open(path, "rb") as fh:
-                return fh.read()
+            return _read_regular(path)
         except OSError as exc:
             raise BedError(f"{self.name}: cannot read {path}: {exc.strerror}") from None
 
@@ -406,11 +407,25 @@ def _thread_view(path: str) -> str:
     return path
 
 
+def _read_regular(path: str) -> bytes:
+    """A regular file's bytes (/proc and /sys files are regular). Anything else is an
+    OSError, not read: a FIFO would block a read that has no timeout."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_as_cat(argv: list[str], path: str) -> Result:
     """What `cat path` prints, in a batch (stderr merged into its output) or alone."""
     try:
-        with open(path, "rb") as fh:
-            return Result(argv, 0, _decode(fh.read()))
+        return Result(argv, 0, _decode(_read_regular(path)))
     except OSError as exc:
         return Result(argv, 1, f"cat: {argv[-1]}: {exc.strerror}\n")
 

@@ -240,3 +240,17 @@ def test_per_host_reads_every_host_at_once_and_raises_the_first_error_after_all(
     assert sorted(finished) == sorted(names)
     ok = per_host(hosts[3:6], lambda h: h.name.upper())
     assert list(ok.items()) == [("h3", "H3"), ("h4", "H4"), ("h5", "H5")]
+
+
+def test_a_local_read_refuses_what_is_not_a_regular_file(tmp_path):
+    """`cat` of a FIFO would wait for a writer: read here, it is refused at once (the
+    harness's own reads have no timeout), as is a folder."""
+    host = transport.Local("here")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):
+        res = host.run(["cat", str(path)])
+        assert res.rc == 1 and res.out.startswith(f"cat: {path}: ")
+        with pytest.raises(BedError, match=f"^here: cannot read {path}: "):
+            host.read_file(str(path))
+    assert host.run_many([["cat", str(fifo)], ["true"]])[1].rc == 0
