@@ -50,9 +50,9 @@ PER_HOST_THREADS = 8  # at most ssh's default MaxSessions on one machine
 
 
 def per_host(hosts: list[Host], read: Callable[[Host], _T]) -> dict[str, _T]:
-    """read(host) for every host at once, by name in the hosts' order: a read runs its
-    commands as a process of its own on its host (a namespace, a guest, a machine), and
-    one after another they cost a run 0.3 s. The first error is raised once all are done."""
+    """read(host) for every host at once, by name in the hosts' order: a read waits for
+    its host (a namespace, a guest, a machine) to run its commands, and one after another
+    they cost a run 0.3 s. The first error is raised once all are done."""
     if len(hosts) <= 1:
         return {h.name: read(h) for h in hosts}
     results: dict[int, _T] = {}
