@@ -65,6 +65,8 @@ def refuse_guest_options(req: Request, backend: str) -> None:
         )
     if req.vm_icount is not None:
         raise OptionError("--vm-icount: only the vm backend's guests have an instruction rate")
+    if req.vm_vcpus != 1:
+        raise OptionError(f"--vm-vcpus: {req.vm_vcpus}: only the vm backend's guests have vCPUs")
     if req.lab_inventory:
         raise OptionError("--lab-inventory: only the vm backend's guests stand as a lab")
 

@@ -101,6 +101,7 @@ def _request(args: argparse.Namespace) -> runner.Request:
         vm_nic=args.vm_nic,
         vm_icount=args.vm_icount,
         vm_guests=args.vm_guests,
+        vm_vcpus=args.vm_vcpus,
         driver_params=_driver_params(args.driver_param),
     )
     return runner.prepare(req)
@@ -325,6 +326,15 @@ def _vm_args(g: argparse._ArgumentGroup) -> None:
         help="--backend vm: a slow PC that never stops: the guests run 10^9/2^SHIFT "
         "instructions per second of their clock (QEMU -icount shift=SHIFT,align=on,"
         "sleep=on; 0-10); the record says whether this machine kept up",
+    )
+    g.add_argument(
+        "--vm-vcpus",
+        type=int,
+        default=1,
+        metavar="N",
+        help="--backend vm: virtual CPUs of each guest (1-8) [default 1]; without "
+        "--vm-icount each is a thread of its own (several readers contend as on cores), "
+        "with it QEMU runs them in turn on one thread",
     )
     g.add_argument(
         "--driver-param",

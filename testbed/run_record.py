@@ -437,6 +437,8 @@ def _env(
             entry["netns"] = host.spec.netns
         if f.get("link_speed"):
             entry["link_speed"] = f.get("link_speed")
+        if f.get("nproc"):
+            entry["nproc"] = f["nproc"]  # `nproc` there: a guest's vCPUs, a namespace's CPUs
         if name in captured:
             entry["settings_before"] = captured[name].values
             entry["settings_after"] = after[name].values if name in after else None

@@ -72,6 +72,7 @@ class Request:
     vm_nic: str = "e1000-82545em"  # --backend vm: the emulated NIC (testbed/vm.py)
     vm_icount: int | None = None  # --backend vm: guests at 10^9/2^shift instructions/s
     vm_guests: str = "all"  # --backend vm: which hosts are guests (all | receivers)
+    vm_vcpus: int = 1  # --backend vm: each guest's virtual CPUs
     driver_params: dict[str, int] = field(default_factory=dict)  # vm: NIC driver parameters
     keep_lan: bool = False  # leave the LAN standing for the prefix's next run (Backend.lan)
     switch_snmp: bool = False  # netns: serve the switches with snmpd, read them over SNMP

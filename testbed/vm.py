@@ -57,6 +57,10 @@ TB_SIZE_MB = 128  # TCG's translation cache grows without a cap (270 -> 620 MB i
 SSH_PORT0 = 2200  # hostfwd ports, on the switch namespace's own loopback
 BOOT_TIMEOUT = 180.0
 ICOUNT_SHIFTS = range(0, 11)  # -icount shift: the guest runs 10^9 / 2^shift instructions/s
+# A guest's virtual CPUs (-smp). Without -icount TCG runs each on a thread of its own, so
+# readers on different vCPUs contend for a socket as on cores; under -icount one thread
+# runs them in turn.
+VCPUS = range(1, 9)
 ICOUNT_BOOT_S = 7.5  # a guest's boot at shift 0 in seconds of its clock (59 s at shift 3)
 # QEMU's -icount align warning when this machine cannot keep the guest's pace
 LATE = re.compile(r"guest is now late by (-?[0-9.]+)(?: to (-?[0-9.]+))? seconds")
@@ -282,6 +286,8 @@ class VmBackend(Backend):
             raise OptionError("--inventory/--sender/--receiver: the vm backend boots its hosts")
         if req.vm_icount is not None and req.vm_icount not in ICOUNT_SHIFTS:
             raise OptionError(f"--vm-icount: {req.vm_icount} is not a shift from 0 to 10")
+        if req.vm_vcpus not in VCPUS:
+            raise OptionError(f"--vm-vcpus: {req.vm_vcpus} is not a number of vCPUs from 1 to 8")
         netns.plan(req.params, req.prefix)
         if req.lab_inventory:
             check_lab(req)
@@ -293,6 +299,7 @@ class VmBackend(Backend):
             req.params, req.prefix, run_dir, req.vm_nic, req.pin, req.state_dir, req.vm_guests
         )
         backend.icount = req.vm_icount
+        backend.vcpus = req.vm_vcpus
         backend.lab = req.lab_inventory
         return backend
 
@@ -329,6 +336,7 @@ class VmBackend(Backend):
         self.standing: dict[str, Any] | None = None  # a LAN an earlier run left (adopt)
         self.lan_dir: str | None = None  # consoles and QEMU logs of guests that stand
         self.icount: int | None = None  # -icount shift of the guests (None: as fast as TCG)
+        self.vcpus = 1  # each guest's virtual CPUs (-smp)
         self.log_marks: dict[str, int] = {}  # QEMU's output before the point, per guest
         self.clock_reads: dict[str, list[ClockRead | None]] = {}  # around the traffic
         # (monotonic s, CPU s of QEMU's vCPU thread or None) around the traffic, per guest
@@ -415,7 +423,7 @@ class VmBackend(Backend):
             "-m",
             str(MEMORY_MB),
             "-smp",
-            "1",
+            str(self.vcpus),
             "-nodefaults",
             "-no-user-config",
             "-name",  # its vCPU thread is then named ".../TCG" (vcpu_cpu_s)
@@ -834,7 +842,7 @@ class VmBackend(Backend):
             "driver": self.driver,
             "driver_params_at_boot": "the driver's defaults (--driver-param reloads it)",
             "memory_mb": MEMORY_MB,
-            "vcpus": 1,
+            "vcpus": self.vcpus,
             "tb_size_mb": TB_SIZE_MB if self.accel == "tcg" else None,
             "kernel": self.image.get("kernel_version"),
             "image_debs": self.image.get("debs"),
@@ -994,9 +1002,11 @@ class VmBackend(Backend):
 
     def lan_key(self) -> str:
         """The netns backend's shape, and what the guests are: NIC, instruction rate,
-        which hosts are guests, their CPUs (pinning) and the accelerator."""
+        which hosts are guests, their vCPUs, their CPUs (pinning) and the accelerator."""
         shape = netns.lan_shape(self.plan)
         guests = {"nic": self.nic, "icount": self.icount, "guests": self.guests}
+        if self.vcpus != 1:  # a one-vCPU LAN keeps the key it had before vCPUs were an option
+            guests["vcpus"] = self.vcpus
         if self.lab:  # a lab's guests listen on its management links too
             guests["lab"] = True
         return netns.digest({**shape, **guests, "pin": self.pin, "accel": self.accel})
