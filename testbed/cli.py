@@ -205,15 +205,20 @@ def _measure(req: runner.Request, retries: int):  # type: ignore[no-untyped-def]
 
 @_guard
 def _cmd_run(args: argparse.Namespace) -> int:
+    from lanloss import disturbance
+
     req = _request(args)  # everything validated: no host touched before this line
     record = _measure(req, args.retry_disturbed)
+    why = disturbance.reasons(
+        disturbance.record_fields(record.params, record.totals, record.env, record.drops)
+    )
     if record.totals.get("offered_met") is False:
         _say(
             f"warning: the offered load was not met: sent {record.totals['achieved_send_bps']:.6g} "
             f"bit/s of {record.totals['offered_bps']:.6g} offered (totals.offered_met false; "
             "lanloss fit leaves such runs out)"
         )
-    if record.totals.get("recv_stalled"):
+    if disturbance.STALLED in why:
         _say(
             f"warning: a receiver was kept off the CPU for {record.totals['max_recv_stall_s']:.3g}"
             f" s, longer than its socket buffer lasts ({record.totals['recv_buffer_s']:.3g} s; "

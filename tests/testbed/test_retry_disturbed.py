@@ -61,6 +61,23 @@ def test_every_reason_is_named_in_one_order():
     assert disturbance.reasons({**fields, "steal_share": math.nan}) == []
 
 
+def test_a_stalled_reader_in_an_icount_guest_is_the_guests_own_work():
+    stalled = {**FIELDS, "recv_stalled": 1.0}
+    assert disturbance.reasons(stalled) == [disturbance.STALLED]  # netns, ssh, real-time vm
+    assert disturbance.reasons({**stalled, "vm_icount_shift": math.nan}) == [disturbance.STALLED]
+    # on the guest's clock: not this machine's doing; this machine's shows in the pace
+    assert disturbance.reasons({**stalled, "vm_icount_shift": 5.0}) == []
+    slow = {**stalled, "vm_icount_shift": 5.0, "guest_kept_pace": 0.0}
+    assert disturbance.reasons(slow) == [disturbance.SLOW_GUEST]
+    # a record gives the shift as its table row does
+    env = {"vm": {"icount": {"shift": 5, "kept_pace": True}}}
+    fields = disturbance.record_fields(FIELDS, {"recv_stalled": True}, env)
+    assert fields["vm_icount_shift"] == 5 and disturbance.reasons(fields) == []
+    assert (
+        disturbance.record_fields(FIELDS, {}, {"vm": {"icount": None}})["vm_icount_shift"] is None
+    )
+
+
 def test_a_burst_the_port_holds_disturbs_where_the_port_dropped_and_it_is_over_01_percent():
     # 1472 B into a 16 KiB port at 97 Mbit/s for 1 s: 8,238 sent, the wire's 100 dropped
     run = {**FIELDS, "sent": 8238, "drop_switch_egress": 100}
