@@ -18,7 +18,8 @@ Life of a backend in a run::
     b.setup(journal)                     # hosts up, every object journalled before it exists
     ... settings, counters, traffic (b.flows(), b.machine_changes(), b.slow_receiver(), ...)
     b.teardown(); b.close()              # always, from the runner's finally; or, with
-                                         # --keep-lan, journal.stand(b.lan()) and close()
+                                         # --keep-lan, journal.stand(b.lan()) and
+                                         # close(lan_stays=True)
 """
 
 from __future__ import annotations
@@ -229,7 +230,9 @@ class Backend(ABC):
     def teardown(self) -> list[str]:
         """Remove what setup built (by exact name); the failures, never raises for them."""
 
-    def close(self) -> None:
-        """Close connections to the hosts."""
+    def close(self, lan_stays: bool = False) -> None:
+        """Close connections to the hosts. `lan_stays`: the LAN stands for the prefix's next
+        run, and a backend may leave up the connections that serve it (a guest's ssh
+        master; its journal entry ends it when the LAN goes)."""
         for host in self.hosts.values():
             host.transport.close()

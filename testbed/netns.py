@@ -696,14 +696,14 @@ class NetnsBackend(Backend):
             if sw.name in self.agents
         ]
 
-    def close(self) -> None:
+    def close(self, lan_stays: bool = False) -> None:
         """Stop the switches' SNMP agents (each run starts its own), then the hosts'."""
         for name, served in list(self.agents.items()):
             served.stop()
             if self.journal is not None:
                 self.journal.forget("procs", served.journal_entry())
             del self.agents[name]
-        super().close()
+        super().close(lan_stays)
 
     def flows(self) -> list[tuple[str, str, int | None]]:
         return self.plan.flows

@@ -721,7 +721,7 @@ def _undo(
             _stop_lan_procs(journal)
         if backend.keeper is not None:
             backend.keeper.release()
-        backend.close()
+        backend.close(lan_stays=kept)
     if mismatches:
         failures.append(f"settings differ after restore: {mismatches}")
     state.lan["kept"] = kept and not failures

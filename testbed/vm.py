@@ -335,6 +335,9 @@ class VmBackend(Backend):
         self.journal: Any = None  # its "netns" lists the namespaces this run made
         self.standing: dict[str, Any] | None = None  # a LAN an earlier run left (adopt)
         self.lan_dir: str | None = None  # consoles and QEMU logs of guests that stand
+        # each standing guest's ssh master (its ControlMaster folder), left up between the
+        # points: a new master is a key exchange in the guest, ~7 s at -icount shift 5
+        self.standing_masters: dict[str, str] = {}
         self.icount: int | None = None  # -icount shift of the guests (None: as fast as TCG)
         self.vcpus = 1  # each guest's virtual CPUs (-smp)
         self.log_marks: dict[str, int] = {}  # QEMU's output before the point, per guest
@@ -593,6 +596,7 @@ class VmBackend(Backend):
         self.reaper = start_reaper(self.prefix, self.state_dir)
         self.lan_dir = lan.get("folder")
         self.lab_links = dict((lan.get("lab") or {}).get("links", {}))
+        self.standing_masters = dict(lan.get("ssh_masters", {}))
         booting = []
         for k, node in enumerate(self.plan.hosts):
             sw = self.plan.nodes[node.switch]
@@ -615,6 +619,7 @@ class VmBackend(Backend):
         ssh = SshSpec("root", key, ssh_port, 5.0, self.image["known_hosts"], "yes")
         spec = HostSpec(node.name, role, "127.0.0.1", node.address, netns.IFACE, ssh=ssh)
         t = VmTransport(node.name, "127.0.0.1", ssh, netns=sw.ns)
+        t._control_dir = self._standing_master(node.name)
         folder = os.path.join(self.run_dir, node.name)
         os.makedirs(folder, exist_ok=True)
         host = Host(spec, t, f"/tmp/lanloss-run-{os.getpid()}", folder)
@@ -624,6 +629,19 @@ class VmBackend(Backend):
         journal.record_host(host)
         t.run_ok(["mkdir", "-p", host.workdir])
         self.tool_dirs[node.name] = install_tools(host, TOOLS_DIR)
+
+    def _standing_master(self, name: str) -> str | None:
+        """The ControlMaster folder the standing guest `name`'s ssh master listens in, if
+        the LAN left one and it is ours (<temp folder>/lanloss-ssh-..., this user's); None:
+        the transport makes its own. A master that has ended (ControlPersist's idle time)
+        is started again by the first call, in the same folder."""
+        from lanloss.testbed import runfolder
+        from lanloss.testbed.ssh import CONTROL_DIR_PREFIX
+
+        folder = self.standing_masters.get(name)
+        if folder and runfolder.own_temp_folder(folder, CONTROL_DIR_PREFIX):
+            return folder
+        return None
 
     def _static_arp(self) -> None:
         """Static ARP everywhere (in a guest kept in /run/lanloss/neigh: a driver reload
@@ -974,10 +992,14 @@ class VmBackend(Backend):
             os.unlink(self.lab or "")  # it names a lab that is gone
         return failures
 
-    def close(self) -> None:
-        """The run is over (its LAN torn down, or standing for the next run): the reaper,
-        which takes the namespaces down only if this process dies, is told so."""
-        super().close()
+    def close(self, lan_stays: bool = False) -> None:
+        """The run is over (its LAN torn down, or standing for the next run): the hosts'
+        connections close but for the ssh masters of guests that stand (the journal's host
+        entries name their folders: the LAN's teardown or recovery ends them), and the
+        reaper, which takes the namespaces down only if this process dies, is told so."""
+        for name, host in self.hosts.items():
+            if not (lan_stays and self.is_guest(self.plan.nodes[name])):
+                host.transport.close()
         self._stop_reaper()
 
     def _stop_reaper(self) -> None:
@@ -993,6 +1015,11 @@ class VmBackend(Backend):
             "key": self.lan_key(),
             "shapers": self.shapers(),
             "folder": self.lan_dir,
+            "ssh_masters": {
+                name: host.transport.control_dir()
+                for name, host in self.hosts.items()
+                if self.is_guest(self.plan.nodes[name])
+            },
             "guests": {
                 name: {**proc.journal_entry(), "argv": self.qemu_argv.get(name, [])}
                 for name, proc in self.qemu.items()

@@ -3,14 +3,18 @@
 booted by the first point serves the second (held by the LAN's keeper, not by the run),
 each point's NIC settings are applied in it and restored before the next, a point's CPU
 quota (recv_cpu: the guest's whole QEMU) is left by the guest, not taken down with it, and
-`bed restore` takes guest, keeper, namespaces and the machine's settings down."""
+`bed restore` takes guest, keeper, namespaces and the machine's settings down. The
+guest's ssh master stands with it: the later points reach the guest through the first
+point's connection (a new one is a key exchange in the guest: seconds at -icount)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -36,6 +40,22 @@ def _point(state: Path, out: Path, *args: str) -> dict:
     return json.loads(out.read_text())
 
 
+def _master(standing: dict) -> tuple[str, int | None]:
+    """The standing guest's ssh master: its folder, and the PID `ssh -O check` gives (None:
+    no master answers there)."""
+    folder = standing["lan"]["ssh_masters"]["r1"]
+    sockets = os.listdir(folder) if os.path.isdir(folder) else []
+    if len(sockets) != 1:
+        return folder, None
+    cp = subprocess.run(
+        ["ssh", "-o", f"ControlPath={os.path.join(folder, sockets[0])}", "-O", "check", "x"],
+        capture_output=True,
+        text=True,
+    )
+    found = re.search(r"Master running \(pid=(\d+)\)", cp.stderr)
+    return folder, int(found.group(1)) if found else None
+
+
 def _mine(pattern: str) -> list[str]:
     """Live processes whose command line holds pattern (this test's guests, keeper)."""
     out = []
@@ -58,13 +78,18 @@ def points(tmp_path_factory):
     try:
         first = _point(state, state / "1.json", "--rate", "4Mbps", "--recv-cpu", "50")
         standing = json.loads(Path(journal_path(str(state), PREFIX)).read_text())
+        master_first = _master(standing)
         second = _point(state, state / "2.json", "--rate", "8Mbps", "--itr", "0")
+        master_second = _master(json.loads(Path(journal_path(str(state), PREFIX)).read_text()))
         # a rate no sender here reaches: the attempt is disturbed and measured again
         again = ["--rate", "800Mbps", "--retry-disturbed", "1"]
         third = _point(state, state / "3.json", *again)
         guests_between = _mine("qemu-system")
         restored = _bed(state, "restore")
+        folder = master_first[0]
         return {
+            "masters": [master_first, master_second],
+            "master_after": (os.path.exists(folder), _outlives(master_first[1])),
             "first": first,
             "second": second,
             "third": third,
@@ -86,6 +111,13 @@ def test_the_second_point_runs_on_the_guest_the_first_booted(points):
     assert second["lan"]["reused"] is True and second["lan"]["points_served"] == 2
     assert str(guest["pid"]) in points["guests_between"]  # the same QEMU, still running
     assert set(points["first"]["env"]["vm"]["boot_s"]) == {"r1"}
+
+
+def test_the_later_points_reach_the_guest_over_the_first_points_ssh_master(points):
+    (folder, pid), second = points["masters"]
+    assert pid is not None, f"no ssh master in {folder} once the first point ended"
+    assert second == (folder, pid)  # the same master, left up for the second point
+    assert points["master_after"] == (False, False)  # bed restore ended it, folder and all
 
 
 def test_a_quota_on_the_guest_ends_with_its_point_and_the_guest_stays(points):
@@ -123,3 +155,16 @@ def test_every_datagram_of_a_point_on_the_standing_guest_is_accounted_for(points
         no_ports = rec["extra"]["counters"]["r1"]["snmp"]["Udp"].get("NoPorts", 0)
         assert no_ports == 0, f"{name} point: {no_ports} datagrams met no socket"
         assert rec["drops"]["unexplained"] == 0
+
+
+def _outlives(pid: int | None, seconds: float = 15.0) -> bool:
+    """The process is still there after `seconds` (an ssh master told "-O exit" closes
+    its connection to the guest first)."""
+    deadline = time.monotonic() + seconds
+    while pid is not None and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        time.sleep(0.1)
+    return pid is not None
