@@ -93,9 +93,17 @@ def finished_outputs(output: str) -> set[str]:
 
 def interrupted(cmd: list[str], cwd: Path, stop_after: Callable[[str], bool]) -> tuple[int, str]:
     """Run @cmd (a Snakemake command line) and press Ctrl-C once a line of its output makes
-    @stop_after true; (its exit code, its whole output). It may end before that."""
+    @stop_after true; (its exit code, its whole output). It may end before that. Snakemake
+    gets SIGINT's default disposition: a suite started in the background by a shell without
+    job control (`nohup make test &`) has SIGINT ignored, Python keeps an ignored SIGINT
+    ignored, and the Ctrl-C would do nothing."""
     proc = subprocess.Popen(
-        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        cmd,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     log = []
     try:
