@@ -827,9 +827,18 @@ class VmBackend(Backend):
         if self.icount is None:
             return
         for name in self.qemu:
+            # the vCPU thread's time brackets traffic.run, not the clock's probe: read
+            # after it at the start and before it at the end (the probe starts python3
+            # in the guest, code new to QEMU's translator, far slower to emulate)
+            if when == "end":
+                self._read_vcpu(name)
             self.clock_reads.setdefault(name, []).append(read_clock(self.hosts[name].transport))
-            cpu = vcpu_cpu_s(self.qemu[name].pid)
-            self.vcpu_reads.setdefault(name, []).append((time.monotonic(), cpu))
+            if when == "start":
+                self._read_vcpu(name)
+
+    def _read_vcpu(self, name: str) -> None:
+        cpu = vcpu_cpu_s(self.qemu[name].pid)
+        self.vcpu_reads.setdefault(name, []).append((time.monotonic(), cpu))
 
     def pinning(self, senders: list[Any], receivers: list[Any]) -> dict[str, list[str]]:
         """Guests are pinned by their QEMU (_cpu_of); namespace senders on CPU 0."""
@@ -915,9 +924,10 @@ class VmBackend(Backend):
             "pace_rule": f"kept when the guest's clock went within {PACE_TOLERANCE:.0%} of "
             "real time over the traffic, given the reads' uncertainty",
             "pace_unread": unread,
-            # the share of a host core QEMU's vCPU thread used over the traffic: a busy
-            # guest's clock runs 1/share times faster than real time until align makes it
-            # sleep (the model's GuestClock Speedup, lanloss/host_presets.py)
+            # the share of a host core QEMU's vCPU thread used while the traffic ran (the
+            # tools' start in the guest, the traffic, its drain): the guest's code, its
+            # device accesses, its waking from idle; no measure of QEMU's speed alone
+            # (lanloss/host_presets.py, QEMU_BUSY_SPEEDUP)
             "vcpu_share": self._vcpu_shares(),
             # the point's verdict: every guest kept its pace (an unread clock is not kept)
             "kept_pace": not unread and all(v["kept"] for v in paces.values()),
