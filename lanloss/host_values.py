@@ -175,7 +175,8 @@ def cxx_header() -> str:
             f"0x{n.pause_refresh:04X}, {_cxx_bool(n.drop_when_no_ring)}, "
             f"{_cxx_bool(lk.spinlock)}, {lk.line_transfer!r}, {lk.hold!r}, "
             f"{_cxx_bool(lk.wake_all)}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
-            f"{p.clock.advance!r}, {p.clock.speedup!r}, {_cxx_bool(p.tcp_prequeue)}}},"
+            f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
+            f"{_cxx_bool(p.tcp_prequeue)}}},"
         )
     return "\n".join(
         [
@@ -208,6 +209,7 @@ def cxx_header() -> str:
             "    double smtShare;      //!< a sibling's speed while the other is busy",
             "    double clockAdvanceS; //!< a QEMU guest's clock: its align lead, s (GuestClock)",
             "    double clockSpeedup;  //!< and its busy speed over its clock's rate",
+            "    double clockInterruptStallS; //!< and the emulator's real time per interrupt",
             "    bool tcpPrequeue;     //!< TCP's prequeue: recv() copies arriving segments",
             "};",
             "",

@@ -117,6 +117,8 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetNicAttribute("IrqCost", TimeValue(v.irqCost));
     helper.SetNicAttribute("GuestClockAdvance", TimeValue(Seconds(family.clockAdvanceS)));
     helper.SetNicAttribute("GuestClockSpeedup", DoubleValue(family.clockSpeedup));
+    helper.SetNicAttribute("GuestClockInterruptStall",
+                           TimeValue(Seconds(family.clockInterruptStallS)));
     const int64_t driverSteps =
         int64_t(double(v.packetCost.GetTimeStep()) * family.driverShare + 0.5);
     helper.SetKernelAttribute("DriverCost", TimeValue(TimeStep(driverSteps)));

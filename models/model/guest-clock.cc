@@ -37,7 +37,14 @@ GuestClock::GetTypeId()
                           "until it sleeps (above 1).",
                           DoubleValue(12.0),
                           MakeDoubleAccessor(&GuestClock::m_speedup),
-                          MakeDoubleChecker<double>(1.0));
+                          MakeDoubleChecker<double>(1.0))
+            .AddAttribute("InterruptStall",
+                          "Real time QEMU's vCPU thread spends on each interrupt the NIC "
+                          "raises while the guest's clock stands still (its register "
+                          "accesses and the interrupt's delivery); 0: none.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&GuestClock::m_interruptStall),
+                          MakeTimeChecker(Seconds(0)));
     return tid;
 }
 
@@ -171,6 +178,21 @@ GuestClock::Plan()
                                      &GuestClock::Tick,
                                      this);
     }
+}
+
+void
+GuestClock::Interrupted()
+{
+    if (!IsAligned() || !m_interruptStall.IsStrictlyPositive())
+    {
+        return;
+    }
+    Advance();
+    // real time passes, the guest's clock does not: the lead shrinks (a guest behind
+    // real time is not modelled: the wire's frames must not reach it before they came)
+    m_lead = std::max(Seconds(0), m_lead - m_interruptStall);
+    Release();
+    Plan();
 }
 
 Time

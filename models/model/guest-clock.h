@@ -42,6 +42,11 @@ class HostCpu;
  * later still (its real time advances at 1/Speedup); at a sleep, at once, with every
  * frame that came during the sleep (bursts of about rate x Advance frames). Frames are
  * released in arrival order. Advance 0: every frame is released at once (a real host).
+ *
+ * Each interrupt the NIC raises costs QEMU's vCPU thread InterruptStall of real time in
+ * which the guest's clock stands still (the emulated device's register accesses and the
+ * interrupt's delivery): the lead falls by it, not below 0, and the frames that reached
+ * the tap meanwhile are seen at once.
  */
 class GuestClock : public Object
 {
@@ -80,6 +85,8 @@ class GuestClock : public Object
      */
     void Arrive(HostRxFrame frame);
 
+    /** The NIC raised an interrupt: the guest's clock stands still for InterruptStall. */
+    void Interrupted();
     /** @return the guest's clock ahead of real time now */
     Time GetLead();
     /** @return frames held now */
@@ -105,6 +112,7 @@ class GuestClock : public Object
 
     Time m_advance;    //!< QEMU's VM_CLOCK_ADVANCE
     double m_speedup;  //!< free emulation speed / the guest clock's instruction rate
+    Time m_interruptStall; //!< real time of the emulator's work per interrupt
     Ptr<HostCpu> m_cpu;
     uint32_t m_core = 0;
     Callback<void, HostRxFrame> m_deliver;

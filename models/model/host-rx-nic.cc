@@ -100,7 +100,13 @@ HostRxNic::AddGuestClockAttributes(TypeId& tid)
                       "clock's instruction rate (above 1).",
                       DoubleValue(12.0),
                       MakeDoubleAccessor(&HostRxNic::m_clockSpeedup),
-                      MakeDoubleChecker<double>(1.0));
+                      MakeDoubleChecker<double>(1.0))
+        .AddAttribute("GuestClockInterruptStall",
+                      "GuestClock InterruptStall: real time QEMU spends on each interrupt "
+                      "while the guest's clock stands still.",
+                      TimeValue(Seconds(0)),
+                      MakeTimeAccessor(&HostRxNic::m_clockInterruptStall),
+                      MakeTimeChecker(Seconds(0)));
 }
 
 // IEEE 802.3x PAUSE sent from the FIFO's watermarks.
@@ -258,6 +264,7 @@ HostRxNic::Attach(Ptr<EthernetNetDevice> device, Ptr<HostCpu> cpu, Callback<void
     m_clock = CreateObject<GuestClock>();
     m_clock->SetAttribute("Advance", TimeValue(m_clockAdvance));
     m_clock->SetAttribute("Speedup", DoubleValue(m_clockSpeedup));
+    m_clock->SetAttribute("InterruptStall", TimeValue(m_clockInterruptStall));
     m_clock->Attach(cpu, IRQ_CORE, MakeCallback(&HostRxNic::Admit, this));
 }
 
@@ -457,6 +464,7 @@ HostRxNic::RaiseInterrupt()
     m_lastIrq = Simulator::Now();
     ++m_stats.interrupts;
     m_interruptTrace(m_ring.size());
+    m_clock->Interrupted();
     m_cpu->Submit(m_cpu->HardIrqContext(IRQ_CORE),
                   m_irqCost,
                   HostCpu::IRQ_WORK,

@@ -225,6 +225,7 @@ class HostRxNic : public Object
     uint32_t m_rxBufferTruesize;
     Time m_clockAdvance;
     double m_clockSpeedup;
+    Time m_clockInterruptStall;
 
     Ptr<EthernetNetDevice> m_device;
     Ptr<GuestClock> m_clock;

@@ -132,6 +132,24 @@ class InterruptThrottleTestCase : public TestCase
 };
 
 /**
+ * The guest clock tests' sparse train: 20 datagrams 1 ms apart into a guest (Advance
+ * 100 us) whose every datagram costs 18 us (IRQ 8 + driver 2 + stack 3 + read 5).
+ */
+static Outcome
+RunSparseGuestTrain(double speedup, Time interruptStall)
+{
+    Bed bed(DataRate("100Mbps"));
+    bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(3), MicroSeconds(5), 2500);
+    bed.host.SetRxPathAttribute("DmaRate", DataRateValue(DataRate("0bps")));
+    bed.host.SetRxPathAttribute("GuestClockAdvance", TimeValue(MicroSeconds(100)));
+    bed.host.SetRxPathAttribute("GuestClockSpeedup", DoubleValue(speedup));
+    bed.host.SetRxPathAttribute("GuestClockInterruptStall", TimeValue(interruptStall));
+    bed.Install(1);
+    bed.Traffic(64, 1000, MilliSeconds(1), MilliSeconds(21), MilliSeconds(0));
+    return bed.Finish(MilliSeconds(50), 64);
+}
+
+/**
  * GuestClock (a QEMU guest under -icount align): 20 datagrams 1 ms apart each find the guest
  * idle and keep it busy 18 us (IRQ 8 + driver 2 + stack 3 + read 5). Its clock's lead grows
  * by (1 - 1/Speedup) x 18 us per datagram and drops by Advance (100 us) at each sleep, so
@@ -153,14 +171,7 @@ class GuestClockLeadTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Bed bed(DataRate("100Mbps"));
-        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(3), MicroSeconds(5), 2500);
-        bed.host.SetRxPathAttribute("DmaRate", DataRateValue(DataRate("0bps")));
-        bed.host.SetRxPathAttribute("GuestClockAdvance", TimeValue(MicroSeconds(100)));
-        bed.host.SetRxPathAttribute("GuestClockSpeedup", DoubleValue(m_speedup));
-        bed.Install(1);
-        bed.Traffic(64, 1000, MilliSeconds(1), MilliSeconds(21), MilliSeconds(0));
-        Outcome o = bed.Finish(MilliSeconds(50), 64);
+        const Outcome o = RunSparseGuestTrain(m_speedup, Seconds(0));
 
         const uint32_t frame = 64 + 8 + 20 + ethernet::MAC_HEADER_BYTES;
         const double idleUs = ethernet::FrameWireBytes(frame) * 8 / 100.0 + 1.0 + 18;
@@ -181,6 +192,59 @@ class GuestClockLeadTestCase : public TestCase
 
     double m_speedup;
     double m_growthUs;
+};
+
+/**
+ * GuestClock with InterruptStall: the same sparse train (each datagram finds the guest idle,
+ * takes one interrupt and keeps the guest busy 18 us, its lead growing by g = 0.75 x 18 =
+ * 13.5 us at Speedup 4). Each interrupt first stands the guest's clock still for the stall
+ * X, so the lead before datagram i + 1 is L(i+1) = (max(0, L(i) - X) + g) mod 100 us
+ * (L(0) = 0): datagram i is held L(i), and a sleep comes at each wrap. X = 5 us: the lead
+ * climbs 8.5 us a datagram; X = 20 us (over g): every datagram after the first is held g
+ * exactly and the guest never sleeps.
+ */
+class GuestClockStallTestCase : public TestCase
+{
+  public:
+    explicit GuestClockStallTestCase(int stallUs)
+        : TestCase("guest clock: each interrupt stands it still " + std::to_string(stallUs) +
+                   " us: L(i+1) = (max(0, L(i) - X) + g) mod 100 us"),
+          m_stallUs(stallUs)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Outcome o = RunSparseGuestTrain(4.0, MicroSeconds(m_stallUs));
+
+        const double g = 0.75 * 18;
+        double lead = 0;
+        double longest = 0;
+        uint64_t sleeps = 0;
+        uint64_t held = 0;
+        for (int i = 0; i < 20; ++i)
+        {
+            longest = std::max(longest, lead);
+            held += lead > 0;
+            lead = std::max(0.0, lead - m_stallUs) + g;
+            if (lead >= 100)
+            {
+                lead -= 100;
+                ++sleeps;
+            }
+        }
+        const uint32_t frame = 64 + 8 + 20 + ethernet::MAC_HEADER_BYTES;
+        const double idleUs = ethernet::FrameWireBytes(frame) * 8 / 100.0 + 1.0 + 18;
+        NS_TEST_ASSERT_MSG_EQ(o.received, 20, "no loss");
+        NS_TEST_ASSERT_MSG_EQ_TOL(o.latencyMaxUs, idleUs + longest, 1e-3, "longest wait");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.clockSleeps, sleeps, "sleeps");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.clockHeldFrames, held, "frames held");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, 20, "one interrupt each");
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+    }
+
+    int m_stallUs;
 };
 
 /**
@@ -496,6 +560,8 @@ class LanlossHostNicTestSuite : public TestSuite
         AddTestCase(new HostPauseTestCase, Duration::QUICK);
         AddTestCase(new GuestClockLeadTestCase(1e9, 18, "1e9"), Duration::QUICK);
         AddTestCase(new GuestClockLeadTestCase(2, 9, "2"), Duration::QUICK);
+        AddTestCase(new GuestClockStallTestCase(5), Duration::QUICK);
+        AddTestCase(new GuestClockStallTestCase(20), Duration::QUICK);
         AddTestCase(new GuestClockBusyTestCase, Duration::QUICK);
     }
 };

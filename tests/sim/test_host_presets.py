@@ -38,7 +38,8 @@ def test_the_header_carries_every_nic_value():
             f"0x{n.pause_refresh:04X}, {str(n.drop_when_no_ring).lower()}, "
             f"{str(lk.spinlock).lower()}, {lk.line_transfer!r}, {lk.hold!r}, "
             f"{str(lk.wake_all).lower()}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
-            f"{p.clock.advance!r}, {p.clock.speedup!r}, {str(p.tcp_prequeue).lower()}}}"
+            f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
+            f"{str(p.tcp_prequeue).lower()}}}"
         )
         assert row in text
         # the double the program computes with is the table's, digit for digit
