@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,7 +97,9 @@ def interrupted(cmd: list[str], cwd: Path, stop_after: Callable[[str], bool]) ->
     @stop_after true; (its exit code, its whole output). It may end before that. Snakemake
     gets SIGINT's default disposition: a suite started in the background by a shell without
     job control (`nohup make test &`) has SIGINT ignored, Python keeps an ignored SIGINT
-    ignored, and the Ctrl-C would do nothing."""
+    ignored, and the Ctrl-C would do nothing. A Snakemake that has not said it is
+    terminating a second after a Ctrl-C gets another, as a user would press it again (on a
+    fast host one Ctrl-C between two short jobs was seen to go unanswered)."""
     proc = subprocess.Popen(
         cmd,
         cwd=cwd,
@@ -105,15 +108,30 @@ def interrupted(cmd: list[str], cwd: Path, stop_after: Callable[[str], bool]) ->
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    log = []
-    try:
+    log: list[str] = []
+    stop = threading.Event()
+
+    def read() -> None:
         for line in proc.stdout:
             log.append(line)
             if stop_after(line):
-                proc.send_signal(signal.SIGINT)
+                stop.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        while not stop.is_set() and proc.poll() is None:
+            stop.wait(0.05)
+        for _ in range(5):
+            if proc.poll() is not None or any("Terminating processes" in line for line in log):
                 break
-        log += proc.stdout.readlines()
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
         proc.wait(timeout=120)
+        reader.join(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
