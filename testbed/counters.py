@@ -2,11 +2,11 @@
 """Counter snapshots before and after a run, and their deltas.
 
 Per host, in one round trip: ``/proc/net/snmp``, ``/proc/net/netstat``,
-``/proc/net/softnet_stat``, ``/proc/net/dev``, ``tc -s -j qdisc show`` (every
-device), and per interface under test ``ethtool -S``, the kernel's standard
-statistics (``ethtool -S --all-groups``, ethtool >= 5.13) and the standard pause
-statistics (``ethtool -I -a``, kernel >= 5.10). /proc/net files are per
-network namespace except softnet_stat, which is per CPU for the whole kernel.
+``/proc/net/softnet_stat``, ``/proc/net/dev``, ``/proc/interrupts``, /proc/stat's
+CPU line, ``tc -s -j qdisc show`` (every device), and per interface under test
+``ethtool -S``, the kernel's standard statistics (``ethtool -S --all-groups``, ethtool >=
+5.13) and the standard pause statistics (``ethtool -I -a``, kernel >= 5.10). /proc/net
+files are per network namespace; softnet_stat, interrupts and stat are the whole kernel's.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ def snapshot(host: Host, ifaces: list[str] | None = None) -> Snapshot:
         ("dev", ["cat", "/proc/net/dev"]),
         ("qdisc", ["tc", "-s", "-j", "qdisc", "show"]),
         ("interrupts", ["cat", "/proc/interrupts"]),
+        ("stat", ["head", "-n", "1", "/proc/stat"]),
     ]
     for i in ifaces:
         argvs.append((f"ethtool {i}", ["ethtool", "-S", i]))
@@ -63,6 +64,8 @@ def snapshot(host: Host, ifaces: list[str] | None = None) -> Snapshot:
             parsed["qdisc"] = parse_tc_json(r.out)
         elif what == "interrupts":
             parsed["interrupts"] = parse_interrupts(r.out, ifaces)
+        elif what == "stat":
+            parsed["stat"] = parse_cpu_stat(r.out)
         elif what.startswith("ethtool "):
             parsed["ethtool"][what.split(" ", 1)[1]] = parse_ethtool_stats(r.out)
         elif what.startswith("standard "):
@@ -186,6 +189,36 @@ def parse_ethtool_stats(text: str) -> dict[str, int]:
     return out
 
 
+# /proc/stat's "cpu" line: time of all CPUs in USER_HZ ticks per kind, in this order
+CPU_STAT_COLUMNS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def parse_cpu_stat(text: str) -> dict[str, int]:
+    """/proc/stat's first line, "cpu  user nice system idle iowait irq softirq steal ..."
+    (guest and guest_nice are already in user and nice, so left out) -> ticks per kind."""
+    words = text.split()
+    if not words or words[0] != "cpu":
+        return {}
+    return {k: int(v) for k, v in zip(CPU_STAT_COLUMNS, words[1:], strict=False)}
+
+
+def cpu_shares(ticks: dict[str, int]) -> dict[str, float] | None:
+    """A /proc/stat delta -> the record's cpu shares, in the simulator's kinds of work:
+    irq (hard interrupts), softirq (softirqs, ksoftirqd's included where the kernel
+    accounts interrupt time), app (user and system: the readers and their system calls),
+    idle (idle and iowait); steal is the rest of the total. None when no time passed."""
+    total = sum(ticks.get(k, 0) for k in CPU_STAT_COLUMNS)
+    if total <= 0:
+        return None
+    share = {
+        "irq": ticks.get("irq", 0),
+        "softirq": ticks.get("softirq", 0),
+        "app": ticks.get("user", 0) + ticks.get("nice", 0) + ticks.get("system", 0),
+        "idle": ticks.get("idle", 0) + ticks.get("iowait", 0),
+    }
+    return {k: round(v / total, 4) for k, v in share.items()}
+
+
 def parse_pause_stats(text: str) -> dict[str, int]:
     """`ethtool -I -a`: tx_pause_frames / rx_pause_frames where the driver reports them."""
     stats = parse_ethtool_stats(text)
@@ -220,7 +253,8 @@ def delta(before: Snapshot, after: Snapshot) -> dict[str, Any]:
     """after - before, per source; softnet summed over CPUs, with u32 wrap-around."""
     a, b = before.parsed, after.parsed
     out: dict[str, Any] = {"seconds": after.t - before.t}
-    for key in ("snmp", "netstat", "dev", "qdisc", "ethtool", "standard", "pause", "interrupts"):
+    keys = ("snmp", "netstat", "dev", "qdisc", "ethtool", "standard", "pause", "interrupts", "stat")
+    for key in keys:
         if key in b:
             out[key] = _sub(a.get(key, {}), b[key])
     if "softnet" in a and "softnet" in b:

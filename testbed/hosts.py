@@ -80,6 +80,15 @@ def per_host(hosts: list[Host], read: Callable[[Host], _T]) -> dict[str, _T]:
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
 
+def local_boot_id() -> str | None:
+    """This machine's kernel's boot id (a host with the same one runs in this kernel)."""
+    try:
+        with open(BOOT_ID, encoding="ascii") as fh:
+            return fh.read().strip()
+    except OSError:
+        return None
+
+
 def gather_facts(host: Host) -> dict[str, Any]:
     """Kernel, driver and boot id: for the record, and to tell a reboot from a crash."""
     argvs = [["uname", "-srm"], ["cat", BOOT_ID], ["nproc"]]

@@ -29,7 +29,7 @@ from lanloss.testbed import (
     settings,
     traffic,
 )
-from lanloss.testbed.hosts import Host
+from lanloss.testbed.hosts import Host, local_boot_id
 from lanloss.totals import Receiver, Stream, run_totals
 
 if TYPE_CHECKING:
@@ -328,10 +328,29 @@ def build(
             "totals": totals,
             "drops": attr["totals"],
             "pause": _pause(state, outcome),
+            "cpu": _cpu(state, outcome),
             "timing": timing,
             "extra": _extra(req, state, outcome, attr, nic),
         }
     )
+
+
+def _cpu(state: RunState, outcome: Outcome) -> dict[str, dict[str, float]]:
+    """Each receiving host's CPU shares (counters.cpu_shares) between the counters'
+    snapshots around the traffic (warm-up and drain included, where the simulator's
+    cover the goodput window), for hosts with a kernel of their own: in a namespace,
+    /proc/stat is this machine's, no host's."""
+    assert state.traffic is not None
+    here = local_boot_id()
+    shares = {}
+    for h in state.traffic.receivers:
+        boot = h.facts.get("boot_id")
+        if boot is None or boot == here:
+            continue
+        got = counters.cpu_shares(outcome.deltas.get(h.name, {}).get("stat") or {})
+        if got is not None:
+            shares[h.name] = got
+    return shares
 
 
 def _streams_done(req: Request, rows: list[FlowRow]) -> dict[int, Stream]:

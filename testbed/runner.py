@@ -45,7 +45,7 @@ from lanloss.testbed import inventory as inv_mod
 from lanloss.testbed import journal as jr
 from lanloss.testbed.backend import Backend, backend_class
 from lanloss.testbed.errors import BedError, Cancelled
-from lanloss.testbed.hosts import Host, per_host
+from lanloss.testbed.hosts import Host, local_boot_id, per_host
 from lanloss.testbed.run_record import FlowPlan, Outcome, RestoreReport, RunState
 from lanloss.testbed.transport import kill_if_same
 
@@ -636,12 +636,8 @@ def _measure(reporter: Reporter, journal: jr.Journal, backend: Backend, state: R
 
 def _shared_clock(req: Request, hosts: list[Host]) -> bool:
     """One kernel (same boot id as here) = one CLOCK_MONOTONIC: start-at and latency work."""
-    try:
-        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as fh:
-            here = fh.read().strip()
-    except OSError:
-        return False
-    return all(h.facts.get("boot_id") == here for h in hosts)
+    here = local_boot_id()
+    return here is not None and all(h.facts.get("boot_id") == here for h in hosts)
 
 
 def _stop_lan_procs(journal: jr.Journal) -> None:

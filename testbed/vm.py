@@ -113,22 +113,37 @@ def pace(start: ClockRead, end: ClockRead) -> dict[str, Any]:
     }
 
 
-def vcpu_cpu_s(pid: int) -> float | None:
-    """CPU seconds (user + system) of a QEMU's TCG vCPU threads, named by its -name
-    ...,debug-threads=on ("CPU n/TCG"; "ALL CPUs/TCG" for the one thread that runs every
-    vCPU in turn, as under -icount), or None if it has none to read (gone, or KVM)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total, found = 0.0, False
+def is_vcpu_thread(comm: str) -> bool:
+    """QEMU's TCG vCPU threads under -name ...,debug-threads=on: "CPU n/TCG", or "ALL
+    CPUs/TCG" for the one thread that runs every vCPU in turn (as under -icount)."""
+    return comm.endswith("/TCG")
+
+
+def qemu_threads(pid: int) -> dict[int, str]:
+    """The threads of process `pid` -> their names (comm); empty if it is gone."""
+    threads = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return None
+        return {}
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/comm") as fh:
-                comm = fh.read().strip()
-            if not comm.endswith("/TCG"):
-                continue
+                threads[int(tid)] = fh.read().strip()
+        except OSError:
+            continue  # ended since the listing
+    return threads
+
+
+def vcpu_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) of a QEMU's TCG vCPU threads (is_vcpu_thread), or None
+    if it has none to read (gone, or KVM)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, found = 0.0, False
+    for tid, comm in qemu_threads(pid).items():
+        if not is_vcpu_thread(comm):
+            continue
+        try:
             with open(f"/proc/{pid}/task/{tid}/stat") as fh:
                 fields = fh.read().rsplit(")", 1)[1].split()  # from field 3, state
         except OSError:
@@ -153,16 +168,22 @@ def read_clock(transport: Any) -> ClockRead | None:
         return None
 
 
-def cpus_of(pid: int) -> str | None:
-    """The CPUs process `pid` may run on (its Cpus_allowed_list), or None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("Cpus_allowed_list:"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        return None
-    return None
+def place_qemu_threads(pid: int, vcpu_cpus: set[int], other_cpus: set[int]) -> dict[str, str]:
+    """The vCPU threads of QEMU `pid` on `vcpu_cpus`, all its other threads (the main loop,
+    which moves frames between the tap and the emulated NIC and raises its interrupts; the
+    I/O workers) on `other_cpus`, so the emulated NIC never takes the emulated CPU's core
+    -> thread name: the CPUs it may run on, as read back ("1", "0"; names that repeat, like
+    QEMU's workers, joined when they differ). Threads QEMU's main loop starts later inherit
+    its CPUs."""
+    placed: dict[str, set[str]] = {}
+    for tid, comm in qemu_threads(pid).items():
+        try:
+            os.sched_setaffinity(tid, vcpu_cpus if is_vcpu_thread(comm) else other_cpus)
+            now = os.sched_getaffinity(tid)
+        except OSError:
+            continue  # a worker that ended since the listing
+        placed.setdefault(comm, set()).add(",".join(str(c) for c in sorted(now)))
+    return {comm: " ".join(sorted(cpus)) for comm, cpus in sorted(placed.items())}
 
 
 def boot_timeout(icount: int | None) -> float:
@@ -344,6 +365,7 @@ class VmBackend(Backend):
         self.clock_reads: dict[str, list[ClockRead | None]] = {}  # around the traffic
         # (monotonic s, CPU s of QEMU's vCPU thread or None) around the traffic, per guest
         self.vcpu_reads: dict[str, list[tuple[float, float | None]]] = {}
+        self.thread_cpus: dict[str, dict[str, str]] = {}  # _place_threads
         self.load_avg: dict[str, list[float]] = {}  # this machine's, around the traffic
         self.lab: str | None = None  # --lab-inventory: where the lab's inventory goes
         self.lab_links: dict[str, dict[str, str]] = {}  # switch -> its management link
@@ -459,13 +481,34 @@ class VmBackend(Backend):
         ]
         return argv
 
-    def _cpu_of(self, node: Any) -> list[str]:
-        """Senders' guests on CPU 0, receivers' on the others (as the netns backend)."""
+    def _cpu_sets(self, node: Any) -> tuple[set[int], set[int]] | None:
+        """Where a guest's QEMU runs as (its vCPU threads' CPUs, its other threads' CPUs),
+        or None unpinned: a sender's whole QEMU on CPU 0 (as the netns backend's senders);
+        a receiver's vCPU on CPUs 1.. and its other threads, the emulated NIC's side, on
+        CPU 0 with the senders: the receiving guest's CPU is then a core of its own, as a
+        real NIC's DMA takes no core of its host."""
         n = os.cpu_count() or 1
         if not self.pin or n < 2:
+            return None
+        if node.kind == "sender":
+            return {0}, {0}
+        return set(range(1, n)), {0}
+
+    def _cpu_of(self, node: Any) -> list[str]:
+        """QEMU starts on its vCPU's CPUs; _place_threads moves its other threads."""
+        cpus = self._cpu_sets(node)
+        if cpus is None:
             return []
-        cpus = "0" if node.kind == "sender" else ",".join(str(c) for c in range(1, n))
-        return ["taskset", "-c", cpus]
+        return ["taskset", "-c", ",".join(str(c) for c in sorted(cpus[0]))]
+
+    def _place_threads(self) -> None:
+        """Each guest's QEMU threads on their CPUs (_cpu_sets), at every point: a standing
+        guest's workers come and go. Only a QEMU that is still the one started (poll: its
+        pid and start time), never a process that took its pid."""
+        for name, proc in self.qemu.items():
+            cpus = self._cpu_sets(self.plan.nodes[name])
+            if cpus is not None and proc.poll() is None:
+                self.thread_cpus[name] = place_qemu_threads(proc.pid, *cpus)
 
     def setup(self, journal: Any) -> None:
         from lanloss.testbed import vmimage
@@ -815,6 +858,7 @@ class VmBackend(Backend):
         return self.plan.flows
 
     def traffic_starts(self) -> None:
+        self._place_threads()
         self._read_clocks("start")
 
     def traffic_ended(self) -> None:
@@ -875,7 +919,9 @@ class VmBackend(Backend):
             "image_debs": self.image.get("debs"),
             "boot_s": self.boot_s,
             "icount": self._icount_env(),
-            "qemu_cpus": {n: cpus_of(p.pid) for n, p in self.qemu.items()},
+            # per guest, its QEMU's threads by name -> the CPUs each may run on, as read
+            # back when the traffic started (_cpu_sets); empty unpinned
+            "qemu_threads": self.thread_cpus,
             "load_avg": self.load_avg,
             "qemu_argv": self.qemu_argv,
             "channel": "ssh to the guest's sshd over a virtio-net management NIC "

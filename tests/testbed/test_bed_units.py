@@ -65,6 +65,24 @@ def test_snmp_and_softnet_parsing_and_wrapping_delta():
     assert d["softnet"] == {"processed": 0x20, "dropped": 5, "time_squeeze": 0}
 
 
+def test_cpu_stat_deltas_become_the_records_shares_of_the_simulators_kinds_of_work():
+    # Linux 6.1's /proc/stat first line: user nice system idle iowait irq softirq steal
+    # guest guest_nice (guest time is already in user and nice)
+    before = counters.parse_cpu_stat("cpu  100 0 50 1000 10 5 20 0 7 0\ncpu0 1 2 3\n")
+    after = counters.parse_cpu_stat("cpu  130 10 110 1200 10 35 120 5 9 0\n")
+    assert before["softirq"] == 20 and "guest" not in before
+    ticks = counters.delta(
+        counters.Snapshot("h", 0.0, {"stat": before}), counters.Snapshot("h", 1.0, {"stat": after})
+    )["stat"]
+    assert ticks == {"user": 30, "nice": 10, "system": 60, "idle": 200, "iowait": 0,
+                     "irq": 30, "softirq": 100, "steal": 5}  # fmt: skip
+    shares = counters.cpu_shares(ticks)
+    assert shares == {"irq": 0.069, "softirq": 0.2299, "app": 0.2299, "idle": 0.4598}  # of 435
+    assert sum(shares.values()) + 5 / 435 == pytest.approx(1, abs=1e-3)  # steal: the rest
+    assert counters.cpu_shares({k: 0 for k in ticks}) is None  # no time passed
+    assert counters.parse_cpu_stat("intr 1 2 3\n") == {}
+
+
 def test_dev_and_tc_parsing_use_root_qdiscs_only():
     dev = counters.parse_dev(
         "Inter-|   Receive\n face |bytes\n  eth0: 100 2 0 7 1 0 0 0 200 3 0 4 0 0 0 0\n"

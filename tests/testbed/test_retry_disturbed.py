@@ -155,6 +155,8 @@ def test_a_disturbed_run_is_measured_again_and_says_so(bed, tmp_path: Path):
     # the LAN ran on this machine: the hypervisor's share of it was measured
     assert 0.0 <= rec.totals["steal_share"] <= 1.0
     assert 0.0 <= attempts[0]["steal_share"] <= 1.0
+    # but no host's CPU shares: a namespace's /proc/stat is this machine's
+    assert rec.cpu == {} and "stat" in rec.extra["counters"][receiver]
     df = pd.DataFrame(tables.rows_of(rec, str(out), "retry"))
     assert list(df["disturbed_attempts"]) == [1]
     assert validate.measured_again(df) == {str(out): 1}

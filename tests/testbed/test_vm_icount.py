@@ -109,12 +109,43 @@ def test_the_pace_rule_sits_at_the_tolerance(pace_of_guest, kept):
     assert got["kept"] is kept
 
 
-def test_the_cpus_of_a_process_are_read_from_proc():
-    allowed = os.sched_getaffinity(0)
-    text = vm.cpus_of(os.getpid())
-    cpus = set()
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        cpus |= set(range(int(lo), int(hi or lo) + 1))
-    assert cpus == allowed
-    assert vm.cpus_of(2**22 + 7) is None  # above pid_max: no such process
+# a process shaped like QEMU under -name ...,debug-threads=on: a main thread, a thread
+# named as its vCPU thread, and a worker; it prints ready and waits for stdin to close
+THREADED = """
+import sys, threading
+def named(name, ready):
+    with open(f"/proc/self/task/{threading.get_native_id()}/comm", "w") as fh:
+        fh.write(name)
+    ready.set()
+    sys.stdin.read()
+for name in ("ALL CPUs/TCG", "worker"):
+    ready = threading.Event()
+    threading.Thread(target=named, args=(name, ready), daemon=True).start()
+    ready.wait()
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_qemus_vcpu_threads_and_its_other_threads_go_to_their_own_cpus():
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: nothing to place threads apart on")
+    one, other = sorted(os.sched_getaffinity(0))[:2]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", THREADED], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        names = vm.qemu_threads(proc.pid)
+        assert len(names) == 3 and {"ALL CPUs/TCG", "worker"} < set(names.values())
+        placed = vm.place_qemu_threads(proc.pid, {one}, {other})
+        for tid, comm in names.items():
+            want = {one} if comm == "ALL CPUs/TCG" else {other}
+            assert os.sched_getaffinity(tid) == want, comm
+        assert placed["ALL CPUs/TCG"] == str(one) and placed["worker"] == str(other)
+        assert placed[names[proc.pid]] == str(other)  # the main loop, with the workers
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    assert vm.qemu_threads(proc.pid) == {}  # gone: nothing to place
+    assert vm.place_qemu_threads(proc.pid, {one}, {other}) == {}

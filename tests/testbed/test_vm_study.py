@@ -11,8 +11,9 @@ prefix, the next run on this machine, must restore the machine's settings the jo
 (the kill test of test_bed_vm.py is on guests without icount, not standing).
 
 What is checked holds whatever the machine's load: every lost datagram is attributed, the
-pace check read the guest's clock around the traffic and its verdict follows its rule, QEMU
-was pinned off the sender's CPU, and the table carries the shift, the pace verdict and the
+pace check read the guest's clock around the traffic and its verdict follows its rule, the
+guest's vCPU ran off the sender's CPU and QEMU's other threads on it, the record carries the
+guest's own CPU shares, and the table carries the shift, the pace verdict and the
 interrupts per frame.
 """
 
@@ -154,6 +155,17 @@ def test_every_lost_datagram_is_attributed(records):
         assert t["sent"] == t["received"] + sum(v for k, v in d.items() if k != "unexplained")
 
 
+def test_the_guests_cpu_shares_are_its_own_kernels(records):
+    for path in records:
+        rec = json.loads(path.read_text())
+        (shares,) = rec["cpu"].values()  # the receiving guest; the sender is a namespace
+        assert set(rec["cpu"]) == {"r1"} and set(shares) == {"irq", "softirq", "app", "idle"}
+        # one guest CPU, its /proc/stat: the kinds add up to its time (no steal under TCG),
+        # and taking 64-byte datagrams kept it busy in softirq
+        assert sum(shares.values()) == pytest.approx(1, abs=0.002)
+        assert shares["softirq"] > 0 and shares["idle"] < 1
+
+
 def test_the_pace_check_read_the_guest_around_the_traffic(records):
     for path in records:
         rec = json.loads(path.read_text())
@@ -174,12 +186,15 @@ def test_the_pace_check_read_the_guest_around_the_traffic(records):
         assert 0 < ic["vcpu_share"]["r1"] <= 1.01
 
 
-def test_qemu_has_a_core_of_its_own(records):
+def test_the_guests_vcpu_has_a_core_of_its_own(records):
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one CPU: nothing to keep QEMU apart from")
     for path in records:
-        cpus = json.loads(path.read_text())["env"]["vm"]["qemu_cpus"]["r1"]
-        assert cpus and "0" not in cpus.replace("-", ",").split(",")  # the sender's CPU
+        threads = json.loads(path.read_text())["env"]["vm"]["qemu_threads"]["r1"]
+        # the vCPU off the sender's CPU 0; QEMU's main loop (the emulated NIC's side)
+        # and its other threads on CPU 0, with the sender
+        assert "0" not in threads.pop("ALL CPUs/TCG").split(",")
+        assert threads and set(threads.values()) == {"0"}
 
 
 def test_the_table_carries_the_shift_the_pace_and_the_interrupts(records, tmp_path):
