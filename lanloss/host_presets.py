@@ -239,9 +239,11 @@ QEMU_E1000_MAX_ITR = 7812
 QEMU_ALIGN_ADVANCE_S = 3e-3
 # How fast QEMU runs the guest, from the scheduler's record of its vCPU thread (perf:
 # sched_switch and clock_nanosleep of the thread QEMU names "ALL CPUs/TCG"; 2026-12-05,
-# shift 5, QEMU alone on CPU 1; docs/testbed-vm.md §10). The guest's clock advances only
-# while that thread runs guest code; it stands still while the thread sleeps in align,
-# waits for a CPU, or emulates a device register access.
+# shift 5, all of QEMU's threads on CPU 1, the harness's placement until 2026-12-06;
+# docs/testbed-vm.md §10). Not measured again with the vCPU on a core of its own, the
+# placement since (§12: perf's tracing perturbs that placement). The guest's clock
+# advances only while that thread runs guest code; it stands still while the thread
+# sleeps in align, waits for a CPU, or emulates a device register access.
 # - A guest that never halts (a shell loop in the guest, no traffic, 3.8 s): the thread ran
 #   9.20 % of real time and slept in align most of the rest, so the guest's code runs
 #   1 / 0.0920 = 10.87 times faster than its clock.
