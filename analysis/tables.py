@@ -8,8 +8,9 @@ record reader, so unknown schemas are refused; the table is written atomically.
 Columns (``lanloss table --columns`` prints this list):
 
 identity
-    ``study``, ``source`` (sim | bed), ``point`` (the record's file stem), ``run_file``,
-    ``flow`` (index of the flow in the record), ``n_flows`` (flows in the record).
+    ``study``, ``source`` (sim | bed), ``backend`` (a testbed run's backend: netns, ssh or
+    vm; empty for the simulator), ``point`` (the record's file stem), ``run_file``, ``flow``
+    (index of the flow in the record), ``n_flows`` (flows in the record).
 options
     every vocabulary option (``lanloss.options.OPTIONS``) under its own name, canonical
     units: rates, sizes, times, counts and probabilities as float (bit/s, bytes, seconds;
@@ -74,7 +75,7 @@ from lanloss.record import DROP_POINTS, RecordError, RunRecord, atomic_file, loa
 
 STRING_KINDS = ("choice", "pattern", "topology", "host")  # every other kind is a number
 
-IDENTITY = ("study", "source", "point", "run_file", "flow", "n_flows")
+IDENTITY = ("study", "source", "backend", "point", "run_file", "flow", "n_flows")
 FLOW = (
     "sender",
     "receiver",
@@ -282,6 +283,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
     base: dict[str, Any] = {
         "study": study,
         "source": record.source,
+        "backend": record.env.get("backend") if record.source == "bed" else None,
         "point": Path(path).stem,
         "run_file": str(path),
         "n_flows": len(record.flows),
@@ -396,7 +398,7 @@ def build(files: Iterable[str], study: str) -> pd.DataFrame:
 def _typed(df: pd.DataFrame) -> pd.DataFrame:
     """Stable dtypes, so tables of different studies concatenate and Parquet round-trips."""
     strings = {o.name for o in vocab.OPTIONS if o.kind in STRING_KINDS}
-    strings |= {"study", "source", "point", "run_file", "sender", "receiver"}
+    strings |= {"study", "source", "backend", "point", "run_file", "sender", "receiver"}
     ints = {"flow", "n_flows", "sent", "received", "lost", "duplicated", "reordered"}
     ints |= {f"drop_{p}" for p in DROP_POINTS}
     for c in df.columns:

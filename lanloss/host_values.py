@@ -134,7 +134,7 @@ def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = No
         for key in HOST_OPTIONS:
             if key not in explicit:
                 params[key] = loaded[key]
-        _emulation_rules(params, explicit)
+        emulation_rules(params, explicit)
         return
     if host == IDEAL:
         for key in (*HOST_OPTIONS, "readers", "recv_cpu", "recv_work"):
@@ -149,10 +149,10 @@ def apply(params: dict[str, Any], explicit: set[str], host_file: str | None = No
     for key in HOST_OPTIONS:
         if key not in explicit or params.get(key) is None:
             params[key] = PRESETS[host][key]
-    _emulation_rules(params, explicit)
+    emulation_rules(params, explicit)
 
 
-def _emulation_rules(params: dict[str, Any], explicit: set[str]) -> None:
+def emulation_rules(params: dict[str, Any], explicit: set[str]) -> None:
     """An emulated NIC's own rules on top of its preset's values (qemu-e1000: its interrupt
     floor and its tap-queue FIFO, lanloss/host_presets.py)."""
     if params.get("host") == "qemu-e1000":

@@ -32,6 +32,18 @@ from matplotlib.patches import Patch  # noqa: E402
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "reference"
 SOURCES = ("sim", "bed")
 SOURCE_LABEL = {"sim": "simulator (ns-3)", "bed": "testbed (netns)"}
+
+
+def source_label(source: str, table: pd.DataFrame | None = None) -> str:
+    """How a legend names a source: the testbed by the backends its rows ran on (the
+    table's ``backend`` column), netns where the table does not say."""
+    if source != "bed" or table is None or "backend" not in table:
+        return SOURCE_LABEL[source]
+    rows = table[table["source"].astype(str) == "bed"] if "source" in table else table
+    backends = sorted({str(b) for b in rows["backend"].dropna()})
+    return f"testbed ({', '.join(backends)})" if backends else SOURCE_LABEL[source]
+
+
 COLOR = {
     "sim": "#1f77b4",
     "bed": "#e6550d",

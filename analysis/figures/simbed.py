@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The simulator against the netns testbed: loss versus offered rate, one panel per
-configuration (the options that vary in the table, rate and seed aside), with the fitted
-model (``lanloss fit``) and its band for each source.
+"""The simulator against the testbed (netns, ssh or vm): loss versus offered rate, one
+panel per configuration (the options that vary in the table, rate and seed aside; with both
+sources, a testbed configuration's panel holds the simulator's configuration that models it,
+``simulated_as``), with the fitted model (``lanloss fit``) and its band for each source.
 
 Measured points pool the repetitions (lost / sent; bars: the range over runs). The fitted
 curves come from ``figures.fitted`` (the estimate, and the 95 % band over the fit's bootstrap
@@ -9,7 +10,8 @@ replicates: where the curve may lie given the parameters' uncertainty, not where
 may land; the replicates are drawn at each source's run-to-run spread, so the band is as
 wide as the repetitions' agreement allows); the testbed's curve includes the fitted
 discrepancy. The grey dotted line is the closed-form
-capacity of the receiver's link. The error table compares, at every configuration and rate
+capacity of the receiver's link, where it lies within CAPACITY_IN_VIEW times the panel's
+top rate (a note names it otherwise). The error table compares, at every configuration and rate
 that both sources ran, the simulator's loss and goodput with the testbed's (the reference),
 and the fitted testbed model with it.
 """
@@ -30,7 +32,7 @@ from lanloss.analysis.figures import common, fitted
 
 STUDY = "simbed"
 SHOWS = (
-    "simulator vs netns testbed: loss vs offered rate per configuration, with the fitted "
+    "simulator vs testbed: loss vs offered rate per configuration, with the fitted "
     "loss model and its band for each source"
 )
 REQUIRED = (
@@ -49,6 +51,8 @@ REQUIRED = (
     "goodput_bps",
 )
 NOT_A_PANEL = {"rate", "seed"}
+# the link's capacity is drawn when it lies within this many times a panel's top offered rate
+CAPACITY_IN_VIEW = 4
 CURVE_POINTS = 60
 # the fitted curve's band: the bootstrap's, stretched to the reported intervals (figures/fitted.py)
 BAND_LABEL = "95 % band (bootstrap, with the host's drift between repetitions)"
@@ -136,17 +140,72 @@ def _from_preset(row: pd.Series, key: str) -> bool:
         return str(row[key]) == str(preset[key])
 
 
-def _key(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
+def _label(row: pd.Series, keys: list[str]) -> str:
     """A configuration's label: the varying options it sets (unset ones, and a simulator
     host's values from its preset, left out: the testbed's point has none of them)."""
+    parts = [_fmt(k, row[k]) for k in keys if not _unset(row[k]) and not _from_preset(row, k)]
+    return ", ".join(parts) or ("all runs" if not keys else "defaults")
 
-    def label(row: pd.Series) -> str:
-        parts = [_fmt(k, row[k]) for k in keys if not _unset(row[k]) and not _from_preset(row, k)]
-        return ", ".join(parts) or ("all runs" if not keys else "defaults")
 
+def _key(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Each row's configuration label (``_label``)."""
     if frame.empty:
         return pd.Series([], dtype=object, index=frame.index)
-    return frame.apply(label, axis=1)
+    return frame.apply(_label, axis=1, keys=keys)
+
+
+def simulated_as(table: pd.DataFrame, keys: list[str]) -> dict[str, set[str]]:
+    """{testbed configuration: the simulator's configurations that model it}.
+
+    The simulator runs a testbed point with its host's values and its emulated NIC's rules
+    applied (``lanloss.host_values``): on ``qemu-e1000`` an rx-usecs of 0 or 125 is
+    QEMU's interrupt floor, so the guest's itr 0 and itr 8000 are one simulator
+    configuration, drawn in both testbed panels. Each testbed configuration's settings are
+    resolved so for every simulator host in the table and labelled as a simulator row."""
+    from lanloss.host_values import emulation_rules
+
+    bed = table[table["source"].astype(str) == "bed"]
+    sim = table[table["source"].astype(str) == "sim"]
+    hosts = list(dict.fromkeys(sim["host"].dropna().astype(str))) if "host" in sim else []
+    out: dict[str, set[str]] = {}
+    for _, row in bed.drop_duplicates(subset=keys or None).iterrows():
+        config = _label(row, keys)
+        for host in hosts:
+            params = {k: row[k] for k in keys if not _unset(row[k])}
+            params |= {"host": host, "mtu": row.get("mtu"), "payload": row.get("payload")}
+            emulation_rules(params, explicit=set(params) - {"rx_fifo"})
+            as_sim = row.copy()
+            for k, v in params.items():
+                if k in as_sim.index:
+                    as_sim[k] = v
+            as_sim["source"] = "sim"
+            out.setdefault(config, set()).add(_label(as_sim, keys))
+    return out
+
+
+def _panels(r: pd.DataFrame, modelled: dict[str, set[str]]) -> dict[str, pd.DataFrame]:
+    """{panel title: its runs}. With both sources, a testbed configuration's panel holds its
+    runs and those of the simulator's configurations that model it (``simulated_as``); a
+    simulator configuration that models none gets its own panel. Otherwise one panel per
+    configuration."""
+    if r.empty:
+        return {}
+    out: dict[str, pd.DataFrame] = {}
+    drawn: set[str] = set()
+    sim = r["source"].astype(str) == "sim"
+    for config in dict.fromkeys(r["config"]):
+        if config in modelled:
+            as_sim = modelled[config]
+            out[config] = r[(~sim & (r["config"] == config)) | (sim & r["config"].isin(as_sim))]
+            drawn |= as_sim
+    for config in dict.fromkeys(r.loc[sim, "config"]):
+        if config not in drawn:  # titled apart if a testbed configuration has its label
+            title = config if config not in out else f"{config} (simulator)"
+            out[title] = r[sim & (r["config"] == config)]
+    for config in dict.fromkeys(r.loc[~sim, "config"]):  # testbed-only tables
+        if config not in out:
+            out[config] = r[r["config"] == config]
+    return out
 
 
 def _curve_rows(template: pd.Series, rates: np.ndarray) -> pd.DataFrame:
@@ -174,24 +233,27 @@ def draw(table: pd.DataFrame, fit: dict | None = None, validation: pd.DataFrame 
     if not r.empty:
         r["offered_mbps"] = common.offered_mbps(r)
         r["mbps"] = r["goodput_bps"].astype(float) / 1e6
-    configs = list(dict.fromkeys(r["config"])) if not r.empty else []
+    panels = _panels(r, simulated_as(table, keys) if _both_sources(table) else {})
+    configs = list(panels)
     n = max(len(configs), 1)
     ncols = min(n, 3)
     nrows = math.ceil(n / ncols)
     width = max(5.2 * ncols + 1, 12)  # room for the legend below a single panel
     fig, axes = common.new_figure(nrows, ncols, size=(width, 4.2 * nrows + 1.6))
     rows: list[dict] = []
+    beyond: list[float] = []  # capacities not drawn (CAPACITY_IN_VIEW)
+    drawn_capacity = False
     skipped_curves = 0
     for i, config in enumerate(configs):
         ax = axes[i // ncols][i % ncols]
-        here = r[r["config"] == config]
+        here = panels[config]
         top = float(here["offered_mbps"].max())
         for src, f in common.by_source(here).items():
             loss = common.pooled_loss(f, ["offered_mbps"])
             common.plot_source(ax, loss, "offered_mbps", src, y="loss", connect=False)
             if fit is None or f.empty:
                 continue
-            template = flows[(flows["config"] == config) & (flows["source"] == src)].iloc[0]
+            template = flows[flows["run_file"] == f["run_file"].iloc[0]].iloc[0]
             rates = np.linspace(0.3 * f["offered_mbps"].min(), 1.15 * top, CURVE_POINTS) * 1e6
             try:
                 c = fitted.curves(fit, _curve_rows(template, rates))
@@ -209,7 +271,11 @@ def draw(table: pd.DataFrame, fit: dict | None = None, validation: pd.DataFrame 
         cap = wire.saturation_goodput_bps(
             payload, float(here["edge_rate"].min()), int(here["mtu"].iloc[0])
         )
-        ax.axvline(cap / 1e6, color=common.COLOR["closed_form"], ls=":", lw=2)
+        if cap / 1e6 <= CAPACITY_IN_VIEW * top:
+            ax.axvline(cap / 1e6, color=common.COLOR["closed_form"], ls=":", lw=2)
+            drawn_capacity = True
+        else:  # a host-bound panel: the link's capacity would squeeze its points to the left
+            beyond.append(cap / 1e6)
         ax.set_yscale("symlog", linthresh=1e-4)
         ax.set_ylim(0, 1.5)
         ax.set_xlim(left=0)
@@ -221,11 +287,17 @@ def draw(table: pd.DataFrame, fit: dict | None = None, validation: pd.DataFrame 
         axes[j // ncols][j % ncols].set_visible(not configs and j == 0)
     if not configs:
         notes.append("the table has no runs")
+    if beyond:
+        notes.append(
+            f"the receiver's link's closed-form capacity is beyond the axes in {len(beyond)} "
+            f"panel(s) ({min(beyond):.4g}-{max(beyond):.4g} Mbit/s): not drawn"
+        )
     handles = [
         common.handle("sim"),
-        common.handle("bed", mfc="white"),
-        common.handle("closed_form", "closed-form capacity of the receiver's link"),
+        common.handle("bed", common.source_label("bed", table), mfc="white"),
     ]
+    if drawn_capacity:
+        handles.append(common.handle("closed_form", "closed-form capacity of the receiver's link"))
     if fit is not None:
         handles += [
             common.handle("line", "fitted model: simulator", color=common.COLOR["sim"], lw=1.8),

@@ -250,3 +250,54 @@ def test_a_setting_only_the_testbed_has_shares_the_simulators_panel():
     frame.loc[2, "rcvbuf"] = 65536.0  # the simulator sets it too: a factor of both
     assert simbed.one_source_settings(frame) == {}
     assert simbed.panel_keys(frame) == ["payload", "rcvbuf"]
+
+
+def _guest_rows(itr_bed: float, itr_sim: float, rx_ring: float = 256.0) -> list[dict]:
+    point = {"payload": 64.0, "mtu": 1500.0, "rx_ring": rx_ring}
+    return [
+        {**point, "source": "bed", "host": None, "itr": itr_bed},
+        {**point, "source": "sim", "host": "qemu-e1000", "itr": itr_sim},
+    ]
+
+
+def test_a_guests_settings_share_a_panel_with_the_simulators_emulation_of_them():
+    """The simulator runs a guest's rx-usecs 0 and 125 (itr 0, 8000) at QEMU's interrupt
+    floor, and its ring of 256 is the preset's: both testbed panels hold the one simulator
+    configuration, and a setting the simulator keeps (itr 2500, ring 80) pairs as set."""
+    floor = 7812.0  # QEMU_E1000_MAX_ITR: the simulator's itr for both
+    frame = pd.DataFrame(
+        _guest_rows(0.0, floor)
+        + _guest_rows(8000.0, floor)
+        + _guest_rows(2500.0, 2500.0)
+        + _guest_rows(2500.0, 2500.0, rx_ring=80.0)
+    )
+    keys = simbed.panel_keys(frame)
+    assert keys == ["rx_ring", "itr"]
+    assert simbed.simulated_as(frame, keys) == {
+        "rx_ring 256, itr 0": {"defaults"},
+        "rx_ring 256, itr 8000": {"defaults"},
+        "rx_ring 256, itr 2500": {"itr 2500"},
+        "rx_ring 80, itr 2500": {"rx_ring 80, itr 2500"},
+    }
+    runs = frame.assign(config=simbed._key(frame, keys))
+    panels = simbed._panels(runs, simbed.simulated_as(frame, keys))
+    assert list(panels) == [
+        "rx_ring 256, itr 0",
+        "rx_ring 256, itr 8000",
+        "rx_ring 256, itr 2500",
+        "rx_ring 80, itr 2500",
+    ]
+    for title, rows in panels.items():
+        assert set(rows["source"]) == {"bed", "sim"}, title
+    # both guests' simulator rows (one configuration) with each guest's own
+    assert list(panels["rx_ring 256, itr 8000"]["itr"]) == [floor, 8000.0, floor]
+    # a simulator configuration no testbed point maps to keeps a panel of its own
+    lone = pd.concat([runs, runs.iloc[[1]].assign(itr=6000.0, config="itr 6000")])
+    assert list(simbed._panels(lone, simbed.simulated_as(frame, keys)))[-1] == "itr 6000"
+
+
+def test_the_legend_names_the_testbeds_backend():
+    frame = pd.DataFrame([{"source": "sim", "backend": None}, {"source": "bed", "backend": "vm"}])
+    assert common.source_label("bed", frame) == "testbed (vm)"
+    assert common.source_label("sim", frame) == "simulator (ns-3)"
+    assert common.source_label("bed", frame.drop(columns="backend")) == "testbed (netns)"

@@ -67,9 +67,9 @@ def multicast_record(n: int) -> RunRecord:
 
 def test_columns_documented_and_complete():
     cols = tables.columns()
-    for name in ("study", "source", "point", "run_file", "rate_max", "sender", "receiver",
-                 "loss", "latency_p99_us", "loss_runs_mean", "offered_pps", "achieved_send_bps",
-                 "pause_frames_sent", "wall_s", "cpu_softirq"):  # fmt: skip
+    for name in ("study", "source", "backend", "point", "run_file", "rate_max", "sender",
+                 "receiver", "loss", "latency_p99_us", "loss_runs_mean", "offered_pps",
+                 "achieved_send_bps", "pause_frames_sent", "wall_s", "cpu_softirq"):  # fmt: skip
         assert name in cols and name in tables.__doc__
     assert all(o.name in cols for o in options.OPTIONS)
     assert all(f"drop_{p}" in cols for p in DROP_POINTS)
@@ -87,6 +87,7 @@ def test_sim_records_to_parquet(sim_runs, cli, tmp_path):
     rec = json.loads(a.read_text())
     f = rec["flows"][0]
     assert ra["study"] == "demo" and ra["source"] == "sim" and ra["run_file"] == str(a)
+    assert pd.isna(ra["backend"])  # a testbed's only
     assert ra["rate"] == 150e6 and not ra["rate_max"] and ra["sender_rate"] == 1e9
     assert (ra["sent"], ra["received"], ra["lost"]) == (f["sent"], f["received"], f["lost"])
     assert ra["loss"] == pytest.approx(f["lost"] / f["sent"]) and ra["loss"] > 0.25
@@ -128,6 +129,7 @@ def test_time_squeeze_comes_from_a_receiver_with_a_kernel_of_its_own(tmp_path):
     path.write_text(dump_json(data))
     df = tables.build([str(path)], "vm")
     assert list(df["rx_time_squeeze"][:2]) == [4.0, 0.0] and math.isnan(df["rx_time_squeeze"][2])
+    assert (df["backend"] == "vm").all()
     data["env"]["backend"] = "netns"
     path.write_text(dump_json(data))
     assert tables.build([str(path)], "netns")["rx_time_squeeze"].isna().all()
