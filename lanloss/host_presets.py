@@ -163,6 +163,14 @@ class Preset:
     # in recv() is copied straight into its buffer (the prequeue), so the ACK advertises
     # the window after the copy (HostTcpReader DirectCopy). Removed in 4.14.
     tcp_prequeue: bool = False
+    # The kernel whose skb truesize the host is charged (lanloss-linux-rx.h): "2.6", a copy
+    # at copybreak that fits the frame and a 2 KiB receive buffer; "6.1", a copy from a
+    # 1 KiB allocation (1280 bytes) and e1000's 1600-byte fragment (2176) at MTU 1500.
+    skb: str = "2.6"
+
+    def __post_init__(self) -> None:
+        if self.skb not in ("2.6", "6.1"):
+            raise ValueError(f"Preset skb: {self.skb!r} is not 2.6 or 6.1")
 
 
 # The e1000-2008 PC (seed 000's era), which seed 000's client shares but for its read cost.
@@ -240,8 +248,12 @@ QEMU_ALIGN_ADVANCE_S = 3e-3
 # How fast QEMU runs the guest, from the scheduler's record of its vCPU thread (perf:
 # sched_switch and clock_nanosleep of the thread QEMU names "ALL CPUs/TCG"; 2026-12-05,
 # shift 5, all of QEMU's threads on CPU 1, the harness's placement until 2026-12-06;
-# docs/testbed-vm.md §10). Not measured again with the vCPU on a core of its own, the
-# placement since (§12: perf's tracing perturbs that placement). The guest's clock
+# docs/testbed-vm.md §10). Measured again with the vCPU on a core of its own, the
+# placement since, from /proc's CPU time of that thread (2026-12-06, §12; perf's tracing
+# perturbs that placement): a busy loop ran it 8.1 % of real time (1 / 0.081 = 12.3), and
+# at 4.5k/s the interrupts' stall came to about 165 us. The values below are kept: this
+# machine's speed differs between its states, so a value from one day is no measurement of
+# another's runs (the study's verdict moves with it: §12). The guest's clock
 # advances only while that thread runs guest code; it stands still while the thread
 # sleeps in align, waits for a CPU, or emulates a device register access.
 # - A guest that never halts (a shell loop in the guest, no traffic, 3.8 s): the thread ran
@@ -344,7 +356,7 @@ TABLE: dict[str, Preset] = {
             "cores": 1,
             **qemu_e1000_values(QEMU_E1000_SHIFT, QEMU_E1000_INSTRUCTIONS),
             "reader_cores": "others",
-            "truesize": 0,  # e1000's copybreak rule (copybreak 256 in 6.1 as in 2.6)
+            "truesize": 0,  # e1000's copybreak rule (copybreak 256 in 6.1 as in 2.6), skb 6.1
             "rx_fifo": QEMU_E1000_TAP_FRAMES * 110,  # 64-byte datagrams; qemu_e1000_rules
             "rx_ring": 256,  # e1000 RxDescriptors default (E1000_DEFAULT_RXD)
             "itr": QEMU_E1000_MAX_ITR,  # the emulation's floor; the driver's rx-usecs 0
@@ -359,6 +371,7 @@ TABLE: dict[str, Preset] = {
         # and pause constants (QEMU's model sends and honours no PAUSE); no DROP_EN.
         Nic(400_000_000_000, 0.5, 0x0680, 0x0340, False),
         clock=GuestClock(QEMU_ALIGN_ADVANCE_S, QEMU_BUSY_SPEEDUP, QEMU_INTERRUPT_STALL_S),
+        skb="6.1",  # the guest's Debian 6.1.0, whose truesizes were measured in it
     ),
     "athlon-2003": Preset(
         "seed 001's 2003 lab PC: Athlon XP, 100 Mbit/s NIC, one core; read cost fitted",

@@ -176,7 +176,7 @@ def cxx_header() -> str:
             f"{_cxx_bool(lk.spinlock)}, {lk.line_transfer!r}, {lk.hold!r}, "
             f"{_cxx_bool(lk.wake_all)}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
             f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
-            f"{_cxx_bool(p.tcp_prequeue)}}},"
+            f"{_cxx_bool(p.tcp_prequeue)}, {_cxx_bool(p.skb == '6.1')}}},"
         )
     return "\n".join(
         [
@@ -211,6 +211,7 @@ def cxx_header() -> str:
             "    double clockSpeedup;  //!< and its busy speed over its clock's rate",
             "    double clockInterruptStallS; //!< and the emulator's real time per interrupt",
             "    bool tcpPrequeue;     //!< TCP's prequeue: recv() copies arriving segments",
+            "    bool skb61;           //!< Linux 6.1's skb truesizes (Preset.skb), else 2.6's",
             "};",
             "",
             "inline constexpr NicFamily FAMILIES[] = {",

@@ -130,6 +130,15 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetKernelAttribute("BacklogSize", UintegerValue(v.backlog));
     helper.SetNicAttribute("Truesize", UintegerValue(v.truesize));
     helper.SetNicAttribute("RxBufferTruesize", UintegerValue(RxBufferTruesize(o.mtu)));
+    if (family.skb61) // Linux 6.1's copy and, at standard frames, its e1000 fragment
+    {
+        helper.SetNicAttribute("CopiedTruesize", UintegerValue(LANLOSS_COPIED_TRUESIZE_6_1));
+        if (o.mtu <= 1500)
+        {
+            helper.SetNicAttribute("RxBufferTruesize",
+                                   UintegerValue(LANLOSS_KEPT_TRUESIZE_6_1));
+        }
+    }
     // rcvbuf as passed to setsockopt; the testbed raises rmem_max to it (settings.py), so
     // no clamp: sk_rcvbuf = max(2 * rcvbuf, SOCK_MIN_RCVBUF).
     helper.SetSocketAttribute("RcvBuf", UintegerValue(v.rcvbuf));

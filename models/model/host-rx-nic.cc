@@ -151,6 +151,13 @@ HostRxNic::AddTruesizeAttributes(TypeId& tid)
                       UintegerValue(0),
                       MakeUintegerAccessor(&HostRxNic::m_truesize),
                       MakeUintegerChecker<uint32_t>())
+        .AddAttribute("CopiedTruesize",
+                      "truesize in bytes of a frame copied at copybreak; 0 = the 2.6 rule, "
+                      "SKB_TRUESIZE(SKB_DATA_ALIGN(len + NET_SKB_PAD)) (Linux 6.1: "
+                      "LANLOSS_COPIED_TRUESIZE_6_1 whatever the length).",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&HostRxNic::m_copiedTruesize),
+                      MakeUintegerChecker<uint32_t>())
         .AddAttribute("CopyBreak",
                       "Frames of at most this many bytes (MAC header on, no FCS) are "
                       "copied into a fitting skb (e1000 copybreak).",
@@ -217,6 +224,7 @@ HostRxNic::HostRxNic()
       m_pauseRefreshQuanta(0x0340),
       m_sendXon(true),
       m_truesize(0),
+      m_copiedTruesize(0),
       m_copyBreak(LANLOSS_COPYBREAK),
       m_rxBufferTruesize(LANLOSS_RX_BUFFER_TRUESIZE),
       m_clockAdvance(Seconds(0)),
@@ -527,6 +535,10 @@ HostRxNic::TruesizeOf(uint32_t frameBytes) const
     if (m_truesize > 0)
     {
         return m_truesize;
+    }
+    if (frameBytes <= m_copyBreak && m_copiedTruesize > 0)
+    {
+        return m_copiedTruesize;
     }
     if (frameBytes <= m_copyBreak)
     {

@@ -67,10 +67,11 @@ class HostCpu;
  *   bus); a full socket buffer drops.
  * - Frame truesize (the driver's skb): Truesize if set, else the e1000 copybreak
  *   rule of lanloss-linux-rx.h: a frame of at most CopyBreak bytes (without FCS) is
- *   copied into a fitting skb, SKB_TRUESIZE(SKB_DATA_ALIGN(len + NET_SKB_PAD)) =
- *   align64(len + 64) + 576 on x86-64 (768 for a 106-byte frame); a larger one keeps
+ *   copied into a new skb, CopiedTruesize if set (Linux 6.1: 1280 whatever the
+ *   length), else one that fits it (2.6), SKB_TRUESIZE(SKB_DATA_ALIGN(len + NET_SKB_PAD))
+ *   = align64(len + 64) + 576 on x86-64 (768 for a 106-byte frame); a larger one keeps
  *   its receive buffer, RxBufferTruesize (e1000's 2 KiB buffers at MTU 1500:
- *   LANLOSS_RX_BUFFER_TRUESIZE).
+ *   LANLOSS_RX_BUFFER_TRUESIZE; Linux 6.1's fragments: LANLOSS_KEPT_TRUESIZE_6_1).
  *
  * - A QEMU guest (GuestClockAdvance above 0): frames from the wire reach the FIFO when
  *   the guest's clock lets them in (GuestClock: -icount align's lead and sleeps).
@@ -221,6 +222,7 @@ class HostRxNic : public Object
     uint16_t m_pauseRefreshQuanta;
     bool m_sendXon;
     uint32_t m_truesize;
+    uint32_t m_copiedTruesize;
     uint32_t m_copyBreak;
     uint32_t m_rxBufferTruesize;
     Time m_clockAdvance;

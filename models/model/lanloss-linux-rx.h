@@ -48,6 +48,15 @@
 /** e1000's 2 KiB receive buffer at MTU 1500 plus its sk_buff: SKB_TRUESIZE(2048 - 320). */
 #define LANLOSS_RX_BUFFER_TRUESIZE (LANLOSS_RX_BUFFER + LANLOSS_SKB_HEAD)
 
+/** Linux 6.1 (Debian's 6.1.0, the vm testbed's guest): a frame copied at copybreak gets its
+ *  head from a 1 KiB allocation whatever its length, charged SKB_TRUESIZE(1024 - 320) =
+ *  1280 bytes; measured there as 1280 per datagram of 64 and of 200 bytes (sk_rmem_alloc,
+ *  /proc/net/udp's rx_queue, of a socket nobody reads). */
+#define LANLOSS_COPIED_TRUESIZE_6_1 (1024u - LANLOSS_SKB_SHARED_INFO + LANLOSS_SKB_OVERHEAD)
+/** Linux 6.1's e1000 at MTU 1500: a frame kept in its receive fragment (build_skb over
+ *  rx_buffer_len 1522 + NET_SKB_PAD, cache-aligned to 1600) is charged SKB_TRUESIZE(1600) =
+ *  2176 bytes; measured in the guest as 2176 per datagram of 512 and of 1472 bytes. */
+#define LANLOSS_KEPT_TRUESIZE_6_1 (1600u + LANLOSS_SKB_OVERHEAD)
 /** The smallest sk_rcvbuf, SOCK_MIN_RCVBUF: twice TCP_SKB_MIN_TRUESIZE, 2048 + the sk_buff
  *  (sock.h): 4608 bytes. */
 #define LANLOSS_SOCK_MIN_RCVBUF (2u * (2048u + LANLOSS_SKB_HEAD))
