@@ -250,10 +250,11 @@ QEMU_ALIGN_ADVANCE_S = 3e-3
 # shift 5, all of QEMU's threads on CPU 1, the harness's placement until 2026-12-06;
 # docs/testbed-vm.md §10). Measured again with the vCPU on a core of its own, the
 # placement since, from /proc's CPU time of that thread (2026-12-06, §12; perf's tracing
-# perturbs that placement): a busy loop ran it 8.1 % of real time (1 / 0.081 = 12.3), and
-# at 4.5k/s the interrupts' stall came to about 165 us. The values below are kept: this
-# machine's speed differs between its states, so a value from one day is no measurement of
-# another's runs (the study's verdict moves with it: §12). The guest's clock
+# perturbs that placement): a busy loop ran it 8.1 % of real time (1 / 0.081 = 12.3), an
+# hour later 11.4-12.3 % (8.1-8.8; kernel code 4.8-8.1), and at 4.5k/s the interrupts'
+# stall came to about 165 us. The values below are kept: this machine's speed differs
+# between its hours, so a value from one is no measurement of another's runs (the study's
+# verdict moves with it: §12). The guest's clock
 # advances only while that thread runs guest code; it stands still while the thread
 # sleeps in align, waits for a CPU, or emulates a device register access.
 # - A guest that never halts (a shell loop in the guest, no traffic, 3.8 s): the thread ran
