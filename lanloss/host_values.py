@@ -173,6 +173,7 @@ def cxx_header() -> str:
         rows.append(
             f'    {{"{name}", {n.dma_bps}ULL, {n.driver_share!r}, 0x{n.pause_time:04X}, '
             f"0x{n.pause_refresh:04X}, {_cxx_bool(n.drop_when_no_ring)}, "
+            f"{_cxx_bool(n.cause_latch)}, "
             f"{_cxx_bool(lk.spinlock)}, {lk.line_transfer!r}, {lk.hold!r}, "
             f"{_cxx_bool(lk.wake_all)}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
             f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
@@ -200,6 +201,7 @@ def cxx_header() -> str:
             "    uint16_t pauseTime;   //!< quanta of a host XOFF",
             "    uint16_t refresh;     //!< XOFF refresh while the FIFO stays high",
             "    bool dropWhenNoRing;  //!< SRRCTL.DROP_EN when receive flow control is off",
+            "    bool causeLatch;      //!< ICR keeps causes while masked (Nic.cause_latch)",
             "    bool queueSpinlock;   //!< readers take Linux's queue spinlock (SocketLock)",
             "    double lineTransferS; //!< its cache line's move between cores, seconds",
             "    double lockHoldS;     //!< its hold, seconds",

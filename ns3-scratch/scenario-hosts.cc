@@ -109,6 +109,7 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetNicAttribute("DropWhenNoDescriptor",
                            BooleanValue(family.dropWhenNoRing && !o.pause));
     helper.SetNicAttribute("InterruptThrottleRate", UintegerValue(v.itr));
+    helper.SetNicAttribute("CauseLatch", BooleanValue(family.causeLatch));
     // A host sends PAUSE only from its FIFO's high-water mark (docs/physics.md §7).
     helper.SetNicAttribute("FlowControl", BooleanValue(o.pause));
     helper.SetNicAttribute("PauseTime", UintegerValue(family.pauseTime));

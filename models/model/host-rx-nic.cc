@@ -82,7 +82,15 @@ HostRxNic::AddInterruptAttributes(TypeId& tid)
                       "e1000_intr ICR read and IMC write over the bus, napi_schedule.",
                       TimeValue(MicroSeconds(8)),
                       MakeTimeAccessor(&HostRxNic::m_irqCost),
-                      MakeTimeChecker(Seconds(0)));
+                      MakeTimeChecker(Seconds(0)))
+        .AddAttribute("CauseLatch",
+                      "A frame written to the ring while the interrupt is masked keeps its "
+                      "cause pending (ICR) until the next interrupt, which unmasking raises "
+                      "even if the poll took the frame (QEMU's e1000: set_ims -> set_ics "
+                      "with ICR's causes). Off: an interrupt needs frames in the ring.",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&HostRxNic::m_causeLatch),
+                      MakeBooleanChecker());
 }
 
 // A QEMU guest's clock under -icount align (GuestClock), which lets the wire's frames in.
@@ -219,6 +227,7 @@ HostRxNic::HostRxNic()
       m_dropNoDescriptor(false),
       m_itr(2500),
       m_irqCost(MicroSeconds(8)),
+      m_causeLatch(false),
       m_flowControl(false),
       m_pauseTime(0x0680),
       m_pauseRefreshQuanta(0x0340),
@@ -234,6 +243,10 @@ HostRxNic::HostRxNic()
       m_hwFree(0),
       m_cleaned(0),
       m_irqEnabled(true),
+      m_causePending(false),
+      m_fifoIn(0),
+      m_fifoOut(0),
+      m_fifoInAtIcrRead(0),
       m_anyIrq(false),
       m_xoff(false)
 {
@@ -315,6 +328,7 @@ HostRxNic::Admit(HostRxFrame f)
     m_fifoBytes += f.fifoBytes;
     m_stats.peakFifoBytes = std::max(m_stats.peakFifoBytes, m_fifoBytes);
     m_fifo.push_back(std::move(f));
+    ++m_fifoIn;
     CheckPause();
     TryDma();
 }
@@ -333,6 +347,7 @@ HostRxNic::TryDma()
             // SRRCTL.DROP_EN: dropped for want of a descriptor (per-queue RQDPC).
             HostRxFrame f = std::move(m_fifo.front());
             m_fifo.pop_front();
+            ++m_fifoOut;
             m_fifoBytes -= f.fifoBytes;
             ++m_stats.rxRingDrops;
             m_rxRingDropTrace(f.packet);
@@ -367,6 +382,10 @@ HostRxNic::FinishDma()
     m_fifo.pop_front();
     m_fifoBytes -= f.fifoBytes;
     m_ring.push_back(std::move(f));
+    // RXT0 into ICR, unless the frame had come before the handler's ICR read (the one
+    // emulated NIC that latches writes a frame to the ring as it reads it from the tap)
+    ++m_fifoOut;
+    m_causePending = m_causePending || m_fifoOut > m_fifoInAtIcrRead;
     m_stats.peakRingFrames = std::max<uint32_t>(m_stats.peakRingFrames, m_ring.size());
     CheckPause();
     MaybeInterrupt();
@@ -439,10 +458,16 @@ HostRxNic::GetInterruptInterval() const
     return NanoSeconds(int64_t(1000000000ULL / (uint64_t(m_itr) * 256)) * 256);
 }
 
+bool
+HostRxNic::HasInterruptCause() const
+{
+    return !m_ring.empty() || (m_causeLatch && m_causePending);
+}
+
 void
 HostRxNic::MaybeInterrupt()
 {
-    if (!m_irqEnabled || m_ring.empty() || !m_irqEvent.IsExpired())
+    if (!m_irqEnabled || !HasInterruptCause() || !m_irqEvent.IsExpired())
     {
         return;
     }
@@ -461,18 +486,22 @@ HostRxNic::MaybeInterrupt()
 void
 HostRxNic::RaiseInterrupt()
 {
-    if (!m_irqEnabled || m_ring.empty())
+    if (!m_irqEnabled || !HasInterruptCause())
     {
         return;
     }
-    // e1000_intr masks the interrupt (IMC) and schedules NAPI; it stays masked
-    // until the poll completes.
+    // e1000_intr masks the interrupt (IMC) and schedules NAPI; it stays masked until
+    // the poll completes.
     m_irqEnabled = false;
     m_anyIrq = true;
     m_lastIrq = Simulator::Now();
     ++m_stats.interrupts;
     m_interruptTrace(m_ring.size());
     m_clock->Interrupted();
+    // Its ICR read clears the causes of every frame that had come by then, those the
+    // interrupt's stall let in included.
+    m_causePending = false;
+    m_fifoInAtIcrRead = m_fifoIn;
     m_cpu->Submit(m_cpu->HardIrqContext(IRQ_CORE),
                   m_irqCost,
                   HostCpu::IRQ_WORK,

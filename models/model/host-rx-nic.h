@@ -57,7 +57,13 @@ class HostCpu;
  *   register value: floor(1e9 / (256 * ITR)) units of 256 ns (399.872 us for 2500);
  *   ITR 0 = no moderation. The interrupt is masked from the moment it is raised
  *   until the NAPI poll completes (napi_complete_done, then e1000_irq_enable:
- *   EnableInterrupt).
+ *   EnableInterrupt). With CauseLatch (QEMU's e1000, hw/net/e1000.c) a frame written
+ *   to the ring while the interrupt is masked leaves its cause pending in ICR (read
+ *   and cleared only by the interrupt handler), and unmasking raises the interrupt
+ *   for it, no sooner than the ITR interval, even when the poll took that frame
+ *   meanwhile: the poll it schedules may find the ring empty. The handler's ICR read
+ *   clears the causes of the frames that had reached the NIC by then (with a
+ *   GuestClock, those its interrupt stall lets in too).
  * - 802.3x (FlowControl): XOFF with PauseTime quanta when the FIFO reaches the
  *   high-water mark, hwm = min(0.9 * FIFO, FIFO - max_frame) rounded down to 8
  *   bytes, max_frame = MTU + 18 (e1000_reset, e1000e_reset); refreshed every
@@ -202,6 +208,9 @@ class HostRxNic : public Object
     void CheckPause();
     /** XOFF with PauseTime, sent again every PauseRefreshQuanta until cancelled. */
     void SendXoff();
+    /** Whether an enabled interrupt has a cause: frames in the ring, or with CauseLatch
+     * a frame written to the ring since the last interrupt. */
+    bool HasInterruptCause() const;
     void MaybeInterrupt();
     void RaiseInterrupt();
     void IrqDone();
@@ -217,6 +226,7 @@ class HostRxNic : public Object
     bool m_dropNoDescriptor;
     uint32_t m_itr;
     Time m_irqCost;
+    bool m_causeLatch;
     bool m_flowControl;
     uint16_t m_pauseTime;
     uint16_t m_pauseRefreshQuanta;
@@ -242,6 +252,10 @@ class HostRxNic : public Object
     uint32_t m_cleaned; //!< descriptors cleaned, not yet given back
     std::deque<HostRxFrame> m_ring;
     bool m_irqEnabled;
+    bool m_causePending;         //!< a frame's cause is in ICR (CauseLatch)
+    uint64_t m_fifoIn;           //!< frames that entered the FIFO
+    uint64_t m_fifoOut;          //!< frames that left it (into the ring or dropped)
+    uint64_t m_fifoInAtIcrRead;  //!< m_fifoIn at the last interrupt handler's ICR read
     bool m_anyIrq;
     Time m_lastIrq;
     EventId m_irqEvent;

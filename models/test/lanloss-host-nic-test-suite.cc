@@ -132,6 +132,76 @@ class InterruptThrottleTestCase : public TestCase
 };
 
 /**
+ * CauseLatch (QEMU's e1000 ICR): bursts of two back-to-back datagrams 1 ms apart at
+ * 1 Gbit/s (the second reaches the ring 1.04 us after the first, inside the first's
+ * 8 us interrupt). The poll takes both; without the latch the ring is empty at the
+ * unmask and the burst costs one interrupt. With it the second frame's cause is still in
+ * ICR, so unmasking raises a second interrupt whose poll finds nothing: at once (18 us
+ * after the first: 8 us IRQ + 2 x 5 us per frame) with ITR 0, 399.872 us after it with
+ * ITR 2500. A lone frame leaves no cause behind.
+ */
+class CauseLatchTestCase : public TestCase
+{
+  public:
+    CauseLatchTestCase(bool latch, uint32_t itr, uint32_t burst, uint64_t interrupts, Time gap)
+        : TestCase("CauseLatch " + std::string(latch ? "on" : "off") + ", ITR " +
+                   std::to_string(itr) + ", bursts of " + std::to_string(burst) + ": " +
+                   std::to_string(interrupts) + " interrupts"),
+          m_latch(latch),
+          m_itr(itr),
+          m_burst(burst),
+          m_interrupts(interrupts),
+          m_gap(gap)
+    {
+    }
+
+  private:
+    void Irq(uint32_t ringFrames)
+    {
+        m_times.push_back(Simulator::Now());
+        m_empty += ringFrames == 0;
+    }
+
+    void DoRun() override
+    {
+        Bed bed(DataRate("1Gbps"));
+        bed.Costs(MicroSeconds(8), MicroSeconds(2), MicroSeconds(3), MicroSeconds(5), m_itr);
+        bed.host.SetRxPathAttribute("CauseLatch", BooleanValue(m_latch));
+        bed.Install(1);
+        bed.rx.path->GetNic()->TraceConnectWithoutContext(
+            "Interrupt",
+            MakeCallback(&CauseLatchTestCase::Irq, this));
+        const std::string pattern = m_burst > 1 ? "burst:" + std::to_string(m_burst) : "cbr";
+        bed.Traffic(64, 1000.0 * m_burst, MilliSeconds(1), MilliSeconds(21), MilliSeconds(0),
+                    pattern);
+        Outcome o = bed.Finish(MilliSeconds(50), 64);
+        NS_TEST_ASSERT_MSG_EQ(o.sent, 20 * m_burst, "20 bursts");
+        NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "no loss");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, m_interrupts, "interrupts");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.polls, m_interrupts, "one poll per interrupt");
+        NS_TEST_ASSERT_MSG_EQ(m_empty, m_interrupts - 20, "the latched ones find the ring empty");
+        if (m_interrupts == 40)
+        {
+            uint64_t wrong = 0;
+            for (std::size_t k = 1; k < m_times.size(); k += 2)
+            {
+                wrong += m_times[k] - m_times[k - 1] != m_gap;
+            }
+            NS_TEST_ASSERT_MSG_EQ(wrong, 0, "the latched interrupt follows its burst's");
+        }
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+    }
+
+    bool m_latch;
+    uint32_t m_itr;
+    uint32_t m_burst;
+    uint64_t m_interrupts;
+    Time m_gap;
+    std::vector<Time> m_times;
+    uint64_t m_empty = 0;
+};
+
+/**
  * The guest clock tests' sparse train: 20 datagrams 1 ms apart into a guest (Advance
  * 100 us) whose every datagram costs 18 us (IRQ 8 + driver 2 + stack 3 + read 5).
  */
@@ -550,6 +620,11 @@ class LanlossHostNicTestSuite : public TestSuite
         AddTestCase(new IdleLatencyTestCase(false, true), Duration::QUICK);
         AddTestCase(new IdleLatencyTestCase(true, false), Duration::QUICK);
         AddTestCase(new InterruptThrottleTestCase, Duration::QUICK);
+        AddTestCase(new CauseLatchTestCase(false, 0, 2, 20, Seconds(0)), Duration::QUICK);
+        AddTestCase(new CauseLatchTestCase(true, 0, 2, 40, MicroSeconds(18)), Duration::QUICK);
+        AddTestCase(new CauseLatchTestCase(true, 2500, 2, 40, NanoSeconds(399872)),
+                    Duration::QUICK);
+        AddTestCase(new CauseLatchTestCase(true, 0, 1, 20, Seconds(0)), Duration::QUICK);
         AddTestCase(new RxBufferWriteTestCase(16, 1, 2), Duration::QUICK);
         AddTestCase(new RxBufferWriteTestCase(64, 3, 3), Duration::QUICK);
         AddTestCase(new RingAndFifoTestCase(49152, false, 0, 0), Duration::QUICK);

@@ -38,6 +38,7 @@ def test_the_header_carries_every_nic_value():
         row = (
             f'{{"{name}", {n.dma_bps}ULL, {n.driver_share!r}, 0x{n.pause_time:04X}, '
             f"0x{n.pause_refresh:04X}, {str(n.drop_when_no_ring).lower()}, "
+            f"{str(n.cause_latch).lower()}, "
             f"{str(lk.spinlock).lower()}, {lk.line_transfer!r}, {lk.hold!r}, "
             f"{str(lk.wake_all).lower()}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
             f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
