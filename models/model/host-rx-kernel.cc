@@ -429,6 +429,7 @@ HostRxKernel::PollEnd(uint32_t core, bool complete)
 {
     Softnet& sd = m_softnet[core];
     NS_ASSERT(!sd.pollList.empty() && sd.pollList.front() == sd.current);
+    m_stats.emptyPolls += sd.current == NAPI_NIC && sd.work == 0;
     sd.pollList.pop_front();
     EndNapi(sd, complete);
     sd.budget -= sd.work;

@@ -78,6 +78,7 @@ class HostRxKernel : public Object
         uint64_t reassemblyTimeouts = 0; //!< datagrams (Ip ReasmTimeout)
         uint64_t reassemblyDrops = 0;    //!< fragments those datagrams held
         uint64_t polls = 0;              //!< NIC NAPI polls
+        uint64_t emptyPolls = 0;         //!< NIC NAPI polls that found the ring empty
         uint64_t backlogPolls = 0;       //!< RPS: process_backlog polls, all cores
         uint64_t softirqRuns = 0;        //!< net_rx_action runs, all cores
         uint64_t timeSqueeze = 0;        //!< softnet_stat time_squeeze, all cores

@@ -180,6 +180,7 @@ class CauseLatchTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(o.stats.interrupts, m_interrupts, "interrupts");
         NS_TEST_ASSERT_MSG_EQ(o.stats.polls, m_interrupts, "one poll per interrupt");
         NS_TEST_ASSERT_MSG_EQ(m_empty, m_interrupts - 20, "the latched ones find the ring empty");
+        NS_TEST_ASSERT_MSG_EQ(o.stats.emptyPolls, m_interrupts - 20, "and their polls take nothing");
         if (m_interrupts == 40)
         {
             uint64_t wrong = 0;
