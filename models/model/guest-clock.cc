@@ -181,7 +181,7 @@ GuestClock::Plan()
 }
 
 void
-GuestClock::Interrupted()
+GuestClock::Stall(double share)
 {
     if (!IsAligned() || !m_interruptStall.IsStrictlyPositive())
     {
@@ -190,7 +190,8 @@ GuestClock::Interrupted()
     Advance();
     // real time passes, the guest's clock does not: the lead shrinks (a guest behind
     // real time is not modelled: the wire's frames must not reach it before they came)
-    m_lead = std::max(Seconds(0), m_lead - m_interruptStall);
+    const Time stall = TimeStep(std::llround(double(m_interruptStall.GetTimeStep()) * share));
+    m_lead = std::max(Seconds(0), m_lead - stall);
     Release();
     Plan();
 }

@@ -45,8 +45,9 @@ class HostCpu;
  *
  * Each interrupt the NIC raises costs QEMU's vCPU thread InterruptStall of real time in
  * which the guest's clock stands still (the emulated device's register accesses and the
- * interrupt's delivery): the lead falls by it, not below 0, and the frames that reached
- * the tap meanwhile are seen at once.
+ * interrupt's delivery), spent in parts where the driver makes them (HostRxNic): each part
+ * lowers the lead by its time, not below 0, and the frames that reached the tap meanwhile
+ * are seen at once.
  */
 class GuestClock : public Object
 {
@@ -85,8 +86,12 @@ class GuestClock : public Object
      */
     void Arrive(HostRxFrame frame);
 
-    /** The NIC raised an interrupt: the guest's clock stands still for InterruptStall. */
-    void Interrupted();
+    /**
+     * Part of an interrupt's emulation ran: the guest's clock stands still for @p share of
+     * InterruptStall (the frames that reach the tap meanwhile are let in at once).
+     * @param share the part of InterruptStall, 0 to 1
+     */
+    void Stall(double share);
     /** @return the guest's clock ahead of real time now */
     Time GetLead();
     /** @return frames held now */

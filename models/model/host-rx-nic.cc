@@ -65,6 +65,17 @@ HostRxNic::AddRingAttributes(TypeId& tid)
                       MakeBooleanChecker());
 }
 
+// Where an interrupt's GuestClock stall falls: QEMU emulates the interrupt's delivery and
+// each of the e1000 driver's register accesses (Linux 6.1) while the guest's clock stands
+// still, taken here as equal parts of InterruptStall. Before the handler's ICR read clears
+// the causes: the delivery and the read itself. Before the poll looks at the ring: the IMC
+// write, the STATUS read that flushes it, the APIC's EOI. At the poll's end, before the
+// interrupt is unmasked: the RDT write (e1000_alloc_rx_buffers), the IMS write, the
+// STATUS read. Frames let in by the second part latch a cause that the poll then takes.
+static constexpr double STALL_TO_ICR_READ = 2.0 / 8;
+static constexpr double STALL_TO_POLL = 3.0 / 8;
+static constexpr double STALL_AT_ENABLE = 3.0 / 8;
+
 // Interrupt moderation and the CPU cost of one interrupt.
 void
 HostRxNic::AddInterruptAttributes(TypeId& tid)
@@ -497,11 +508,11 @@ HostRxNic::RaiseInterrupt()
     m_lastIrq = Simulator::Now();
     ++m_stats.interrupts;
     m_interruptTrace(m_ring.size());
-    m_clock->Interrupted();
-    // Its ICR read clears the causes of every frame that had come by then, those the
-    // interrupt's stall let in included.
+    m_clock->Stall(STALL_TO_ICR_READ);
+    // The ICR read clears the causes of every frame that had come by then.
     m_causePending = false;
     m_fifoInAtIcrRead = m_fifoIn;
+    m_clock->Stall(STALL_TO_POLL);
     m_cpu->Submit(m_cpu->HardIrqContext(IRQ_CORE),
                   m_irqCost,
                   HostCpu::IRQ_WORK,
@@ -554,6 +565,7 @@ HostRxNic::ReturnDescriptors()
 void
 HostRxNic::EnableInterrupt()
 {
+    m_clock->Stall(STALL_AT_ENABLE);
     m_irqEnabled = true;
     MaybeInterrupt();
 }
