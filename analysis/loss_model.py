@@ -18,7 +18,8 @@ A physical model (docs/physics.md §1-§5), not a free curve. Per flow, in serie
    kernel's core (one core: receive livelock, slope -(c_i + c_d)/c_a past the knee), or
    min(readers, cores - 1)/c_a on their own cores. The socket holds K = floor(sk_rcvbuf /
    truesize) + 1 datagrams (net/ipv4/udp.c __udp_enqueue_schedule_skb; truesize: the e1000
-   copybreak rule of host-model.rst, summed over fragments). Loss: M/D/1/K below the knee
+   copybreak rule of host-model.rst for the preset's kernel, Preset.skb, summed over
+   fragments). Loss: M/D/1/K below the knee
    (Poisson arrivals; CBR into the simulator: none), fluid above, over a run of finite
    length (``mdk.run_loss``); datagrams arriving in batches of b per interrupt need K > b;
    stalls of T_off every period lose max(0, lambda T_off - K) each (docs/physics.md §2).
@@ -78,6 +79,13 @@ def presets() -> dict[str, dict[str, Any]]:
     from lanloss.host_values import PRESETS
 
     return {k: dict(v) for k, v in PRESETS.items()}
+
+
+def _skb(host: str) -> str:
+    """The kernel whose truesizes a simulated host is charged (Preset.skb; 2.6 for ideal)."""
+    from lanloss.host_presets import TABLE
+
+    return TABLE[host].skb if host in TABLE else "2.6"
 
 
 def least_truesize(payload: int, mtu: int) -> float:
@@ -319,7 +327,7 @@ def _configuration(
         "itr": itr,
         "ring_cap": ring,
         "sk_rcvbuf": sk_rcvbuf(None if math.isnan(rcv) else rcv),
-        "ts_rule": datagram_truesize(P, mtu, ts_fixed),
+        "ts_rule": datagram_truesize(P, mtu, ts_fixed, _skb(host) if not bed else "2.6"),
         "stall_period": stall[0],
         "stall_length": stall[1],
         "share": share,

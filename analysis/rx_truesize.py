@@ -24,19 +24,27 @@ COPYBREAK = header_constants.COPYBREAK  # e1000: frames up to this many bytes (n
 RX_BUFFER_TRUESIZE = header_constants.RX_BUFFER_TRUESIZE  # a 2 KiB receive buffer's skb
 
 
-def frame_truesize(frame_len: int) -> int:
-    """skb truesize of one received frame by the e1000 copybreak rule (host-model.rst)."""
+def frame_truesize(frame_len: int, skb: str = "2.6", mtu: int = 1500) -> int:
+    """skb truesize of one received frame by the e1000 copybreak rule of the kernel ``skb``
+    (Preset.skb; host-model.rst): on 2.6 a copy into an skb that fits the frame, else a 2 KiB
+    receive buffer's; on 6.1 a copy from a 1 KiB allocation whatever its length, else at MTU
+    1500 e1000's 1600-byte fragment (as the simulator charges them: scenario-hosts.cc). Larger
+    MTUs are charged the 2 KiB buffer's on both, an approximation of the analysis only."""
+    if skb == "6.1":
+        if frame_len <= COPYBREAK:
+            return header_constants.COPIED_TRUESIZE_6_1
+        return header_constants.KEPT_TRUESIZE_6_1 if mtu <= 1500 else RX_BUFFER_TRUESIZE
     if frame_len <= COPYBREAK:
         return header_constants.copybreak_truesize(frame_len)
     return RX_BUFFER_TRUESIZE
 
 
-def datagram_truesize(payload: int, mtu: int, per_frame: float = 0) -> float:
+def datagram_truesize(payload: int, mtu: int, per_frame: float = 0, skb: str = "2.6") -> float:
     """A reassembled datagram is charged the sum of its fragments' truesizes (ip_frag_reasm)."""
     frames = [ip + 14 for ip in fragment_sizes(payload, mtu)]  # MAC header, no FCS
     if per_frame and per_frame > 0:
         return per_frame * len(frames)
-    return float(sum(frame_truesize(max(60, f)) for f in frames))
+    return float(sum(frame_truesize(max(60, f), skb, mtu) for f in frames))
 
 
 def socket_capacity(sk_rcvbuf: Any, truesize: Any) -> Any:

@@ -69,6 +69,9 @@ SKB_OVERHEAD: int = int(_RX["SKB_OVERHEAD"])  # SKB_TRUESIZE(x) = x + SKB_OVERHE
 NET_SKB_PAD: int = int(_RX["NET_SKB_PAD"])
 COPYBREAK: int = int(_RX["COPYBREAK"])
 RX_BUFFER_TRUESIZE: int = int(_RX["RX_BUFFER_TRUESIZE"])
+# Linux 6.1 (Preset.skb "6.1"): any copy at copybreak, and e1000's fragment at MTU 1500
+COPIED_TRUESIZE_6_1: int = int(_RX["COPIED_TRUESIZE_6_1"])
+KEPT_TRUESIZE_6_1: int = int(_RX["KEPT_TRUESIZE_6_1"])
 SKB_HEAD: int = int(_RX["SKB_HEAD"])  # sizeof(struct sk_buff), aligned
 SOCK_MIN_RCVBUF: int = int(_RX["SOCK_MIN_RCVBUF"])
 RMEM_DEFAULT: int = int(_RX["RMEM_DEFAULT"])

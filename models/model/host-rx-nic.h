@@ -63,7 +63,7 @@ class HostCpu;
  *   for it, no sooner than the ITR interval, even when the poll took that frame
  *   meanwhile: the poll it schedules may find the ring empty. The handler's ICR read
  *   clears the causes of the frames that had reached the NIC by then (with a
- *   GuestClock, those its interrupt stall lets in too).
+ *   GuestClock, those the first part of its interrupt stall lets in too).
  * - 802.3x (FlowControl): XOFF with PauseTime quanta when the FIFO reaches the
  *   high-water mark, hwm = min(0.9 * FIFO, FIFO - max_frame) rounded down to 8
  *   bytes, max_frame = MTU + 18 (e1000_reset, e1000e_reset); refreshed every
