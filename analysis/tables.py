@@ -51,7 +51,11 @@ receiving host
     net_rx_action runs that ended with receive work left over (the third column of
     /proc/net/softnet_stat, summed over its CPUs, over the whole run; simulator: its host
     model's count), the sign that the kernel's receive work went to ksoftirqd (NaN for a
-    namespace receiver, whose counters are the harness machine's, and when absent).
+    namespace receiver, whose counters are the harness machine's, and when absent);
+    ``rx_reader_wakeups``: how often the receiving application slept in recvmsg, per
+    datagram it read (testbed: lanloss-recv's voluntary context switches over the run, so
+    its 10 ms stop check adds up to 100 a second; simulator: its readers' wake-ups; NaN when
+    absent).
 vm guest
     ``vm_icount_shift`` (the guests' -icount shift, NaN without), ``guest_pace`` (the
     guest clock's seconds per real second during the traffic, of the guest farthest from 1)
@@ -112,7 +116,7 @@ RUN = (
     "disturbed_attempts",
 )
 HOST = ("cpu_irq", "cpu_softirq", "cpu_app", "cpu_idle", "recv_cpu_enforced")
-RX = ("rx_interrupts_per_frame", "rx_time_squeeze")
+RX = ("rx_interrupts_per_frame", "rx_time_squeeze", "rx_reader_wakeups")
 VM = ("vm_icount_shift", "guest_pace", "guest_kept_pace")
 
 
@@ -263,6 +267,21 @@ def _rx_time_squeeze(record: RunRecord, receiver: str) -> float:
     return float(c["softnet"].get("time_squeeze") or 0)  # the record leaves zero counters out
 
 
+def _rx_reader_wakeups(record: RunRecord, receiver: str) -> float:
+    """The receiving application's sleeps in recvmsg per datagram it read."""
+    if record.source == "sim":
+        host = (record.extra.get("hosts") or {}).get(receiver) or {}
+        readers = [r for r in host.get("readers") or [] if isinstance(r, dict)]
+        woken = sum(_num(r.get("wakeups")) for r in readers) if readers else math.nan
+        read = sum(_num(r.get("reads")) for r in readers)
+    else:
+        reports = (record.extra.get("tool_reports") or {}).get("receivers") or {}
+        recv = reports.get(receiver) if isinstance(reports.get(receiver), dict) else {}
+        sched = recv.get("scheduling") if isinstance(recv.get("scheduling"), dict) else {}
+        woken, read = _num(sched.get("nvcsw")), _num(recv.get("received"))
+    return woken / read if read and read == read else math.nan
+
+
 def _numbers(section: dict[str, Any], keys: Iterable[str], column: str = "{}") -> dict[str, float]:
     """`keys` of a record section as numbers (NaN where missing), each in the column
     `column` names."""
@@ -345,6 +364,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         row["recv_cpu_enforced"] = math.nan if enforced is None else float(bool(enforced))
         row["rx_interrupts_per_frame"] = _rx_interrupts_per_frame(record, f.receiver)
         row["rx_time_squeeze"] = _rx_time_squeeze(record, f.receiver)
+        row["rx_reader_wakeups"] = _rx_reader_wakeups(record, f.receiver)
         rows.append(row)
     return rows
 

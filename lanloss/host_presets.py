@@ -68,8 +68,9 @@ frames) applied to each run by ``qemu_e1000_rules``, and its clock under -icount
 (``GuestClock``: frames reach it in bursts); see the constants above its entry.
 
 ``wakeup_cost`` (a context switch: 1.5-5 us by era) only matters for readers that share a
-socket; ``read_byte_cost`` 0 means the preset's read cost was set at one payload size and
-holds the copy.
+socket, except where ``Preset.wake_from_sleep`` charges every wake-up (qemu-e1000, whose
+count was measured in the guest); ``read_byte_cost`` 0 means the preset's read cost was set
+at one payload size and holds the copy.
 """
 
 from __future__ import annotations
@@ -172,6 +173,11 @@ class Preset:
     # at copybreak that fits the frame and a 2 KiB receive buffer; "6.1", a copy from a
     # 1 KiB allocation (1280 bytes) and e1000's 1600-byte fragment (2176) at MTU 1500.
     skb: str = "2.6"
+    # A reader asleep in recvmsg pays wakeup_cost when a datagram wakes it (HostReader
+    # WakeFromSleep: the context switch), shared socket or not. Off, only a shared socket's
+    # handoffs pay it (and every wake-up under a SocketLock spinlock); the era presets'
+    # read costs were set without it.
+    wake_from_sleep: bool = False
 
     def __post_init__(self) -> None:
         if self.skb not in ("2.6", "6.1"):
@@ -238,7 +244,13 @@ QEMU_E1000_INSTRUCTIONS: dict[str, float] = {
     "packet_cost": 3000.0,
     "read_cost": 3000.0,
     "read_byte_cost": 0.3,  # copy_user_generic_unrolled: ~20 instructions per 64 bytes
-    "wakeup_cost": 4000.0,
+    # A reader woken from its sleep in recvmsg (Preset.wake_from_sleep): a pipe ping-pong
+    # between two processes on the guest's one vCPU against the same writes and reads in one
+    # process (2026-12-06, shift 5, a standing guest, 3 x 3,000 and 1 x 10,000 round trips:
+    # round trip 428.5-429.2 us, the two syscalls 76.7-77.7 us of the guest's clock): one
+    # wake-up with its context switch is (429.2 - 2 x 76.8) / 2 = 137.6 us, 4,300
+    # instructions at 31.25 M/s (docs/testbed-vm.md §14).
+    "wakeup_cost": 4300.0,
 }
 # QEMU's e1000 model (hw/net/e1000.c, set_interrupt_cause) arms its mitigation timer after
 # every interrupt it raises for max(the ITR register, 500) units of 256 ns of the guest's
@@ -379,6 +391,7 @@ TABLE: dict[str, Preset] = {
         Nic(400_000_000_000, 0.5, 0x0680, 0x0340, False, cause_latch=True),
         clock=GuestClock(QEMU_ALIGN_ADVANCE_S, QEMU_BUSY_SPEEDUP, QEMU_INTERRUPT_STALL_S),
         skb="6.1",  # the guest's Debian 6.1.0, whose truesizes were measured in it
+        wake_from_sleep=True,  # a context switch per wake-up, measured in the guest
     ),
     "athlon-2003": Preset(
         "seed 001's 2003 lab PC: Athlon XP, 100 Mbit/s NIC, one core; read cost fitted",

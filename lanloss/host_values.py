@@ -177,7 +177,8 @@ def cxx_header() -> str:
             f"{_cxx_bool(lk.spinlock)}, {lk.line_transfer!r}, {lk.hold!r}, "
             f"{_cxx_bool(lk.wake_all)}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
             f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
-            f"{_cxx_bool(p.tcp_prequeue)}, {_cxx_bool(p.skb == '6.1')}}},"
+            f"{_cxx_bool(p.tcp_prequeue)}, {_cxx_bool(p.skb == '6.1')}, "
+            f"{_cxx_bool(p.wake_from_sleep)}}},"
         )
     return "\n".join(
         [
@@ -214,6 +215,7 @@ def cxx_header() -> str:
             "    double clockInterruptStallS; //!< and the emulator's real time per interrupt",
             "    bool tcpPrequeue;     //!< TCP's prequeue: recv() copies arriving segments",
             "    bool skb61;           //!< Linux 6.1's skb truesizes (Preset.skb), else 2.6's",
+            "    bool wakeFromSleep;   //!< a reader woken from sleep pays wakeup_cost",
             "};",
             "",
             "inline constexpr NicFamily FAMILIES[] = {",

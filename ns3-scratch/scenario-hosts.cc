@@ -155,6 +155,7 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetReaderAttribute("ReadCost", TimeValue(v.readCost));
     helper.SetReaderAttribute("ReadByteCost", DoubleValue(v.readByteCost));
     helper.SetReaderAttribute("WakeupCost", TimeValue(v.wakeupCost));
+    helper.SetReaderAttribute("WakeFromSleep", BooleanValue(family.wakeFromSleep));
     helper.SetReadersOnEveryCore(v.readersOnEveryCore);
     helper.SetReusePort(o.reusePort);
     helper.SetReaderAttribute("WorkCost", TimeValue(o.recvWork));

@@ -103,6 +103,7 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
             j.BeginObject()
                 .Field("core", reader->GetCore())
                 .Field("reads", reader->GetReads())
+                .Field("wakeups", reader->GetWakeups())
                 .Field("stalls", reader->GetStalls())
                 .Field("cpu_s", reader->GetCpuTime().GetSeconds())
                 .EndObject();

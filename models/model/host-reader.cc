@@ -4,6 +4,7 @@
 #include "host-socket.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -45,10 +46,18 @@ HostReader::GetTypeId()
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("WakeupCost",
                           "CPU time (s) a reader spends being woken when the socket's lock, "
-                          "which another reader held, is handed to it (a context switch).",
+                          "which another reader held, is handed to it (a context switch); "
+                          "with WakeFromSleep also when a datagram wakes it.",
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&HostReader::m_wakeupCost),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("WakeFromSleep",
+                          "A reader asleep in recvmsg also pays WakeupCost when a datagram "
+                          "wakes it, before it reads (its context switch), whether or not it "
+                          "shares the socket. With the socket's QueueSpinlock it always does.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostReader::m_wakeFromSleep),
+                          MakeBooleanChecker())
             .AddAttribute("Core",
                           "Core the process is pinned to (< HostCpu Cores).",
                           UintegerValue(0),
@@ -85,7 +94,9 @@ HostReader::HostReader()
       m_stalled(false),
       m_wokenTry(false),
       m_taken(false),
+      m_wakeFromSleep(false),
       m_reads(0),
+      m_wakeups(0),
       m_stalls(0)
 {
 }
@@ -124,6 +135,7 @@ HostReader::Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId)
     m_readLocked = MakeCallback(&HostReader::ReadLocked, this);
     m_queueUnlocked = MakeCallback(&HostReader::QueueUnlocked, this);
     m_woken = MakeCallback(&HostReader::Woken, this);
+    m_wokenToRead = MakeCallback(&HostReader::WokenToRead, this);
     m_ownSocket = MakeCallback(&HostReader::OwnSocket, this);
     m_ownerDone = MakeCallback(&HostReader::OwnerDone, this);
     if (m_stallPeriod.IsStrictlyPositive() && m_stallLength.IsStrictlyPositive())
@@ -153,12 +165,20 @@ HostReader::IsReading() const
 void
 HostReader::Wake()
 {
-    if (!m_socket->IsQueueSpinlock())
+    ++m_wakeups;
+    if (!m_socket->IsQueueSpinlock() && !m_wakeFromSleep)
     {
         TryRead();
         return;
     }
     // Woken from its sleep: back on its core (a context switch) before it looks.
+    if (!m_socket->IsQueueSpinlock())
+    {
+        m_reading = true; // running, no longer waiting: the next datagram wakes no one
+        m_cpuTime += m_wakeupCost;
+        m_cpu->Submit(m_thread, m_wakeupCost, HostCpu::APP_WORK, m_wokenToRead);
+        return;
+    }
     m_reading = true;
     m_cpuTime += m_wakeupCost;
     m_cpu->Submit(m_thread, m_wakeupCost, HostCpu::APP_WORK, m_woken);
@@ -174,6 +194,17 @@ HostReader::Woken()
     }
     m_wokenTry = true;
     LockQueue();
+}
+
+void
+HostReader::WokenToRead()
+{
+    m_reading = false;
+    if (m_stalled)
+    {
+        return; // a stall began meanwhile: it reads when it ends
+    }
+    TryRead(); // takes the socket's lock, or sleeps on it, or finds the queue empty
 }
 
 void
@@ -378,6 +409,12 @@ uint64_t
 HostReader::GetReads() const
 {
     return m_reads;
+}
+
+uint64_t
+HostReader::GetWakeups() const
+{
+    return m_wakeups;
 }
 
 uint64_t

@@ -56,6 +56,11 @@ class HostSocket;
  * OwnerCost, the copy is followed by lock_sock, skb_free_datagram and
  * release_sock (Linux 2.6.25-2.6.32): a reader that finds the socket owned
  * sleeps until it is handed over and pays WakeupCost (LockHandedOver).
+ *
+ * With WakeFromSleep a reader woken from its sleep in recvmsg pays WakeupCost
+ * before it looks, whether or not it shares the socket: the context switch a
+ * real kernel makes for every reader a datagram wakes (a reader that finds the
+ * queue non-empty after a read does not sleep, and pays nothing).
  */
 class HostReader : public Object
 {
@@ -100,6 +105,9 @@ class HostReader : public Object
     uint32_t GetCore() const;
     /** @return datagrams read (copy finished) */
     uint64_t GetReads() const;
+    /** @return times a datagram woke this reader from its sleep in recvmsg (the
+     * testbed's counterpart: the reader's voluntary context switches) */
+    uint64_t GetWakeups() const;
     /** @return stalls begun */
     uint64_t GetStalls() const;
     /** @return CPU time of the jobs this reader has run or is running (wake-ups, copies,
@@ -130,6 +138,8 @@ class HostReader : public Object
     void QueueUnlocked();
     /** QueueSpinlock: a woken reader is back on its core. */
     void Woken();
+    /** WakeFromSleep, no QueueSpinlock: a woken reader is back on its core; it reads. */
+    void WokenToRead();
     void StallBegin();
     void StallEnd();
 
@@ -155,14 +165,17 @@ class HostReader : public Object
     Callback<void> m_readLocked;
     Callback<void> m_queueUnlocked;
     Callback<void> m_woken;
+    Callback<void> m_wokenToRead;
     Callback<void> m_ownSocket;
     Callback<void> m_ownerDone;
     bool m_wokenTry; //!< QueueSpinlock: this lock is a woken reader's first look
     bool m_taken;    //!< QueueSpinlock: the lock's holder took a datagram
+    bool m_wakeFromSleep; //!< WakeFromSleep: a woken sleeper pays WakeupCost
     EventId m_stallEvent;
     EventId m_stallEndEvent;
 
     uint64_t m_reads;
+    uint64_t m_wakeups;
     uint64_t m_stalls;
     Time m_cpuTime;
 };

@@ -7,6 +7,7 @@
 #include "host-test-bed.h"
 #include "lanloss-test-compat.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 
 using namespace ns3;
@@ -392,6 +393,57 @@ class ReadersScaleTestCase : public TestCase
         const Outcome shared = Run(2, false);
         NS_TEST_ASSERT_MSG_EQ_TOL(shared.goodputPps, 1e6 / 3, 0.02 * 1e6 / 3, "two threads");
         NS_TEST_ASSERT_MSG_EQ(shared.Conserved(), true, "conservation, shared socket");
+    }
+};
+
+/**
+ * WakeFromSleep: a lone reader woken from its sleep in recvmsg pays WakeupCost (the context
+ * switch) before it reads. 1 Gbit/s, one interrupt per frame, 2 us per read, 3 us per
+ * wake-up. Datagrams 100 us apart find the reader asleep every time: its CPU time is
+ * exactly (2 + 3) us per read with the flag and 2 us without. At 250k/s (4 us apart, one
+ * core: 1.5 us of interrupt and stack per frame) a woken reader falls behind and reads on
+ * without sleeping, so only some reads pay.
+ */
+class WakeFromSleepTestCase : public TestCase
+{
+  public:
+    WakeFromSleepTestCase()
+        : TestCase("readers: WakeFromSleep charges a lone reader each wake-up from its sleep")
+    {
+    }
+
+  private:
+    Outcome Run(bool wake, double pps)
+    {
+        Bed bed(DataRate("1Gbps"));
+        bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), MicroSeconds(2), 0);
+        bed.host.SetReaderAttribute("WakeupCost", TimeValue(MicroSeconds(3)));
+        bed.host.SetReaderAttribute("WakeFromSleep", BooleanValue(wake));
+        bed.Install(1);
+        bed.Traffic(18, pps, MilliSeconds(1), MilliSeconds(11), MilliSeconds(0));
+        return bed.Finish(MilliSeconds(30), 18);
+    }
+
+    void DoRun() override
+    {
+        for (bool wake : {false, true})
+        {
+            const Outcome o = Run(wake, 10e3);
+            const std::string with = wake ? " (WakeFromSleep)" : " (without)";
+            NS_TEST_ASSERT_MSG_EQ(o.lost, 0, "100 us apart nothing is lost" + with);
+            NS_TEST_ASSERT_MSG_EQ(o.readerReads[0], o.received, "reads = received" + with);
+            NS_TEST_ASSERT_MSG_EQ(o.readerCpu[0],
+                                  MicroSeconds(wake ? 5 : 2) * int64_t(o.readerReads[0]),
+                                  "every read follows a wake-up" + with);
+            NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "conservation" + with);
+        }
+        const Outcome fast = Run(true, 250e3);
+        const Time reads = MicroSeconds(2) * int64_t(fast.readerReads[0]);
+        NS_TEST_ASSERT_MSG_EQ(fast.Conserved(), true, "conservation at 250k/s");
+        NS_TEST_ASSERT_MSG_GT(fast.readerCpu[0], reads, "some reads follow a wake-up");
+        NS_TEST_ASSERT_MSG_LT(fast.readerCpu[0],
+                              reads + MicroSeconds(3) * int64_t(fast.readerReads[0]),
+                              "a reader that finds the queue non-empty does not sleep");
     }
 };
 
@@ -791,6 +843,7 @@ class LanlossHostTestSuite : public TestSuite
                     Duration::QUICK);
         AddTestCase(new StallBurstTestCase, Duration::QUICK);
         AddTestCase(new ReadersScaleTestCase, Duration::QUICK);
+        AddTestCase(new WakeFromSleepTestCase, Duration::QUICK);
         AddTestCase(new TwoSocketsTestCase, Duration::QUICK);
         AddTestCase(new HostCpuIrqsOffTestCase, Duration::QUICK);
         AddTestCase(new HostCpuSmtTestCase, Duration::QUICK);

@@ -66,7 +66,10 @@ def test_the_simulated_guest_interrupts_once_per_128_us_at_most():
     # a fast host (1 us costs) at 20k datagrams/s: every 128 us window has a frame waiting,
     # so the interrupts are those windows: ceil(0.5 s / 128 us) in the 0.5 s the frames come,
     # which the guest's clock (GuestClock) may stretch by up to its 3 ms lead
-    fast = {"irq_cost": "1us", "packet_cost": "1us", "read_cost": "1us", "itr": "0"}
+    fast = {
+        "irq_cost": "1us", "packet_cost": "1us", "read_cost": "1us", "wakeup_cost": "1us",
+        "itr": "0",
+    }  # fmt: skip
     rec = _sim("qemu-e1000", rate="10.24Mbps", **fast)
     host = rec.extra["hosts"]["r1"]
     window = hp.QEMU_E1000_MIN_ITR_UNITS * 256e-9
@@ -146,6 +149,28 @@ def test_the_report_shows_each_points_runs_and_their_time_squeeze():
         "1-182",
     )
     assert lines[5].split(" | ")[-1] == "n/a"
+
+
+def test_the_readers_sleeps_are_reported_and_not_judged():
+    """The reader's sleeps per datagram (the guest's voluntary context switches) are within
+    15 % or 0.015 (the testbed reader's stop check) at a share of the points, reported
+    beside the bar and never part of it."""
+    drops = [None, None, "socket_rcvbuf", "rx_fifo", None, "rx_fifo"]
+    pts = _judged_points([0.0, 0.0, 0.10, 0.40, 0.0, 0.05], drops)
+    judged = pd.Series(True, index=pts.index)
+    bar = calibrate.judge_table(pts, judged)
+    assert bar["wakeups_points"] == 0 and bar["meets_bar"]  # a table made before the column
+    pts["bed_wake"] = [0.70, 0.070, 0.004, 0.004, 0.20, 0.10]
+    # within 15 %; 0.03 off 0.07; within the floor; off the floor; 0.04 off 0.2; within 15 %
+    pts["sim_wake"] = [0.65, 0.040, 0.001, 0.030, 0.24, 0.114]
+    v = calibrate.judge_table(pts, judged)
+    assert v["wakeups_points"] == 6 and v["wakeups_within"] == pytest.approx(3 / 6)
+    assert v["meets_bar"] == bar["meets_bar"]
+    pts["bed_loss_span"] = pts["bed_squeeze_span"] = [(0.0, 0.0)] * 6
+    lines = calibrate.render_table(pts, judged, v)
+    assert lines[0].split(" | ")[9:11] == ["VM reader sleeps/datagram", "sim"]
+    assert lines[1].split(" | ")[9:11] == ["0.700", "0.650"]
+    assert lines[-1].endswith("within 15 % (or 0.015) at  50.00 % (6 points)")
 
 
 @pytest.mark.parametrize(

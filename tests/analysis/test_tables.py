@@ -11,7 +11,7 @@ import sys
 import pandas as pd
 import pytest
 
-from lanloss import options
+from lanloss import options, sim
 from lanloss.analysis import tables
 from lanloss.record import DROP_POINTS, RunRecord, dump_json, empty_drops
 
@@ -133,6 +133,26 @@ def test_time_squeeze_comes_from_a_receiver_with_a_kernel_of_its_own(tmp_path):
     data["env"]["backend"] = "netns"
     path.write_text(dump_json(data))
     assert tables.build([str(path)], "netns")["rx_time_squeeze"].isna().all()
+
+
+def test_reader_wakeups_are_the_receivers_sleeps_per_datagram_read(tmp_path, built):
+    """Testbed: lanloss-recv's voluntary context switches over the datagrams it received (a
+    receiver without a report: NaN). Simulator: its readers' wake-ups over their reads."""
+    data = multicast_record(2)
+    data["extra"] = {
+        "tool_reports": {"receivers": {"r1": {"received": 400, "scheduling": {"nvcsw": 100}}}}
+    }
+    path = tmp_path / "bed.json"
+    path.write_text(dump_json(data))
+    df = tables.build([str(path)], "bed")
+    assert df["rx_reader_wakeups"][0] == 0.25 and math.isnan(df["rx_reader_wakeups"][1])
+    given = {"host": "e1000-2008", "payload": "64", "rate": "51200bps", "duration": "0.2s"}
+    rec = sim.run_point(options.resolve(given, "sim"), None)
+    path = tmp_path / "sim.json"
+    path.write_text(dump_json(rec.to_dict()))
+    reader = rec.extra["hosts"]["r1"]["readers"][0]
+    assert reader["wakeups"] == reader["reads"] > 0  # 100 datagrams a second: each wakes it
+    assert tables.build([str(path)], "sim")["rx_reader_wakeups"][0] == 1.0
 
 
 def test_bad_records_are_refused_naming_them(run, tmp_path):

@@ -42,7 +42,8 @@ def test_the_header_carries_every_nic_value():
             f"{str(lk.spinlock).lower()}, {lk.line_transfer!r}, {lk.hold!r}, "
             f"{str(lk.wake_all).lower()}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
             f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
-            f"{str(p.tcp_prequeue).lower()}, {str(p.skb == '6.1').lower()}}}"
+            f"{str(p.tcp_prequeue).lower()}, {str(p.skb == '6.1').lower()}, "
+            f"{str(p.wake_from_sleep).lower()}}}"
         )
         assert row in text
         # the double the program computes with is the table's, digit for digit
@@ -108,3 +109,22 @@ def test_only_a_latching_nic_polls_an_empty_ring(simulate, host):
         assert nic["empty_polls"] > 0
     else:
         assert nic["empty_polls"] == 0
+
+
+@pytest.mark.parametrize("host", ["qemu-e1000", "e1000-2008"])
+def test_a_reader_woken_from_sleep_pays_its_switch_where_the_preset_says(simulate, host):
+    """At 100 datagrams/s the reader sleeps before every datagram: each one wakes it (the
+    record's wake-ups equal its reads). Where the preset says a wake-up costs the reader
+    (Preset.wake_from_sleep: qemu-e1000, its context switch measured in the guest), its CPU
+    time is reads x (read + bytes x per byte + wake-up); elsewhere reads x (read + bytes x
+    per byte), the wake-up charged only at a shared socket's handoffs."""
+    rec = simulate(host=host, payload=64, rate="51200bps", duration="0.5s", edge_rate="1Gbps")
+    reader = rec.extra["hosts"]["r1"]["readers"][0]
+    assert reader["reads"] == rec.flows[0].received > 0
+    assert reader["wakeups"] == reader["reads"]
+    v = host_values.PRESETS[host]
+    per_read = v["read_cost"] + 64 * v["read_byte_cost"]
+    if host_values.TABLE[host].wake_from_sleep:
+        per_read += v["wakeup_cost"]
+    # each job's time is rounded to the simulator's nanosecond
+    assert reader["cpu_s"] == pytest.approx(reader["reads"] * per_read, abs=reader["reads"] * 1e-9)

@@ -207,6 +207,8 @@ def test_the_table_carries_the_shift_the_pace_and_the_interrupts(records, tmp_pa
     per_frame = df["rx_interrupts_per_frame"].astype(float)
     assert per_frame.notna().all() and (per_frame > 0).all()
     assert df["rx_time_squeeze"].notna().all()  # the guest's own softnet_stat
+    # the guest's reader's sleeps per datagram (its voluntary context switches)
+    assert df["rx_reader_wakeups"].notna().all() and (df["rx_reader_wakeups"] > 0).all()
 
 
 def test_a_killed_point_on_the_slow_guest_is_restored_by_the_next_run_of_any_prefix(runs):
