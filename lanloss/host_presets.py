@@ -171,7 +171,9 @@ class Preset:
     tcp_prequeue: bool = False
     # The kernel whose skb truesize the host is charged (lanloss-linux-rx.h): "2.6", a copy
     # at copybreak that fits the frame and a 2 KiB receive buffer; "6.1", a copy from a
-    # 1 KiB allocation (1280 bytes) and e1000's 1600-byte fragment (2176) at MTU 1500.
+    # 1 KiB allocation (1280 bytes) and e1000's 1600-byte fragment (2176) at MTU 1500. And
+    # how its UDP socket releases a read datagram's charge: 2.6 after the copy; 6.1 at the
+    # dequeue, held back in quarters of sk_rcvbuf (HostSocket ForwardDeficit).
     skb: str = "2.6"
     # A reader asleep in recvmsg pays wakeup_cost when a datagram wakes it (HostReader
     # WakeFromSleep: the context switch), shared socket or not. Off, only a shared socket's

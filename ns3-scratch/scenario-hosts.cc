@@ -133,6 +133,7 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetNicAttribute("RxBufferTruesize", UintegerValue(RxBufferTruesize(o.mtu)));
     if (family.skb61) // Linux 6.1's copy and, at standard frames, its e1000 fragment
     {
+        helper.SetSocketAttribute("ForwardDeficit", BooleanValue(true)); // 6.1's UDP
         helper.SetNicAttribute("CopiedTruesize", UintegerValue(LANLOSS_COPIED_TRUESIZE_6_1));
         if (o.mtu <= 1500)
         {

@@ -91,6 +91,15 @@ HostSocket::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&HostSocket::m_ownerCost),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ForwardDeficit",
+                          "Linux 4.13 and later (udp_rmem_release): a read datagram's charge "
+                          "is released when it is dequeued, but only once the charges not yet "
+                          "released reach a quarter of sk_rcvbuf or the reader's queue (the "
+                          "datagrams taken from the receive queue at once) is empty. Off: "
+                          "released after its copy (Linux 2.6's skb_free_datagram).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&HostSocket::m_forwardDeficit),
+                          MakeBooleanChecker())
             .AddTraceSource("SocketDrop",
                             "A datagram was dropped because the receive buffer was full "
                             "(Udp RcvbufErrors); the packet is its first frame (IPv4 header "
@@ -118,6 +127,9 @@ HostSocket::HostSocket()
       m_wakeups(0),
       m_futileWakeups(0),
       m_lineTransfers(0),
+      m_forwardDeficit(false),
+      m_deficit(0),
+      m_readerQueue(0),
       m_rmemAlloc(0),
       m_peakRmem(0),
       m_peakQueue(0),
@@ -359,14 +371,36 @@ HostSocket::Dequeue()
     NS_ASSERT(!m_queue.empty());
     HostDatagram d = std::move(m_queue.front());
     m_queue.pop_front();
+    if (m_forwardDeficit)
+    {
+        // __skb_recv_udp: an empty reader queue takes the whole receive queue at once
+        if (m_readerQueue == 0)
+        {
+            m_readerQueue = m_queue.size() + 1;
+        }
+        --m_readerQueue;
+        // udp_skb_destructor -> udp_rmem_release(partial): hold the charge back while
+        // it is under a quarter of sk_rcvbuf and the reader's queue holds datagrams
+        m_deficit += d.truesize;
+        if (m_deficit >= GetRcvbuf() / 4 || m_readerQueue == 0)
+        {
+            NS_ASSERT(m_rmemAlloc >= m_deficit);
+            m_rmemAlloc -= m_deficit;
+            m_deficit = 0;
+            m_readerQueue = m_queue.size(); // and the receive queue joins the reader's
+        }
+    }
     return d;
 }
 
 void
 HostSocket::Consume(const HostDatagram& datagram)
 {
-    NS_ASSERT(m_rmemAlloc >= datagram.truesize);
-    m_rmemAlloc -= datagram.truesize;
+    if (!m_forwardDeficit) // released at its dequeue
+    {
+        NS_ASSERT(m_rmemAlloc >= datagram.truesize);
+        m_rmemAlloc -= datagram.truesize;
+    }
     ++m_read;
     if (!m_deliver.IsNull())
     {

@@ -137,7 +137,7 @@ class HostSocket : public Object
     bool IsEmpty() const;
     /**
      * Take the oldest datagram (the queue must not be empty); it stays charged until
-     * Consume.
+     * Consume, or with ForwardDeficit as Linux 6.1's UDP releases it.
      * @return the datagram
      */
     HostDatagram Dequeue();
@@ -254,6 +254,9 @@ class HostSocket : public Object
     uint64_t m_lineTransfers;
     Time m_spinTime;
 
+    bool m_forwardDeficit;   //!< ForwardDeficit
+    uint64_t m_deficit;      //!< ForwardDeficit: charges of read datagrams not yet released
+    std::size_t m_readerQueue; //!< ForwardDeficit: the oldest queued that the reader took
     uint64_t m_rmemAlloc;
     uint64_t m_peakRmem;
     uint32_t m_peakQueue;

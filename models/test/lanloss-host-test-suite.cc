@@ -447,6 +447,76 @@ class WakeFromSleepTestCase : public TestCase
     }
 };
 
+/**
+ * ForwardDeficit (Linux 6.1's udp_rmem_release): a read datagram's charge is released at
+ * its dequeue, but held back while the charges not yet released are under a quarter of
+ * sk_rcvbuf and the reader's queue (what it took from the receive queue at once) holds
+ * datagrams. setsockopt(4 KiB): sk_rcvbuf 8192, a quarter 2048; truesize 1280: 7 queue.
+ * Without it the charge goes after the copy (Consume), one datagram at a time.
+ */
+class ForwardDeficitTestCase : public TestCase
+{
+  public:
+    ForwardDeficitTestCase()
+        : TestCase("socket: ForwardDeficit releases read charges in quarters of sk_rcvbuf")
+    {
+    }
+
+  private:
+    static HostDatagram Datagram()
+    {
+        HostDatagram d;
+        HostRxFrame f;
+        f.packet = Create<Packet>(64);
+        d.frames.push_back(f);
+        d.truesize = 1280;
+        d.payloadBytes = 64;
+        return d;
+    }
+
+    void DoRun() override
+    {
+        for (bool deficit : {false, true})
+        {
+            const std::string with = deficit ? " (ForwardDeficit)" : " (after the copy)";
+            Ptr<HostSocket> socket = CreateObject<HostSocket>();
+            socket->SetAttribute("RcvBuf", UintegerValue(4096));
+            socket->SetAttribute("Force", BooleanValue(true));
+            socket->SetAttribute("ForwardDeficit", BooleanValue(deficit));
+            NS_TEST_ASSERT_MSG_EQ(socket->GetRcvbuf(), 8192, "4 KiB doubled" + with);
+            uint32_t queued = 0;
+            while (socket->Enqueue(Datagram()))
+            {
+                ++queued;
+            }
+            NS_TEST_ASSERT_MSG_EQ(queued, 7, "floor(8192 / 1280) + 1 queued" + with);
+            // one read: the reader takes all 7; 1280 < 2048 and 6 left, so held back
+            socket->Consume(socket->Dequeue());
+            NS_TEST_ASSERT_MSG_EQ(socket->GetRmemAlloc(),
+                                  (deficit ? 7 : 6) * 1280,
+                                  "after one read" + with);
+            NS_TEST_ASSERT_MSG_EQ(socket->Enqueue(Datagram()), !deficit, "room" + with);
+            // a second read: 2560 >= 2048, both released at its dequeue (without: the
+            // datagram let in above keeps the socket at 7, the read's charge still on)
+            HostDatagram second = socket->Dequeue();
+            NS_TEST_ASSERT_MSG_EQ(socket->GetRmemAlloc(),
+                                  (deficit ? 5 : 7) * 1280,
+                                  "at the second dequeue" + with);
+            socket->Consume(second);
+            NS_TEST_ASSERT_MSG_EQ(socket->Enqueue(Datagram()), true, "room again" + with);
+            uint32_t reads = 2;
+            while (!socket->IsEmpty())
+            {
+                socket->Consume(socket->Dequeue());
+                ++reads;
+            }
+            NS_TEST_ASSERT_MSG_EQ(reads, (deficit ? 8u : 9u), "every datagram queued is read" + with);
+            NS_TEST_ASSERT_MSG_EQ(socket->GetRmemAlloc(), 0, "nothing charged at the end" + with);
+            socket->Dispose();
+        }
+    }
+};
+
 /** A job's callback that records, under @p name, when the job ended. */
 Callback<void>
 RecordDone(std::map<std::string, Time>& done, const std::string& name)
@@ -844,6 +914,7 @@ class LanlossHostTestSuite : public TestSuite
         AddTestCase(new StallBurstTestCase, Duration::QUICK);
         AddTestCase(new ReadersScaleTestCase, Duration::QUICK);
         AddTestCase(new WakeFromSleepTestCase, Duration::QUICK);
+        AddTestCase(new ForwardDeficitTestCase, Duration::QUICK);
         AddTestCase(new TwoSocketsTestCase, Duration::QUICK);
         AddTestCase(new HostCpuIrqsOffTestCase, Duration::QUICK);
         AddTestCase(new HostCpuSmtTestCase, Duration::QUICK);
