@@ -363,7 +363,7 @@ def _table_calibrations() -> dict[str, TableCalibration]:
     return {
         "qemu-e1000": TableCalibration(
             "qemu-e1000",
-            ("irq_cost", "packet_cost", "read_cost", "read_byte_cost"),
+            ("packet_cost", "read_cost"),  # irq, byte and wake-up are measured in the guest
             dict(hp.QEMU_E1000_INSTRUCTIONS),
             hp.qemu_e1000_values,
         )

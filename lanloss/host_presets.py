@@ -235,17 +235,26 @@ _MODERN: dict[str, Any] = {
 # one-vCPU guest whose instruction rate is fixed (QEMU -icount shift=N: 10^9 / 2^N
 # instructions per second of the guest's clock; testbed/vm.py, --vm-icount). Its CPU costs
 # are counts of guest instructions, so one calibration serves every shift; the model takes
-# times, so they are converted here by the shift (qemu_e1000_values). The counts below are
-# orders of magnitude for a Linux 6.1 receive path (an interrupt with its NAPI schedule, a
-# frame through e1000_clean_rx_irq, IP and UDP, a recvmsg), fitted to nothing:
-# ``lanloss calibrate --table`` fits them to a third of a vm study (lanloss/analysis/
-# calibrate.py).
+# times, so they are converted here by the shift (qemu_e1000_values). packet_cost and
+# read_cost are orders of magnitude for a Linux 6.1 receive path (a frame through
+# e1000_clean_rx_irq, IP and UDP; a recvmsg), fitted to nothing: ``lanloss calibrate --table``
+# fits them to a third of a vm study (analysis/calibrate.py). irq_cost, read_byte_cost and
+# wakeup_cost are measured in the guest by its own clock and are not fitted.
 QEMU_E1000_SHIFT = 5  # the shift of the preset's times (the vm-e1000 study's)
 QEMU_E1000_INSTRUCTIONS: dict[str, float] = {
-    "irq_cost": 4000.0,
+    # An interrupt and a payload byte, from the guest's idle time (/proc/stat, exact under
+    # NOHZ) around a bare C receiver (testbed/vm_costs/) at 500-3,000 datagrams/s of 64, 256,
+    # 512, 1,024 and 1,472 bytes, no drops (2026-12-06, shift 5, a standing guest; 17
+    # runs): busy = datagrams x 4,639 + interrupts x irq + wake-ups x 4,300 (below) + bytes x
+    # byte + 2.9 % of the time (the guest's own), residuals within 1 %, 90 % bootstrap
+    # intervals irq 2,490-3,150 and byte 0.43-0.48 (docs/testbed-vm.md §16). Of the byte's
+    # 0.46, 0.124 is the reader's copy (its own CPU time: rep movsq, one instruction per 8
+    # bytes under TCG) and the rest GRO's checksum in the softirq (QEMU's e1000 has
+    # rx-checksumming off); the model charges all of it in the reader.
+    "irq_cost": 2750.0,
     "packet_cost": 3000.0,
     "read_cost": 3000.0,
-    "read_byte_cost": 0.3,  # copy_user_generic_unrolled: ~20 instructions per 64 bytes
+    "read_byte_cost": 0.46,
     # A reader woken from its sleep in recvmsg (Preset.wake_from_sleep): a pipe ping-pong
     # between two processes on the guest's one vCPU against the same writes and reads in one
     # process (2026-12-06, shift 5, a standing guest, 3 x 3,000 and 1 x 10,000 round trips:

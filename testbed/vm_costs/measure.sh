@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# measure.sh PREFIX [SIZE:PPS ...]: the guest's CPU cost of received datagrams, by its clock.
+#
+# Needs a standing vm guest (lanloss bed run --backend vm --vm-guests receivers --prefix
+# PREFIX --keep-lan 60min ...; its receiver r1 at 10.77.0.2, its sender namespace
+# PREFIXs1). Builds guest_recv statically, copies it into the guest, and for each SIZE:PPS
+# sends 10 s of datagrams from the sender's namespace while guest_recv counts the guest's
+# idle time, eth0 interrupts and its own wake-ups; one line per run on stdout (fit.py
+# reads them). Traffic stays between the namespace and the guest this project made.
+set -euo pipefail
+prefix=$1
+shift
+runs=("${@:-64:500 1472:500 64:1500 1472:1500 64:3000 1472:3000 512:1500 64:1500 1472:1500}")
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=$(mktemp -d /tmp/vm-costs.XXXXXX)
+trap 'rm -rf -- "$work"' EXIT
+gcc -O2 -static -o "$work/guest_recv" "$here/guest_recv.c"
+gcc -O2 -o "$work/host_send" "$here/host_send.c"
+guest() {
+	ip netns exec "${prefix}sw1" ssh -i "$root/build/vm/id_ed25519" -p 2202 \
+		-o UserKnownHostsFile="$root/build/vm/known_hosts" -o BatchMode=yes root@127.0.0.1 "$@"
+}
+guest 'cat > /tmp/guest_recv && chmod +x /tmp/guest_recv' < "$work/guest_recv"
+for run in ${runs[@]}; do
+	size=${run%%:*} pps=${run#*:} count=$(( ${run#*:} * 10 + 1 ))
+	guest "nohup /tmp/guest_recv 9100 $count > /tmp/guest_recv.out 2>&1 < /dev/null &"
+	sleep 1
+	ip netns exec "${prefix}s1" "$work/host_send" 10.77.0.2 9100 "$size" "$pps" "$count" > /dev/null
+	sleep 3
+	echo "size $size pps $pps $(guest cat /tmp/guest_recv.out)"
+done
+guest 'rm -f /tmp/guest_recv /tmp/guest_recv.out'
