@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""testbed/vm_costs: fit.py's sum recovers known costs exactly, measure.sh's lines are read
+as they are written, and predict.py's simulator runs keep the interrupt floor's arithmetic."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+
+import pytest
+
+from lanloss import paths
+
+HERE = paths.REPO / "testbed" / "vm_costs"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"vm_costs_{name}", HERE / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _line(size, pps, n, irqs, wakes, wall, idle, turns=0):
+    """One line as measure.sh prints it (guest_recv's fields after size and pps)."""
+    return (
+        f"size {size} pps {pps} datagrams {n} bytes {n * size} wall {wall:.6f} proc_cpu 1.0 "
+        f"irqs {irqs} nvcsw {wakes} nivcsw 0 user 1 nice 0 system 1 idle {idle} iowait 0 "
+        f"irq 0 softirq 1 steal 0 turns {turns}\n"
+    )
+
+
+def test_fit_recovers_the_costs_of_a_guest_made_of_them(tmp_path, capsys, monkeypatch):
+    fit = _load("fit")
+    rate = 1e9 / 2**5  # instructions per second at shift 5
+    truth = {"d": 4600.0, "i": 2700.0, "w": 4300.0, "b": 0.45, "g": 0.03}
+    runs = [(64, 500, 0.99, 0.96), (1472, 500, 0.98, 0.95), (64, 1500, 0.8, 0.7),
+            (1472, 1500, 0.75, 0.62), (512, 3000, 0.5, 0.4), (64, 3000, 0.55, 0.45)]  # fmt: skip
+    lines = []
+    for size, pps, irq, wake in runs:
+        n, wall = pps * 10, 10.0
+        irqs, wakes = round(n * irq), round(n * wake)
+        busy = (
+            n * truth["d"] + irqs * truth["i"] + wakes * truth["w"] + n * size * truth["b"]
+        ) / rate
+        busy += truth["g"] * wall
+        idle_ticks = (wall - busy) * 100
+        wall += (round(idle_ticks) - idle_ticks) / 100  # idle is whole ticks: move the wall
+        lines.append(_line(size, pps, n, irqs, wakes, wall, round(idle_ticks)))
+    lines.append(_line(64, 1000, 10000, 3000, 2500, 10.0, 0, turns=57000000))  # an idle-loop run
+    path = tmp_path / "runs.txt"
+    path.write_text("".join(lines))
+    rows = fit.runs(str(path))
+    assert rows.shape == (len(runs), 6)  # the idle-loop run is left out
+    monkeypatch.setattr(sys, "argv", ["fit.py", str(path)])
+    fit.main()
+    out = capsys.readouterr().out
+    got = {
+        line.split()[1]: float(line.split()[2])
+        for line in out.splitlines()
+        if line.startswith("per ")
+    }
+    assert got["datagram"] == pytest.approx(truth["d"], rel=1e-6)
+    assert got["interrupt"] == pytest.approx(truth["i"], rel=1e-6)
+    assert got["byte"] == pytest.approx(truth["b"], rel=1e-6)
+
+
+def test_predict_reads_the_guests_runs(tmp_path):
+    predict = _load("predict")
+    path = tmp_path / "runs.txt"
+    path.write_text(
+        _line(64, 1000, 10000, 8800, 8400, 10.0, 600)
+        + _line(64, 1000, 9000, 7000, 6000, 10.0, 500)  # 1,000 of 10,000 lost
+        + _line(64, 1000, 10000, 3000, 2500, 10.0, 0, turns=57000000)
+        + "size 64 pps 1000 sent 10 failed 0\n"
+    )
+    got = predict.guest_runs(str(path))
+    assert list(got) == [(64, 1000)]
+    assert got[(64, 1000)][0] == (0.88, 0.84, 0.0)
+    assert got[(64, 1000)][1] == pytest.approx((7000 / 9000, 6000 / 9000, 0.1))
+
+
+def test_predict_at_a_low_rate_is_one_interrupt_and_one_wake_up_per_frame(tmp_path, built):
+    """At 500/s a frame comes every 2 ms, far past the ITR's 400 us and a frame's work:
+    every frame raises its own interrupt, and nearly every one finds the reader asleep (the
+    guest clock's stalls bunch a few frames; the guest's own reader woke 0.95-0.96 times
+    per datagram at this rate)."""
+    predict = _load("predict")
+    args = argparse.Namespace(itr=2500, rx_ring=256, rcvbuf="256KiB", packet_cost=2915.0,
+                              read_cost=1724.0)  # fmt: skip
+    irq, wake, loss = predict.simulate(64, 500, args, tmp_path)
+    assert irq == 1.0
+    assert 0.95 <= wake <= 1.0
+    assert loss == 0.0
