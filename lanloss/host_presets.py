@@ -243,7 +243,7 @@ _MODERN: dict[str, Any] = {
 QEMU_E1000_SHIFT = 5  # the shift of the preset's times (the vm-e1000 study's)
 QEMU_E1000_INSTRUCTIONS: dict[str, float] = {
     # An interrupt and a payload byte, from the guest's idle time (/proc/stat, exact under
-    # NOHZ) around a bare C receiver (testbed/vm_costs/) at 500-3,000 datagrams/s of 64, 256,
+    # NOHZ) around a bare C receiver (testbed/vm_costs/) at 500-3,000 datagrams/s of 64,
     # 512, 1,024 and 1,472 bytes, no drops (2026-12-06, shift 5, a standing guest; 17
     # runs): busy = datagrams x 4,639 + interrupts x irq + wake-ups x 4,300 (below) + bytes x
     # byte + 2.9 % of the time (the guest's own), residuals within 1 %, 90 % bootstrap
