@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# measure.sh PREFIX [SIZE:PPS ...]: the guest's CPU cost of received datagrams, by its clock.
+# measure.sh PREFIX RX_USECS [SIZE:PPS ...]: the guest's CPU cost of received datagrams, by
+# its clock, with its e1000's rx-usecs at RX_USECS (400: ITR 2500; 0: the emulation's
+# interrupt floor; 3: the driver's default, adaptive) for the runs, restored after.
 #
 # Needs a standing vm guest (lanloss bed run --backend vm --vm-guests receivers --prefix
 # PREFIX --keep-lan 60min ...; its receiver r1 at 10.77.0.2, its sender namespace
@@ -9,8 +11,8 @@
 # idle time, eth0 interrupts and its own wake-ups; one line per run on stdout (fit.py
 # reads them). Traffic stays between the namespace and the guest this project made.
 set -euo pipefail
-prefix=$1
-shift
+prefix=$1 usecs=$2
+shift 2
 runs=("${@:-64:500 1472:500 64:1500 1472:1500 64:3000 1472:3000 512:1500 64:1500 1472:1500}")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,12 +25,14 @@ guest() {
 		-o UserKnownHostsFile="$root/build/vm/known_hosts" -o BatchMode=yes root@127.0.0.1 "$@"
 }
 guest 'cat > /tmp/guest_recv && chmod +x /tmp/guest_recv' < "$work/guest_recv"
+before=$(guest "ethtool -c eth0" | awk '/^rx-usecs:/ {print $2}')
+trap 'guest "ethtool -C eth0 rx-usecs $before; rm -f /tmp/guest_recv /tmp/guest_recv.out"; rm -rf -- "$work"' EXIT
+guest "ethtool -C eth0 rx-usecs $usecs"
 for run in ${runs[@]}; do
 	size=${run%%:*} pps=${run#*:} count=$(( ${run#*:} * 10 + 1 ))
 	guest "nohup /tmp/guest_recv 9100 $count > /tmp/guest_recv.out 2>&1 < /dev/null &"
 	sleep 1
 	ip netns exec "${prefix}s1" "$work/host_send" 10.77.0.2 9100 "$size" "$pps" "$count" > /dev/null
 	sleep 3
-	echo "size $size pps $pps $(guest cat /tmp/guest_recv.out)"
+	echo "size $size pps $pps rx_usecs $usecs $(guest cat /tmp/guest_recv.out)"
 done
-guest 'rm -f /tmp/guest_recv /tmp/guest_recv.out'
