@@ -15,17 +15,22 @@ import argparse
 
 import numpy as np
 
-COLUMNS = ("datagrams", "irqs", "bytes", "wall")
+
+def measured_runs(path: str) -> list[dict[str, str]]:
+    """measure.sh's lines that are runs without the idle loop, as their name-value pairs."""
+    out = []
+    for line in open(path, encoding="utf-8"):
+        words = line.split()
+        d = dict(zip(words[0::2], words[1::2], strict=False))
+        if "idle" in d and d.get("turns", "0") == "0":
+            out.append(d)
+    return out
 
 
 def runs(path: str) -> np.ndarray:
     """measure.sh's lines -> rows of datagrams, interrupts, wake-ups, bytes, wall, busy (s)."""
     rows = []
-    for line in open(path, encoding="utf-8"):
-        words = line.split()
-        d = dict(zip(words[0::2], words[1::2], strict=False))
-        if "idle" not in d or d.get("turns", "0") != "0":
-            continue  # not a run, or one with the idle loop running
+    for d in measured_runs(path):
         wall = float(d["wall"])
         busy = wall - int(d["idle"]) / 100  # USER_HZ
         rows.append(

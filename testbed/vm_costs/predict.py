@@ -20,16 +20,15 @@ from pathlib import Path
 
 from lanloss import host_presets as hp
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # fit.py, beside this script
+from fit import measured_runs  # noqa: E402
+
 
 def guest_runs(path: str) -> dict[tuple[int, int], list[tuple[float, float, float]]]:
     """measure.sh's lines (idle-loop runs left out) -> (size, pps): [(irq/frame,
     wakes/datagram, loss)]; a run sent 10 x pps datagrams after the first."""
     out: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
-    for line in open(path, encoding="utf-8"):
-        words = line.split()
-        d = dict(zip(words[0::2], words[1::2], strict=False))
-        if "idle" not in d or d.get("turns", "0") != "0":
-            continue
+    for d in measured_runs(path):
         n = int(d["datagrams"])
         key = (int(d["size"]), int(d["pps"]))
         loss = 1 - n / (10 * key[1])

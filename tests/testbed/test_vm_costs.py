@@ -93,3 +93,26 @@ def test_predict_at_a_low_rate_is_one_interrupt_and_one_wake_up_per_frame(tmp_pa
     assert irq == 1.0
     assert 0.95 <= wake <= 1.0
     assert loss == 0.0
+
+
+@pytest.mark.parametrize(
+    ("argv", "names"),
+    [
+        ([], "usage"),
+        (["a;b", "0"], "PREFIX 'a;b'"),
+        (["pm-", "4x"], "RX_USECS '4x'"),
+        (["pm-", "0", "64:0"], "run '64:0'"),
+        (["pm-", "0", "64:500;reboot"], "run '64:500;reboot'"),
+        (["zz-nosuch-", "0", "64:500"], "no namespace zz-nosuch-sw1"),
+    ],
+)
+def test_measure_refuses_bad_input_before_touching_anything(argv, names):
+    """One line naming the value, exit 2, before a compiler, a namespace or a guest is used."""
+    import subprocess
+
+    proc = subprocess.run(
+        ["bash", str(HERE / "measure.sh"), *argv], capture_output=True, text=True, timeout=30
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and names in proc.stderr
