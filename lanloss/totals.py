@@ -119,7 +119,7 @@ class Receiver:
     explained_s: float | None = 0.0
     run_delay_s: float | None = None  # its run-queue delay over the run
     nivcsw: int | None = None  # its involuntary context switches
-    socket_drops: int | None = None  # its socket's overflows (SO_RXQ_OVFL); None: unknown
+    socket_drops: int | None = None  # its sockets' drops (/proc/net/udp); None: unknown
 
     @property
     def stalled(self) -> bool | None:

@@ -431,7 +431,7 @@ def _receivers_scheduled(
             explained_s=_quota_explains_s(state, h.name),
             run_delay_s=None if delay is None else float(delay) / 1e6,
             nivcsw=sched.get("nivcsw"),
-            socket_drops=rep.get("rxq_ovfl"),
+            socket_drops=rep.get("socket_drops"),
         )
     return out
 

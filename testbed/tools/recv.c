@@ -46,6 +46,9 @@ static const char usage[] =
 	"  --idle-timeout SEC    after the first datagram, stop when none came\n"
 	"                        for SEC (2; 0 = never)\n"
 	"  --work-ns N           busy-spin N ns per datagram (a slow application)\n"
+	"  --rxq-ovfl            ask for SO_RXQ_OVFL: each datagram read after the\n"
+	"                        socket's first drop carries the drop count (a\n"
+	"                        cmsg per datagram: it slows the reading)\n"
 	"  --payload N           TCP: message size, to count and parse messages\n"
 	"  --rx-time app|kernel  rx_ns: when recvmmsg returned (app), or the\n"
 	"                        kernel's SO_TIMESTAMPNS receive stamp (app)\n"
@@ -67,6 +70,7 @@ enum {
 	O_DURATION,
 	O_IDLE,
 	O_WORK,
+	O_RXQ_OVFL,
 	O_PAYLOAD,
 	O_RXTIME,
 	O_LOG,
@@ -85,6 +89,7 @@ static const struct option options[] = {
 	{ "duration", required_argument, NULL, O_DURATION },
 	{ "idle-timeout", required_argument, NULL, O_IDLE },
 	{ "work-ns", required_argument, NULL, O_WORK },
+	{ "rxq-ovfl", no_argument, NULL, O_RXQ_OVFL },
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "rx-time", required_argument, NULL, O_RXTIME },
 	{ "log", required_argument, NULL, O_LOG },
@@ -151,6 +156,9 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 			c->work_ns =
 				ll_opt_u64("work-ns", optarg, 0, 1000000000);
 			break;
+		case O_RXQ_OVFL:
+			c->rxq_ovfl = true;
+			break;
 		case O_PAYLOAD:
 			c->payload = (uint32_t)ll_opt_u64("payload", optarg, 1,
 							  1048576);
@@ -175,6 +183,8 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 		ll_usage_error("--rcvbuf-force: needs --rcvbuf BYTES");
 	if (c->proto == LL_TCP && c->has_group)
 		ll_usage_error("--group: not with --proto tcp");
+	if (c->proto == LL_TCP && c->rxq_ovfl)
+		ll_usage_error("--rxq-ovfl: UDP only");
 	if (c->proto == LL_TCP && c->shared)
 		ll_usage_error("--sockets shared: UDP only (TCP readers accept a connection each)");
 }

@@ -35,6 +35,7 @@ struct recv_cfg {
 	uint64_t work_ns;
 	uint32_t payload; /* TCP message size; 0 = unknown */
 	bool kernel_ts; /* --rx-time kernel */
+	bool rxq_ovfl; /* --rxq-ovfl: SO_RXQ_OVFL on every reader's socket */
 	int log_fd; /* -1 = no per-packet log */
 };
 

@@ -6,7 +6,8 @@
  * Loss counters, and what each can miss:
  *  - flows[].lost: seq gaps up to the highest seq seen; misses loss after
  *    it (the tail) and loss of a flow that never arrived at all;
- *  - rxq_ovfl: SO_RXQ_OVFL delta; misses drops after the last datagram read;
+ *  - rxq_ovfl (--rxq-ovfl only; null without it): SO_RXQ_OVFL delta; misses
+ *    drops after the last datagram read;
  *  - socket_drops: /proc/net/udp drops of our sockets, read at the end:
  *    every drop at the socket, tail included. With a lossless network,
  *    sender "sent" - "received" = socket_drops + datagrams still queued
@@ -188,7 +189,7 @@ void ll_recv_report(FILE *f, const struct recv_cfg *c, struct reader *rds,
 	for (i = 0; i < s->flows.n; i++)
 		flow(&j, &s->flows.v[i]);
 	ll_json_arr_end(&j);
-	if (udp)
+	if (udp && c->rxq_ovfl)
 		ll_json_u64(&j, "rxq_ovfl", ovfl);
 	else
 		ll_json_null(&j, "rxq_ovfl");
@@ -201,7 +202,7 @@ void ll_recv_report(FILE *f, const struct recv_cfg *c, struct reader *rds,
 	for (i = 0; i < c->readers; i++) {
 		ll_json_obj(&j, NULL);
 		ll_json_u64(&j, "received", rds[i].received);
-		if (udp)
+		if (udp && c->rxq_ovfl)
 			ll_json_u64(&j, "rxq_ovfl",
 				    (uint32_t)(rds[i].ovfl_last -
 					       rds[i].ovfl_first));

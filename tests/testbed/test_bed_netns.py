@@ -223,9 +223,9 @@ def test_slow_receiver_loses_in_its_socket_buffer(bed, tmp_path):
         assert abs(d["unexplained"]) < 0.001 * t["sent"]
         x = rec.extra["cross_check"]["r1"]
         assert d["socket_rcvbuf"] == x["RcvbufErrors"] == x["socket_drops"]
-        # SO_RXQ_OVFL carries sk_drops as of the *enqueue* of the datagram it comes with, so the
-        # drops after the last datagram that got in (a full buffer at the end) are missing.
-        assert 0.9 * x["socket_drops"] <= x["rxq_ovfl"] <= x["socket_drops"]
+        # the harness does not ask for SO_RXQ_OVFL: a cmsg per datagram once the socket has
+        # dropped would slow the reader exactly where it overflows (testbed/README.md)
+        assert x["rxq_ovfl"] is None
         assert x["rcvbuf_actual"] == 2 * 64 * 1024  # Linux doubles SO_RCVBUF
 
     measure(
