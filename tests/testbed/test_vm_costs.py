@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """testbed/vm_costs: fit.py's sum recovers known costs exactly, measure.sh's lines are read
-as they are written, and predict.py's simulator runs keep the interrupt floor's arithmetic."""
+as they are written, predict.py's simulator runs keep the interrupt floor's arithmetic,
+and cpu_gaps sees the time its loop was stopped."""
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import signal
+import subprocess
 import sys
+import time
 
 import pytest
 
@@ -116,3 +120,39 @@ def test_measure_refuses_bad_input_before_touching_anything(argv, names):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1 and names in proc.stderr
+
+
+def _cpu_gaps(tmp_path):
+    exe = tmp_path / "cpu_gaps"
+    subprocess.run(["gcc", "-O2", "-o", str(exe), str(HERE / "cpu_gaps.c")], check=True)
+    return exe
+
+
+def _fields(line: str) -> dict[str, float]:
+    words = line.split()
+    return {k: float(v) for k, v in zip(words[0::2], words[1::2], strict=True)}
+
+
+def test_cpu_gaps_counts_the_time_it_was_kept_off_the_cpu(tmp_path):
+    """A loop stopped for 150 ms (SIGSTOP, then SIGCONT) sees one gap of at least that,
+    in the open class, within its total; the classes count every gap once."""
+    exe = _cpu_gaps(tmp_path)
+    p = subprocess.Popen([str(exe), "1.2"], stdout=subprocess.PIPE, text=True)
+    time.sleep(0.4)
+    p.send_signal(signal.SIGSTOP)
+    time.sleep(0.15)
+    p.send_signal(signal.SIGCONT)
+    out, _ = p.communicate(timeout=30)
+    f = _fields(out)
+    assert p.returncode == 0 and f["min_us"] == 200 and f["turns"] > 0
+    assert f["ge20000"] >= 1 and 150 <= f["longest_ms"] <= f["gap_ms"]
+    assert 1.2 <= f["seconds"] < 2.0  # it stops at the first clock read past 1.2 s
+    classes = [k for k in f if k.startswith(("lt", "ge"))]
+    assert len(classes) == 7 and sum(f[k] for k in classes) * 0.2 <= f["gap_ms"]
+
+
+@pytest.mark.parametrize("argv", [[], ["0"], ["x"], ["1", "0"], ["1", "2x"], ["1", "2", "3"]])
+def test_cpu_gaps_refuses_bad_input_in_one_line(tmp_path, argv):
+    exe = _cpu_gaps(tmp_path)
+    r = subprocess.run([str(exe), *argv], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1
