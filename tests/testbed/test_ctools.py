@@ -408,6 +408,7 @@ def test_start_at_is_a_barrier(pair):
         (SEND, ["--dst", "127.0.0.1", "--start-burst", "2000000"], "2000000"),
         (RECV, ["--readers", "0"], "0"),
         (RECV, ["--rx-time", "later"], "later"),
+        (RECV, ["--proto", "tcp", "--rxq-ovfl"], "--rxq-ovfl"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_value(tools, tool, args, named):
