@@ -22,6 +22,7 @@ HERE = paths.REPO / "testbed" / "vm_costs"
 def _load(name: str):
     spec = importlib.util.spec_from_file_location(f"vm_costs_{name}", HERE / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while it loads
     spec.loader.exec_module(mod)
     return mod
 
@@ -156,3 +157,59 @@ def test_cpu_gaps_refuses_bad_input_in_one_line(tmp_path, argv):
     exe = _cpu_gaps(tmp_path)
     r = subprocess.run([str(exe), *argv], capture_output=True, text=True, timeout=10)
     assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1
+
+
+def _log(rows: list[tuple[int, int, int]]) -> bytes:
+    """Per-packet log bytes (wire.h's layout) of (seq, rx_ns, flow) records, each sent
+    seq x 0.5 ms after the first (tx_ns: a sender on schedule)."""
+    from lanloss.testbed.traffic import LOG_FIELDS, LOG_RECORD
+
+    out = b""
+    for seq, rx_ns, flow in rows:
+        values = {"seq": seq, "tx_ns": seq * 500_000, "rx_ns": rx_ns, "flow": flow, "len": 64}
+        out += LOG_RECORD.pack(*(values[name] for name in LOG_FIELDS))
+    return out
+
+
+def test_takes_groups_by_stamp_and_puts_each_loss_in_the_take_before_its_gap(tmp_path, capsys):
+    """Three singles, a take of three stamped 10 us apart after which two sequence numbers
+    are missing, a single, and a take of two with one missing inside it (written out of
+    order: takes sorts by seq): sizes {1: 4, 2: 1, 3: 1}, each loss in the take of the
+    datagram before its gap, the sender's clock over the take's datagrams (0.5 ms a
+    datagram), and the receiver's clock from the take before."""
+    ms, us = 1_000_000, 1_000
+    rows = [(0, 0, 0), (1, 1 * ms, 0), (2, 2 * ms + 600 * us, 0)]  # singles
+    rows += [(3, 3 * ms, 0), (4, 3 * ms + 10 * us, 0), (5, 3 * ms + 20 * us, 0)]  # take of 3
+    rows += [(8, 5 * ms, 0)]  # 6 and 7 lost in the take before
+    rows += [(9, 6 * ms, 0), (11, 6 * ms + 30 * us, 0)]  # 10 lost inside a take of 2
+    log = tmp_path / "recv.log"
+    log.write_bytes(_log(list(reversed(rows))))
+    takes = _load("takes")
+    assert takes.main([str(log)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "datagrams 9 takes 6 sizes {1: 4, 2: 1, 3: 1}"
+    assert out[1] == (
+        "lost 2 after seq 5: its take received 3, sent over 1.00 ms, 0.40 ms after the take before"
+    )
+    assert out[2] == (
+        "lost 1 after seq 9: its take received 2, sent over 1.00 ms, 1.00 ms after the take before"
+    )
+    assert out[3] == "lost 3 in 2 gaps"
+    # a gap narrower than the takes' stamps splits them into singles
+    assert takes.main([str(log), "--gap-us", "5"]) == 0
+    assert capsys.readouterr().out.startswith("datagrams 9 takes 9 sizes {1: 9}")
+
+
+@pytest.mark.parametrize("case", ["two flows", "no file", "gap 0", "gap -1"])
+def test_takes_refuses_bad_input_in_one_line(tmp_path, capsys, case):
+    log = tmp_path / "recv.log"
+    log.write_bytes(_log([(0, 0, 0), (0, 5, 1)] if case == "two flows" else [(0, 0, 0)]))
+    argv = {
+        "two flows": [str(log)],
+        "no file": [str(tmp_path / "none.log")],
+        "gap 0": [str(log), "--gap-us", "0"],
+        "gap -1": [str(log), "--gap-us", "-1"],
+    }[case]
+    assert _load("takes").main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
