@@ -6,16 +6,17 @@
 LOG is lanloss-recv's per-packet log (--log) of one flow, written with --rx-time kernel:
 each datagram's rx_ns is the kernel's SO_TIMESTAMPNS stamp, set when its stack received
 the frame. Datagrams in sequence order whose stamps lie within --gap-us of the one before
-were taken in by one pass of the stack (one NAPI poll); such a run is a *take*. A gap in
-the sequence numbers is a loss; the datagrams lost came in the take of the datagram before
-the gap, after that take filled the socket (its reader cannot run within one pass).
+were taken in together by one pass of the stack; such a run is a *take*. A gap in
+the sequence numbers is a loss, counted at the take of the datagram before the gap (the
+datagrams lost came in that pass, after it filled the socket, or in passes after it that
+kept nothing: the log cannot tell).
 
 Prints how many takes of each size there were, then one line per loss: the datagrams
 lost, what their take received, over how much of the sender's clock those were sent (their
 tx_ns: near 0 for a catch-up burst of the sender, (k - 1) x its interval on schedule), and
 the receiver's clock from the take before to that take. Datagrams sent on schedule over
-milliseconds but taken in together were bunched on their way, after the sender
-(docs/testbed-vm.md §18).
+milliseconds but taken in together were gathered after the sender (in a QEMU guest, by
+its clock's align sleeps: docs/testbed-vm.md §18).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from pathlib import Path
 class Loss:
     """Datagrams lost in one take."""
 
-    lost: int  # sequence numbers missing after the take's last datagram
+    lost: int  # sequence numbers missing after the take's last datagram received
     after_seq: int  # that datagram's sequence number
-    take: int  # datagrams received in the take (the pass that overflowed)
+    take: int  # datagrams received in the take
     sent_ms: float  # the sender's clock from the first to the last of them (their tx_ns)
     since_ms: float  # the receiver's clock from the take before to this one
 
@@ -62,8 +63,8 @@ def takes(recs: list[tuple[int, int, int]], gap_ns: int) -> list[list[tuple[int,
 
 
 def losses(groups: list[list[tuple[int, int, int]]]) -> list[Loss]:
-    """Each gap in the sequence numbers, with the take of the datagram before it: the
-    datagrams lost came in that same pass (they have no stamps) after its socket filled."""
+    """Each gap in the sequence numbers, with the take of the datagram before it (the
+    datagrams lost have no stamps: that pass or a later one dropped them)."""
     out = []
     flat = [(rec[0], k) for k, take in enumerate(groups) for rec in take]
     for (before, k), (seq, _) in itertools.pairwise(flat):
