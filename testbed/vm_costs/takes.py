@@ -31,7 +31,7 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Loss:
-    """Datagrams lost in one take."""
+    """Datagrams lost after one take (dropped in its pass or a later one)."""
 
     lost: int  # sequence numbers missing after the take's last datagram received
     after_seq: int  # that datagram's sequence number
@@ -53,7 +53,7 @@ def records(data: bytes) -> list[tuple[int, int, int]]:
 
 def takes(recs: list[tuple[int, int, int]], gap_ns: int) -> list[list[tuple[int, int, int]]]:
     """Runs of datagrams stamped within gap_ns of the one before (each a take)."""
-    out: list[list[tuple[int, int]]] = []
+    out: list[list[tuple[int, int, int]]] = []
     for rec in recs:
         if out and 0 <= rec[1] - out[-1][-1][1] <= gap_ns:
             out[-1].append(rec)
