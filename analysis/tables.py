@@ -55,7 +55,10 @@ receiving host
     ``rx_reader_wakeups``: how often the receiving application slept in recvmsg, per
     datagram it read (testbed: lanloss-recv's voluntary context switches over the run, so
     its 10 ms stop check adds up to 100 a second; simulator: its readers' wake-ups; NaN when
-    absent).
+    absent); ``rx_reader_calls``: the application's receive calls that returned datagrams,
+    per datagram it read (1 when it read them one by one, less when a recvmmsg found
+    several waiting; testbed: lanloss-recv's ``calls``; simulator: its readers' calls; NaN
+    when absent).
 vm guest
     ``vm_icount_shift`` (the guests' -icount shift, NaN without), ``guest_pace`` (the
     guest clock's seconds per real second during the traffic, of the guest farthest from 1)
@@ -116,7 +119,7 @@ RUN = (
     "disturbed_attempts",
 )
 HOST = ("cpu_irq", "cpu_softirq", "cpu_app", "cpu_idle", "recv_cpu_enforced")
-RX = ("rx_interrupts_per_frame", "rx_time_squeeze", "rx_reader_wakeups")
+RX = ("rx_interrupts_per_frame", "rx_time_squeeze", "rx_reader_wakeups", "rx_reader_calls")
 VM = ("vm_icount_shift", "guest_pace", "guest_kept_pace")
 
 
@@ -267,19 +270,30 @@ def _rx_time_squeeze(record: RunRecord, receiver: str) -> float:
     return float(c["softnet"].get("time_squeeze") or 0)  # the record leaves zero counters out
 
 
-def _rx_reader_wakeups(record: RunRecord, receiver: str) -> float:
-    """The receiving application's sleeps in recvmsg per datagram it read."""
+def _rx_reader_per_read(record: RunRecord, receiver: str, sim_key: str, bed_key: str) -> float:
+    """A count of the receiving application's (the simulator's readers' `sim_key`, the
+    testbed's lanloss-recv `scheduling` `bed_key`) per datagram it read."""
     if record.source == "sim":
         host = (record.extra.get("hosts") or {}).get(receiver) or {}
         readers = [r for r in host.get("readers") or [] if isinstance(r, dict)]
-        woken = sum(_num(r.get("wakeups")) for r in readers) if readers else math.nan
+        count = sum(_num(r.get(sim_key)) for r in readers) if readers else math.nan
         read = sum(_num(r.get("reads")) for r in readers)
     else:
         reports = (record.extra.get("tool_reports") or {}).get("receivers") or {}
         recv = reports.get(receiver) if isinstance(reports.get(receiver), dict) else {}
         sched = recv.get("scheduling") if isinstance(recv.get("scheduling"), dict) else {}
-        woken, read = _num(sched.get("nvcsw")), _num(recv.get("received"))
-    return woken / read if read and read == read else math.nan
+        count, read = _num(sched.get(bed_key)), _num(recv.get("received"))
+    return count / read if read and read == read else math.nan
+
+
+def _rx_reader_wakeups(record: RunRecord, receiver: str) -> float:
+    """The receiving application's sleeps in recvmsg per datagram it read."""
+    return _rx_reader_per_read(record, receiver, "wakeups", "nvcsw")
+
+
+def _rx_reader_calls(record: RunRecord, receiver: str) -> float:
+    """The receiving application's receive calls per datagram it read."""
+    return _rx_reader_per_read(record, receiver, "calls", "calls")
 
 
 def _numbers(section: dict[str, Any], keys: Iterable[str], column: str = "{}") -> dict[str, float]:
@@ -365,6 +379,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         row["rx_interrupts_per_frame"] = _rx_interrupts_per_frame(record, f.receiver)
         row["rx_time_squeeze"] = _rx_time_squeeze(record, f.receiver)
         row["rx_reader_wakeups"] = _rx_reader_wakeups(record, f.receiver)
+        row["rx_reader_calls"] = _rx_reader_calls(record, f.receiver)
         rows.append(row)
     return rows
 

@@ -85,6 +85,7 @@ HOST_OPTIONS: tuple[str, ...] = (
     "packet_cost",
     "read_cost",
     "read_byte_cost",
+    "read_call_cost",
     "wakeup_cost",
     "reader_cores",
     "truesize",
@@ -193,6 +194,7 @@ _E1000_2008: dict[str, Any] = {
     "packet_cost": 4e-6,
     "read_cost": 5e-6,
     "read_byte_cost": 0.0,
+    "read_call_cost": 0.0,
     "wakeup_cost": 5e-6,
     "reader_cores": "others",
     "truesize": 0,
@@ -217,6 +219,7 @@ _MODERN: dict[str, Any] = {
     "packet_cost": 0.6e-6,
     "read_cost": 1.27e-6,
     "read_byte_cost": 0.0,
+    "read_call_cost": 0.0,
     "wakeup_cost": 1.5e-6,
     "reader_cores": "others",
     "truesize": 0,
@@ -238,9 +241,21 @@ _MODERN: dict[str, Any] = {
 # times, so they are converted here by the shift (qemu_e1000_values). packet_cost and
 # read_cost are orders of magnitude for a Linux 6.1 receive path (a frame through
 # e1000_clean_rx_irq, IP and UDP; a recvmsg), fitted to nothing: ``lanloss calibrate --table``
-# fits them to a third of a vm study (analysis/calibrate.py). irq_cost, read_byte_cost and
-# wakeup_cost are measured in the guest by its own clock and are not fitted.
+# fits them to a third of a vm study (analysis/calibrate.py). irq_cost, read_byte_cost,
+# read_call_cost and wakeup_cost are measured in the guest by its own clock and are not
+# fitted.
 QEMU_E1000_SHIFT = 5  # the shift of the preset's times (the vm-e1000 study's)
+# A receive call of lanloss-recv, the study's reader, beyond the reads of its datagrams
+# (read_call_cost): recvmmsg's entry and exit and the reader's clock reads around it
+# (one of them, CLOCK_THREAD_CPUTIME_ID, a system call). From the guest's idle time around
+# lanloss-recv itself (testbed/vm_costs/measure_recv.sh, fit_recv.py; 2026-12-06, shift 5,
+# a standing guest, rx-usecs 400, 16 runs of 10 s of 64-byte datagrams at 500-3,000/s,
+# paced and in bursts of 8 and 16, --batch 1 and 64, nothing dropped): busy = datagrams x
+# 5,221 + calls x 1,458 + the interrupt's, byte's and wake-up's counts above + 0.81 s per
+# run, 90 % interval 1,089-1,795 per call; the runs that differ only in their calls (the
+# same bursts, interrupts and wake-ups; --batch 1 against 64) give 1,452-1,599 directly
+# (docs/testbed-vm.md §19). Not fitted to any study point.
+QEMU_E1000_READ_CALL = 1460.0
 QEMU_E1000_INSTRUCTIONS: dict[str, float] = {
     # An interrupt and a payload byte, from the guest's idle time (/proc/stat, exact under
     # NOHZ) around a bare C receiver (testbed/vm_costs/) at 500-3,000 datagrams/s of 64,
@@ -255,6 +270,7 @@ QEMU_E1000_INSTRUCTIONS: dict[str, float] = {
     "packet_cost": 3000.0,
     "read_cost": 3000.0,
     "read_byte_cost": 0.46,
+    "read_call_cost": QEMU_E1000_READ_CALL,
     # A reader woken from its sleep in recvmsg (Preset.wake_from_sleep): a pipe ping-pong
     # between two processes on the guest's one vCPU against the same writes and reads in one
     # process (2026-12-06, shift 5, a standing guest, 3 x 3,000 and 1 x 10,000 round trips:
@@ -355,6 +371,7 @@ TABLE: dict[str, Preset] = {
             "packet_cost": 2e-6,
             "read_cost": 2e-6,
             "read_byte_cost": 0.0,
+            "read_call_cost": 0.0,
             "wakeup_cost": 2e-6,
             "reader_cores": "others",
             "truesize": 0,
@@ -412,6 +429,7 @@ TABLE: dict[str, Preset] = {
             "packet_cost": 3e-6,
             "read_cost": 2.371e-6,
             "read_byte_cost": 1e-9,
+            "read_call_cost": 0.0,
             "wakeup_cost": 5e-6,
             "reader_cores": "others",
             "truesize": 0,
@@ -437,6 +455,7 @@ TABLE: dict[str, Preset] = {
             "packet_cost": 10e-6,
             "read_cost": 5e-6,
             "read_byte_cost": 1.5e-9,
+            "read_call_cost": 0.0,
             "wakeup_cost": 5e-6,
             "reader_cores": "others",
             "truesize": 0,
@@ -462,6 +481,7 @@ TABLE: dict[str, Preset] = {
             "packet_cost": 1e-6,
             "read_cost": 10e-6,
             "read_byte_cost": 0.3e-9,
+            "read_call_cost": 0.0,
             "wakeup_cost": 2e-6,
             "rx_ring": 256,
         },
@@ -477,6 +497,7 @@ TABLE: dict[str, Preset] = {
             "packet_cost": 0.5805e-6,
             "read_cost": 0.4402e-6,
             "read_byte_cost": 4.897e-9,
+            "read_call_cost": 0.0,
             "wakeup_cost": 1.5e-6,
             "reader_cores": "all",
             "truesize": 0,

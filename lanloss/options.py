@@ -318,6 +318,18 @@ OPTIONS: tuple[Option, ...] = (
         bed=False,
     ),
     Option(
+        "read_call_cost",
+        "time",
+        None,
+        "UDP application CPU time per receive call beyond its datagrams' reads (a call takes "
+        "the datagrams waiting, at most 64, as lanloss-recv's recvmmsg: the system call's "
+        "entry and exit, the application's work per call); 0: a call per datagram, its "
+        "cost in read_cost",
+        "1us",
+        maximum=0.1,
+        bed=False,
+    ),
+    Option(
         "wakeup_cost",
         "time",
         None,
@@ -541,6 +553,7 @@ ONE_SOURCE_BECAUSE: dict[str, str] = {
     "packet_cost": _HOST,
     "read_cost": _HOST + " (on the testbed, recv_work adds to it)",
     "read_byte_cost": _HOST,
+    "read_call_cost": _HOST,
     "wakeup_cost": _HOST,
     "reader_cores": "the testbed pins its receiving processes itself, away from the "
     "sender's CPU (docs/testbed.md §5); on real hosts the scheduler decides",

@@ -137,7 +137,7 @@ HostSeconds(const ScenarioOptions& o, double bytes)
     const HostValues& h = o.hostValues;
     const double frames = std::ceil(bytes / ethernet::MIN_FRAME_BYTES);
     double perFrame = Sec(h.irqCost) + Sec(h.packetCost) + Sec(h.readCost) +
-                      Sec(h.wakeupCost) + Sec(o.recvWork);
+                      Sec(h.readCallCost) + Sec(h.wakeupCost) + Sec(o.recvWork);
     if (h.itr > 0)
     {
         perFrame += 1.0 / h.itr; // an interrupt at least per frame, at most itr per second

@@ -157,6 +157,7 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetReaderAttribute("ReadByteCost", DoubleValue(v.readByteCost));
     helper.SetReaderAttribute("WakeupCost", TimeValue(v.wakeupCost));
     helper.SetReaderAttribute("WakeFromSleep", BooleanValue(family.wakeFromSleep));
+    helper.SetReaderAttribute("CallCost", TimeValue(v.readCallCost));
     helper.SetReadersOnEveryCore(v.readersOnEveryCore);
     helper.SetReusePort(o.reusePort);
     helper.SetReaderAttribute("WorkCost", TimeValue(o.recvWork));

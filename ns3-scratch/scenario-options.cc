@@ -495,6 +495,7 @@ ReadHostValues(const FlagTexts& f)
     h.packetCost = f.Duration("packet_cost");
     h.readCost = f.Duration("read_cost");
     h.readByteCost = f.Seconds("read_byte_cost");
+    h.readCallCost = f.Duration("read_call_cost");
     h.wakeupCost = f.Duration("wakeup_cost");
     h.readersOnEveryCore = f.Choice("reader_cores") == "all";
     h.truesize = f.Size("truesize");

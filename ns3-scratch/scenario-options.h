@@ -61,6 +61,7 @@ struct HostValues
     ns3::Time packetCost; //!< driver + stack per frame, split in the preset's ratio
     ns3::Time readCost;
     double readByteCost = 0;         //!< seconds per payload byte read (below 1 ns)
+    ns3::Time readCallCost;          //!< a receive call's cost beyond its reads
     ns3::Time wakeupCost;            //!< a reader handed a shared socket's lock
     bool readersOnEveryCore = false; //!< reader_cores all (else others)
     uint32_t truesize = 0;           //!< 0 = the driver's rule

@@ -51,6 +51,19 @@ HostReader::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&HostReader::m_wakeupCost),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("CallCost",
+                          "CPU time (s) of a receive call beyond its datagrams' reads "
+                          "(recvmmsg's entry and exit, the application's work per call), "
+                          "paid with a call's first read; a call takes the datagrams "
+                          "waiting, at most CallBatch. 0: a call per datagram, no cost.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostReader::m_callCost),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("CallBatch",
+                          "Most datagrams one receive call takes (lanloss-recv --batch).",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&HostReader::m_callBatch),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("WakeFromSleep",
                           "A reader asleep in recvmsg also pays WakeupCost when a datagram "
                           "wakes it, before it reads (its context switch), whether or not it "
@@ -85,6 +98,10 @@ HostReader::HostReader()
     : m_readCost(MicroSeconds(5)),
       m_readByteCost(0.0),
       m_workCost(Seconds(0)),
+      m_wakeupCost(Seconds(0)),
+      m_callCost(Seconds(0)),
+      m_callBatch(64),
+      m_callTaken(0),
       m_core(0),
       m_group(HostCpu::NONE),
       m_socket(nullptr),
@@ -96,6 +113,7 @@ HostReader::HostReader()
       m_taken(false),
       m_wakeFromSleep(false),
       m_reads(0),
+      m_calls(0),
       m_wakeups(0),
       m_stalls(0)
 {
@@ -232,13 +250,13 @@ HostReader::QueueUnlocked()
         }
         m_wokenTry = false;
         m_reading = false;
+        EndCall();
         TryRead(); // sleeps: the queue was empty when it looked
         return;
     }
     m_wokenTry = false;
     // the owner section (if any) is part of the read's cost: the copy is the rest
-    Time copy = m_readCost + Seconds(m_readByteCost * m_current.payloadBytes);
-    copy = std::max(copy - m_socket->GetOwnerCost(), Seconds(0));
+    const Time copy = std::max(CopyTime() - m_socket->GetOwnerCost(), Seconds(0));
     m_cpuTime += copy;
     m_cpu->Submit(m_thread, copy, HostCpu::APP_WORK, m_readDone);
 }
@@ -286,14 +304,37 @@ HostReader::ReadLocked()
     {
         // Nothing left (another reader took it) or a stall began: give the lock back.
         m_reading = false;
+        EndCall();
         m_socket->ReleaseRead(this);
         TryRead();
         return;
     }
     m_current = m_socket->Dequeue();
-    const Time copy = m_readCost + Seconds(m_readByteCost * m_current.payloadBytes);
+    const Time copy = CopyTime();
     m_cpuTime += copy;
     m_cpu->Submit(m_thread, copy, HostCpu::APP_WORK, m_readDone);
+}
+
+Time
+HostReader::CopyTime()
+{
+    Time copy = m_readCost + Seconds(m_readByteCost * m_current.payloadBytes);
+    if (m_callTaken == 0)
+    {
+        ++m_calls; // a receive call begins with this datagram
+        copy += m_callCost;
+    }
+    if (++m_callTaken >= m_callBatch)
+    {
+        m_callTaken = 0; // the vector is full: the call returns with this one
+    }
+    return copy;
+}
+
+void
+HostReader::EndCall()
+{
+    m_callTaken = 0;
 }
 
 void
@@ -364,6 +405,10 @@ void
 HostReader::WorkDone()
 {
     m_reading = false;
+    if (m_socket && m_socket->IsEmpty())
+    {
+        EndCall(); // MSG_WAITFORONE: the call returns once nothing waits
+    }
     TryRead();
 }
 
@@ -376,6 +421,7 @@ HostReader::StallBegin()
     }
     ++m_stalls;
     m_stalled = true;
+    EndCall(); // blocked elsewhere: the call has returned
     if (m_lockWait && !m_socket->IsQueueSpinlock())
     {
         m_lockWait = false;
@@ -409,6 +455,12 @@ uint64_t
 HostReader::GetReads() const
 {
     return m_reads;
+}
+
+uint64_t
+HostReader::GetCalls() const
+{
+    return m_calls;
 }
 
 uint64_t

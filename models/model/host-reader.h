@@ -57,6 +57,14 @@ class HostSocket;
  * release_sock (Linux 2.6.25-2.6.32): a reader that finds the socket owned
  * sleeps until it is handed over and pays WakeupCost (LockHandedOver).
  *
+ * A read is one of a receive call's (lanloss-recv's recvmmsg with
+ * MSG_WAITFORONE): a call takes datagrams while the queue holds one, at most
+ * CallBatch, and ends when it finds the queue empty (the read's work is taken
+ * as the kernel's, inside the call); its first read also pays CallCost (the
+ * system call's entry and exit, the reader's clock reads around it), so a
+ * reader that finds several waiting spends less per datagram than one woken
+ * for each.
+ *
  * With WakeFromSleep a reader woken from its sleep in recvmsg pays WakeupCost
  * before it looks, whether or not it shares the socket: the context switch a
  * real kernel makes for every reader a datagram wakes (a reader that finds the
@@ -105,6 +113,9 @@ class HostReader : public Object
     uint32_t GetCore() const;
     /** @return datagrams read (copy finished) */
     uint64_t GetReads() const;
+    /** @return receive calls that returned datagrams (CallCost: a call takes up to
+     *          CallBatch of those waiting; the testbed's counterpart: lanloss-recv's calls) */
+    uint64_t GetCalls() const;
     /** @return times a datagram woke this reader from its sleep in recvmsg (the
      * testbed's counterpart: the reader's voluntary context switches) */
     uint64_t GetWakeups() const;
@@ -142,11 +153,18 @@ class HostReader : public Object
     void WokenToRead();
     void StallBegin();
     void StallEnd();
+    /** The copy's CPU time for the datagram just taken, with CallCost if it opens a call. */
+    Time CopyTime();
+    /** The receive call returned (it found the queue empty, or it took CallBatch). */
+    void EndCall();
 
     Time m_readCost;
     double m_readByteCost; //!< seconds per payload byte (below 1 ns: a double)
     Time m_workCost;
     Time m_wakeupCost;
+    Time m_callCost;
+    uint32_t m_callBatch;
+    uint32_t m_callTaken; //!< datagrams the current receive call has taken (0: no call)
     uint32_t m_core;
     uint32_t m_group;
     Time m_stallPeriod;
@@ -175,6 +193,7 @@ class HostReader : public Object
     EventId m_stallEndEvent;
 
     uint64_t m_reads;
+    uint64_t m_calls;
     uint64_t m_wakeups;
     uint64_t m_stalls;
     Time m_cpuTime;

@@ -448,6 +448,75 @@ class WakeFromSleepTestCase : public TestCase
 };
 
 /**
+ * CallCost: a receive call takes the datagrams waiting (at most CallBatch) and its first
+ * read pays CallCost. 1 Gbit/s, one interrupt per frame, 2 us per read, 3 us per call.
+ * Datagrams 100 us apart find the reader asleep: a call each, (2 + 3) us per read. In
+ * bursts of 8 (back to back, 800 us apart) the reader finds the burst's others waiting:
+ * fewer calls, and its CPU time is exactly 2 us per read and 3 us per call; with
+ * CallBatch 1 every read is a call again, and with CallBatch 2 a call takes at most two.
+ */
+class CallCostTestCase : public TestCase
+{
+  public:
+    CallCostTestCase()
+        : TestCase("readers: CallCost is paid once per receive call of up to CallBatch")
+    {
+    }
+
+  private:
+    struct Calls
+    {
+        Outcome o;
+        uint64_t calls;
+    };
+
+    Calls Run(std::string pattern, uint32_t batch)
+    {
+        Bed bed(DataRate("1Gbps"));
+        bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), MicroSeconds(2), 0);
+        bed.host.SetReaderAttribute("CallCost", TimeValue(MicroSeconds(3)));
+        bed.host.SetReaderAttribute("CallBatch", UintegerValue(batch));
+        bed.Install(1);
+        bed.Traffic(18, 10e3, MilliSeconds(1), MilliSeconds(11), MilliSeconds(0), pattern);
+        Calls c{bed.Finish(MilliSeconds(30), 18), 0};
+        c.calls = bed.rx.readers[0]->GetCalls();
+        return c;
+    }
+
+    void DoRun() override
+    {
+        const Calls paced = Run("cbr", 64);
+        NS_TEST_ASSERT_MSG_EQ(paced.o.lost, 0, "paced: nothing lost");
+        NS_TEST_ASSERT_MSG_EQ(paced.calls, paced.o.readerReads[0], "paced: a call per read");
+        NS_TEST_ASSERT_MSG_EQ(paced.o.readerCpu[0],
+                              MicroSeconds(5) * int64_t(paced.o.readerReads[0]),
+                              "paced: every read pays the call");
+        for (uint32_t batch : {64u, 2u, 1u})
+        {
+            const Calls b = Run("burst:8", batch);
+            const std::string with = " (bursts of 8, CallBatch " + std::to_string(batch) + ")";
+            const uint64_t reads = b.o.readerReads[0];
+            NS_TEST_ASSERT_MSG_EQ(b.o.lost, 0, "nothing lost" + with);
+            NS_TEST_ASSERT_MSG_EQ(reads, b.o.received, "reads = received" + with);
+            NS_TEST_ASSERT_MSG_EQ(b.o.readerCpu[0],
+                                  MicroSeconds(2) * int64_t(reads) +
+                                      MicroSeconds(3) * int64_t(b.calls),
+                                  "2 us per read, 3 us per call" + with);
+            NS_TEST_ASSERT_MSG_EQ(b.o.Conserved(), true, "conservation" + with);
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(b.calls * batch, reads, "at most CallBatch a call" + with);
+            if (batch == 1)
+            {
+                NS_TEST_ASSERT_MSG_EQ(b.calls, reads, "a call per read" + with);
+            }
+            else
+            {
+                NS_TEST_ASSERT_MSG_LT(b.calls, reads, "a burst's others wait: fewer calls" + with);
+            }
+        }
+    }
+};
+
+/**
  * ForwardDeficit (Linux 6.1's udp_rmem_release): a read datagram's charge is released at
  * its dequeue, but held back while the charges not yet released are under a quarter of
  * sk_rcvbuf and the reader's queue (what it took from the receive queue at once) holds
@@ -914,6 +983,7 @@ class LanlossHostTestSuite : public TestSuite
         AddTestCase(new StallBurstTestCase, Duration::QUICK);
         AddTestCase(new ReadersScaleTestCase, Duration::QUICK);
         AddTestCase(new WakeFromSleepTestCase, Duration::QUICK);
+        AddTestCase(new CallCostTestCase, Duration::QUICK);
         AddTestCase(new ForwardDeficitTestCase, Duration::QUICK);
         AddTestCase(new TwoSocketsTestCase, Duration::QUICK);
         AddTestCase(new HostCpuIrqsOffTestCase, Duration::QUICK);

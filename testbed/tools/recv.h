@@ -50,6 +50,7 @@ struct ll_rx_sched {
 	int64_t run_delay_ns; /* run-queue delay over its life; -1 = unknown */
 	int64_t nivcsw; /* involuntary context switches; -1 = unknown */
 	int64_t nvcsw; /* voluntary ones */
+	uint64_t calls; /* UDP receive calls that returned datagrams */
 };
 
 void ll_rx_sched_begin(struct ll_rx_sched *s);

@@ -61,13 +61,16 @@ static void known_i64(struct ll_json *j, const char *key, int64_t v)
  * (a lower bound; null for TCP, which has no receive stamps), and when it
  * ended (max_stall_at_ns, CLOCK_MONOTONIC); run_delay_us, their run-queue
  * delay; nivcsw and nvcsw, their involuntary and voluntary context switches
- * (sums over the readers' lives; null when the kernel does not say).
+ * (sums over the readers' lives; null when the kernel does not say); calls,
+ * their receive calls that returned datagrams (recvmmsg takes up to --batch
+ * in one: received / calls is the batch a reader found waiting; null for TCP).
  */
 static void scheduling(struct ll_json *j, const struct recv_cfg *c,
 		       const struct reader *rds, unsigned n)
 {
 	uint64_t stall = 0, at = 0;
 	int64_t delay = 0, inv = 0, vol = 0;
+	uint64_t calls = 0;
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
@@ -80,6 +83,7 @@ static void scheduling(struct ll_json *j, const struct recv_cfg *c,
 		delay = add_known(delay, v->run_delay_ns);
 		inv = add_known(inv, v->nivcsw);
 		vol = add_known(vol, v->nvcsw);
+		calls += v->calls;
 	}
 	ll_json_obj(j, "scheduling");
 	if (c->proto == LL_UDP) {
@@ -95,6 +99,10 @@ static void scheduling(struct ll_json *j, const struct recv_cfg *c,
 		ll_json_dbl(j, "run_delay_us", delay / 1e3);
 	known_i64(j, "nivcsw", inv);
 	known_i64(j, "nvcsw", vol);
+	if (c->proto == LL_UDP)
+		ll_json_u64(j, "calls", calls);
+	else
+		ll_json_null(j, "calls");
 	ll_json_obj_end(j);
 }
 

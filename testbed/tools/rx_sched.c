@@ -19,7 +19,8 @@
  * stall either. A reader throttled by a CPU quota (recv_cpu) is: the harness
  * knows the quota and judges the stall against it.
  *
- * Also, over the thread's life: its run-queue delay (/proc/thread-self/
+ * Also, over the thread's life: its receive calls that returned datagrams
+ * (UDP: one or a batch each), its run-queue delay (/proc/thread-self/
  * schedstat, 2nd field: ns runnable but waiting for a CPU; -1 without
  * CONFIG_SCHED_INFO) and its context switches (getrusage RUSAGE_THREAD).
  */
@@ -89,6 +90,7 @@ void ll_rx_sched_returned(struct ll_rx_sched *s, uint64_t now,
 	}
 	s->last_ns = now;
 	s->last_cpu_ns = cpu;
+	s->calls++;
 }
 
 void ll_rx_sched_end(struct ll_rx_sched *s)

@@ -5,7 +5,8 @@
 
 For each size and rate measure.sh ran, the simulator runs the `qemu-e1000` preset (its
 interrupt, byte and wake-up counts are the guest's, measured) with guest_recv's frame and
-read (--packet-cost, --read-cost: instructions; they sum to fit.py's cost per datagram),
+read (--packet-cost, --read-cost: instructions; they sum to fit.py's cost per datagram,
+its recv() call and all: no cost per call apart, where lanloss-recv has one),
 and prints the guest's interrupts per frame and its reader's wake-ups per datagram (range
 over its runs) beside the simulator's. Neither count is fitted to anything: fit.py takes
 them as given to solve for the costs from the guest's busy time.
@@ -52,6 +53,9 @@ def simulate(
         f"{args.packet_cost * ns}ns",
         "--read-cost",
         f"{args.read_cost * ns}ns",
+        # guest_recv makes a recv() per datagram, whose cost is in its read's
+        "--read-call-cost",
+        "0s",
     ]
     subprocess.run(argv, check=True, capture_output=True)
     record = json.loads(out.read_text())

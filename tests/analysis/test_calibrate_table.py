@@ -151,10 +151,10 @@ def test_the_report_shows_each_points_runs_and_their_time_squeeze():
     assert lines[5].split(" | ")[-1] == "n/a"
 
 
-def test_the_readers_sleeps_are_reported_and_not_judged():
-    """The reader's sleeps per datagram (the guest's voluntary context switches) are within
-    15 % or 0.015 (the testbed reader's stop check) at a share of the points, reported
-    beside the bar and never part of it."""
+def test_the_readers_sleeps_and_calls_are_reported_and_not_judged():
+    """The reader's sleeps per datagram (the guest's voluntary context switches) and its
+    receive calls per datagram are within 15 % or 0.015 (the testbed reader's stop check)
+    at a share of the points, reported beside the bar and never part of it."""
     drops = [None, None, "socket_rcvbuf", "rx_fifo", None, "rx_fifo"]
     pts = _judged_points([0.0, 0.0, 0.10, 0.40, 0.0, 0.05], drops)
     judged = pd.Series(True, index=pts.index)
@@ -170,7 +170,19 @@ def test_the_readers_sleeps_are_reported_and_not_judged():
     lines = calibrate.render_table(pts, judged, v)
     assert lines[0].split(" | ")[9:11] == ["VM reader sleeps/datagram", "sim"]
     assert lines[1].split(" | ")[9:11] == ["0.700", "0.650"]
-    assert lines[-1].endswith("within 15 % (or 0.015) at  50.00 % (6 points)")
+    assert lines[-1].endswith(
+        "within 15 % (or 0.015) at  50.00 % (6 points), its receive calls per datagram at "
+        "   n/a % (0 points)"
+    )
+    pts["bed_calls"] = [1.0, 0.70, 0.016, 0.016, 0.9, 0.5]
+    pts["sim_calls"] = [1.0, 0.50, 0.016, 0.040, 0.9, 0.56]  # 2 of 6 off
+    v = calibrate.judge_table(pts, judged)
+    assert v["calls_points"] == 6 and v["calls_within"] == pytest.approx(4 / 6)
+    assert v["meets_bar"] == bar["meets_bar"]
+    lines = calibrate.render_table(pts, judged, v)
+    assert lines[0].split(" | ")[11:13] == ["VM reader calls/datagram", "sim"]
+    assert lines[1].split(" | ")[11:13] == ["1.000", "1.000"]
+    assert lines[-1].endswith("calls per datagram at  66.67 % (6 points)")
 
 
 @pytest.mark.parametrize(

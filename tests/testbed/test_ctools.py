@@ -41,7 +41,7 @@ RECV_KEYS = set(
     "tool version proto port group received bytes flows rxq_ovfl socket_drops "
     "rcvbuf_actual readers elapsed_s goodput_bps stop_reason scheduling stamp_clock".split()
 )
-SCHED_KEYS = set("max_stall_us max_stall_at_ns run_delay_us nivcsw nvcsw".split())
+SCHED_KEYS = set("max_stall_us max_stall_at_ns run_delay_us nivcsw nvcsw calls".split())
 FLOW_KEYS = set(
     "flow received bytes lost duplicated reordered max_seq loss_runs latency_us "
     "latency_negative first_rx_ns last_rx_ns".split()
@@ -342,6 +342,21 @@ def test_slow_receiver_drops_match_counters(pair):
     assert log.stat().st_size == 32 * r["received"]
 
 
+def test_calls_count_the_receive_calls_that_returned_datagrams(pair):
+    """scheduling.calls: one per datagram with --batch 1; a reader slower than its
+    datagrams (--work-ns 20 us for one every 16 us) finds several waiting and takes them
+    in fewer calls, at most --batch each."""
+    one = pair.start_recv("calls1", port=6020, batch=1, **BIG)
+    s1 = pair.send(port=6020, count=2000, rate=100_000_000, payload=200)
+    r1 = one.result()
+    many = pair.start_recv("calls64", port=6021, batch=64, work_ns=20000, **BIG)
+    s64 = pair.send(port=6021, count=2000, rate=100_000_000, payload=200)
+    r64 = many.result()
+    assert s1["sent"] == r1["received"] == r1["scheduling"]["calls"] == 2000
+    assert s64["sent"] == r64["received"] == 2000
+    assert 2000 / 64 <= r64["scheduling"]["calls"] < 2000
+
+
 def test_sender_counts_failed_sends_separately(pair):
     """No receiver: ICMP port unreachable returns as ECONNREFUSED on later sends."""
     s = pair.send(port=6010, count=2000, rate=16_000_000, payload=100)
@@ -453,3 +468,4 @@ def test_tcp_messages_arrive_whole(pair):
     f = only_flow(r)
     assert (f["flow"], f["lost"], f["duplicated"], f["max_seq"]) == (5, 0, 0, 1999)
     assert r["stop_reason"] == "eof" and r["rxq_ovfl"] is None
+    assert r["scheduling"]["calls"] is None  # a count of datagram calls: UDP only

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""testbed/vm_costs: fit.py's sum recovers known costs exactly, measure.sh's lines are read
-as they are written, predict.py's simulator runs keep the interrupt floor's arithmetic,
-and cpu_gaps sees the time its loop was stopped."""
+"""testbed/vm_costs: fit.py's and fit_recv.py's sums recover known costs exactly (the
+latter a receive call's apart from a datagram's), measure.sh's lines are read as they are
+written, both measure scripts refuse bad input before touching anything, predict.py's
+simulator runs keep the interrupt floor's arithmetic, and cpu_gaps sees the time its loop
+was stopped."""
 
 from __future__ import annotations
 
@@ -101,22 +103,29 @@ def test_predict_at_a_low_rate_is_one_interrupt_and_one_wake_up_per_frame(tmp_pa
 
 
 @pytest.mark.parametrize(
-    ("argv", "names"),
+    ("script", "argv", "names"),
     [
-        ([], "usage"),
-        (["a;b", "0"], "PREFIX 'a;b'"),
-        (["pm-", "4x"], "RX_USECS '4x'"),
-        (["pm-", "0", "64:0"], "run '64:0'"),
-        (["pm-", "0", "64:500;reboot"], "run '64:500;reboot'"),
-        (["zz-nosuch-", "0", "64:500"], "no namespace zz-nosuch-sw1"),
+        ("measure.sh", [], "usage"),
+        ("measure.sh", ["a;b", "0"], "PREFIX 'a;b'"),
+        ("measure.sh", ["pm-", "4x"], "RX_USECS '4x'"),
+        ("measure.sh", ["pm-", "0", "64:0"], "run '64:0'"),
+        ("measure.sh", ["pm-", "0", "64:500;reboot"], "run '64:500;reboot'"),
+        ("measure.sh", ["zz-nosuch-", "0", "64:500"], "no namespace zz-nosuch-sw1"),
+        ("measure_recv.sh", [], "usage"),
+        ("measure_recv.sh", ["pm-"], "usage"),
+        ("measure_recv.sh", ["a;b", "64:500:1:cbr"], "PREFIX 'a;b'"),
+        ("measure_recv.sh", ["pm-", "64:500:1"], "run '64:500:1'"),
+        ("measure_recv.sh", ["pm-", "64:500:0:cbr"], "run '64:500:0:cbr'"),
+        ("measure_recv.sh", ["pm-", "64:500:1:burst:8"], "run '64:500:1:burst:8'"),
+        ("measure_recv.sh", ["pm-", "64:500:1:cbr;reboot"], "run '64:500:1:cbr;reboot'"),
+        ("measure_recv.sh", ["pm-", "2000:500:1:cbr"], "SIZE 2000"),
+        ("measure_recv.sh", ["zz-nosuch-", "64:500:1:cbr"], "no namespace zz-nosuch-sw1"),
     ],
 )
-def test_measure_refuses_bad_input_before_touching_anything(argv, names):
+def test_measure_scripts_refuse_bad_input_before_touching_anything(script, argv, names):
     """One line naming the value, exit 2, before a compiler, a namespace or a guest is used."""
-    import subprocess
-
     proc = subprocess.run(
-        ["bash", str(HERE / "measure.sh"), *argv], capture_output=True, text=True, timeout=30
+        ["bash", str(HERE / script), *argv], capture_output=True, text=True, timeout=30
     )
     assert proc.returncode == 2
     assert proc.stdout == ""
@@ -213,3 +222,71 @@ def test_takes_refuses_bad_input_in_one_line(tmp_path, capsys, case):
     assert _load("takes").main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and len(captured.err.splitlines()) == 1
+
+
+def _recv_line(pps, batch, pattern, n, calls, irqs, wakes, busy_s, drops=0, wall=14.4):
+    """One line as measure_recv.sh prints it; the idle ticks make busy_s of busy time (the
+    wall moved so that they are whole)."""
+    idle = (wall - busy_s) * 100
+    wall += (round(idle) - idle) / 100
+    return (
+        f"size 64 pps {pps} batch {batch} pattern {pattern} datagrams {n} bytes {64 * n} "
+        f"calls {calls} nvcsw {wakes} nivcsw 0 wall {wall:.6f} irqs {irqs} socket_drops "
+        f"{drops} user 1 nice 0 system 1 idle {round(idle)} iowait 0 irq 0 softirq 1 steal 0\n"
+    )
+
+
+def test_fit_recv_recovers_the_cost_of_a_call_from_a_guest_made_of_it(tmp_path, capsys):
+    """Runs built from known costs (per datagram, per call, per interrupt, per wake-up, per
+    byte, per run): both fits and the pair give them back; a run that lost datagrams at its
+    socket is left out."""
+    fit = _load("fit_recv")
+    rate = 1e9 / 2**5
+    d, c, i, w, b, k = 5200.0, 1500.0, 2750.0, 4300.0, 0.46, 2.5e7
+    runs = [  # pps, batch, pattern, datagrams, calls, interrupts, wake-ups
+        (500, 1, "cbr", 5000, 5000, 4990, 5150),
+        (500, 64, "burst8", 5000, 625, 633, 1245),
+        (1500, 1, "cbr", 15000, 15000, 11400, 9900),
+        (1500, 64, "cbr", 15000, 10300, 11300, 9800),
+        (1500, 64, "burst8", 15000, 1875, 1880, 2120),  # the pair: only the calls differ
+        (1500, 1, "burst8", 15000, 15000, 1880, 2120),
+        (3000, 1, "cbr", 30000, 30000, 13500, 7970),
+        (3000, 64, "burst8", 30000, 2510, 3750, 2560),
+    ]  # fmt: skip
+    lines = []
+    for pps, batch, pattern, n, calls, irqs, wakes in runs:
+        busy = n * d + calls * c + irqs * i + wakes * w + 64 * n * b + k
+        lines.append(_recv_line(pps, batch, pattern, n, calls, irqs, wakes, busy / rate))
+    lines.append(_recv_line(3000, 1, "cbr", 29000, 29000, 13500, 7970, 9.0, drops=1000))
+    path = tmp_path / "runs.txt"
+    path.write_text("".join(lines))
+    assert len(fit.parse_runs(str(path))) == len(runs)
+    sys.argv = ["fit_recv.py", str(path)]
+    fit.main()
+    out = capsys.readouterr().out
+    fits = [float(line.split()[2]) for line in out.splitlines() if line.startswith("  per call")]
+    assert fits == [pytest.approx(c, rel=1e-3)] * 2  # fixed costs, and solved too
+    (pair,) = (line for line in out.splitlines() if line.startswith("pair "))
+    assert "runs 6 and 5 (64 B 1500/s burst8, batch 1 and 64)" in pair and float(
+        pair.split()[-4]
+    ) == pytest.approx(c, rel=1e-3)
+
+
+def test_fit_recv_refuses_runs_that_cannot_separate_calls(tmp_path, capsys):
+    """Runs whose calls are their datagrams (all --batch 1) cannot tell c from d: one line,
+    exit 2; so does a file that is not there."""
+    fit = _load("fit_recv")
+    path = tmp_path / "runs.txt"
+    path.write_text(
+        "".join(
+            _recv_line(pps, 1, "cbr", pps * 10, pps * 10, pps * 8, pps * 7, 3.0 + pps / 1000)
+            for pps in (500, 1000, 1500, 2000, 2500, 3000)
+        )
+    )
+    for argv in ([str(path)], [str(tmp_path / "none.txt")]):
+        sys.argv = ["fit_recv.py", *argv]
+        with pytest.raises(SystemExit) as e:
+            fit.main()
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and "fit_recv.py:" in err
