@@ -251,7 +251,7 @@ QEMU_E1000_SHIFT = 5  # the shift of the preset's times (the vm-e1000 study's)
 # lanloss-recv itself (testbed/vm_costs/measure_recv.sh, fit_recv.py; 2026-12-06, shift 5,
 # a standing guest, rx-usecs 400, 16 runs of 10 s of 64-byte datagrams at 500-3,000/s,
 # paced and in bursts of 8 and 16, --batch 1 and 64, nothing dropped): busy = datagrams x
-# 5,221 + calls x 1,458 + the interrupt's, byte's and wake-up's counts above + 0.81 s per
+# 5,221 + calls x 1,458 + the interrupt's, byte's and wake-up's counts below + 0.81 s per
 # run, 90 % interval 1,089-1,795 per call; the runs that differ only in their calls (the
 # same bursts, interrupts and wake-ups; --batch 1 against 64) give 1,452-1,599 directly
 # (docs/testbed-vm.md §19). Not fitted to any study point.

@@ -42,8 +42,8 @@ guest() {
 gdir=/tmp/lanloss-measure-recv
 # The guest's side: counters, the reader for 14 s of the guest's clock, counters again.
 # shellcheck disable=SC2016  # expanded in the guest
-script='set -e
-d=/tmp/lanloss-measure-recv
+# The counters are read after the reader whatever its exit: the host waits for them.
+script='d=/tmp/lanloss-measure-recv
 stat() { head -1 /proc/stat; grep eth0 /proc/interrupts | tr -s " " | cut -d" " -f3; cut -d" " -f1 /proc/uptime; }
 sleep 1  # the ssh session that started this ends first: no ssh work in the window
 stat > $d/before
@@ -62,7 +62,11 @@ for run in "$@"; do
 		--pattern "${pattern/burst/burst:}" --stamp-clock realtime > /dev/null
 	# the reader's 14 s end about 2 s after the traffic: no ssh before (its login is work)
 	sleep 4
-	until guest "test -s $gdir/after"; do sleep 1; done
+	waited=0
+	until guest "test -s $gdir/after"; do
+		((++waited <= 60)) || fail "run '$run': the guest's reader did not end within 60 s of its 14"
+		sleep 1
+	done
 	line=$(guest "python3 - $gdir" < "$here/measure_recv_line.py")
 	echo "size $size pps $pps batch $batch pattern $pattern $line"
 	guest "rm -f $gdir/before $gdir/after $gdir/recv.json $gdir/out"
