@@ -162,7 +162,10 @@ HostCpu::Submit(uint32_t context, Time cost, Work work, Callback<void> done, boo
         x.queued = true;
         m_cores[x.core].runQueue.push_back(context);
     }
-    Dispatch(x.core);
+    if (!m_cores[x.core].ending)
+    {
+        Dispatch(x.core);
+    }
 }
 
 uint32_t
@@ -362,10 +365,15 @@ HostCpu::Expire(uint32_t core)
         Callback<void> done = j.done;
         x.jobs.pop_front();
         // The task stays in front of the run queue while its callback runs, so
-        // a job it queues for itself continues its slice (a reader reading on).
+        // a job it queues for itself continues its slice (a reader reading on),
+        // and what the callback submits to this core waits for the Dispatch
+        // below: a task it wakes does not take the core before the callback has
+        // queued its own context's next job.
         if (!done.IsNull())
         {
+            c.ending = true;
             done();
+            c.ending = false;
         }
     }
     else

@@ -40,7 +40,10 @@ namespace ns3
  * CFS's fair share: two busy threads get half the core each); a thread keeps
  * the core while it has jobs queued and its slice lasts, and gives it up when
  * it blocks (no job) or its slice ends. There is no wake-up pre-emption and
- * no migration between cores.
+ * no migration between cores. A job's done callback runs before its core is
+ * given to anyone: a context that queues its next job there keeps the core,
+ * whatever the callback woke meanwhile (ksoftirqd goes on to its poll's next
+ * frame after that frame woke the reader, as the kernel's loop does).
  *
  * Bandwidth groups (CreateBandwidthGroup) are CFS bandwidth control, a cgroup's
  * cpu.cfs_quota_us per cpu.cfs_period_us: the tasks of a group share Quota of
@@ -276,6 +279,7 @@ class HostCpu : public Object
         std::array<Time, N_WORK> busy{};
         double speed = 1.0;  //!< SMT: progress per unit of wall time of the running job
         bool endsJob = false; //!< the scheduled event is the running job's end
+        bool ending = false;  //!< a job's done callback runs: Expire dispatches after it
         bool busyReported = false;   //!< what busyCallback was last told
         Callback<void, bool> busyCallback;
     };

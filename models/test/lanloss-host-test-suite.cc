@@ -98,6 +98,62 @@ class HostCpuSchedulingTestCase : public TestCase
 };
 
 /**
+ * A task whose job's done callback wakes another task of its core and then
+ * queues its own next job keeps the core for its slice (no wake-up
+ * pre-emption): ksoftirqd's poll goes on to its next frame after the frame it
+ * delivered woke the reader. Completion times are exact.
+ */
+class HostCpuCallbackWakeTestCase : public TestCase
+{
+  public:
+    HostCpuCallbackWakeTestCase()
+        : TestCase("HostCpu: a task woken from a job's callback waits for the slice")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<HostCpu> cpu = CreateObject<HostCpu>();
+        cpu->SetAttribute("Cores", UintegerValue(1));
+        cpu->SetAttribute("TimeSlice", TimeValue(MilliSeconds(3)));
+        const uint32_t poller = cpu->CreateThread(0, "ksoftirqd/0");
+        const uint32_t reader = cpu->CreateThread(0, "reader");
+        uint32_t frames = 0;
+        std::vector<Time> reads;
+        // The poller takes 5 frames of 1 ms; each wakes the reader (a 0.25 ms read) before
+        // the poller queues its next frame, as JobDone delivers a frame and then Steps.
+        std::function<void()> frame = [&]() {
+            cpu->Submit(reader, MicroSeconds(250), HostCpu::APP_WORK, Callback<void>([&]() {
+                            reads.push_back(Simulator::Now());
+                        }));
+            if (++frames < 5)
+            {
+                cpu->Submit(poller, MilliSeconds(1), HostCpu::SOFTIRQ_WORK, Callback<void>(frame));
+            }
+        };
+        Simulator::Schedule(Seconds(0), [&]() {
+            cpu->Submit(poller, MilliSeconds(1), HostCpu::SOFTIRQ_WORK, Callback<void>(frame));
+        });
+        Simulator::Run();
+        Simulator::Destroy();
+
+        // poller 0-3 (frames 1-3, its 3 ms slice; reads 1-3 wait), reader 3-3.75 (three
+        // reads), poller 3.75-5.75 (frames 4, 5), reader 5.75-6.25 (reads 4, 5).
+        const std::vector<Time> want = {MicroSeconds(3250),
+                                        MicroSeconds(3500),
+                                        MicroSeconds(3750),
+                                        MicroSeconds(6000),
+                                        MicroSeconds(6250)};
+        NS_TEST_ASSERT_MSG_EQ(reads.size(), want.size(), "a read per frame");
+        for (size_t i = 0; i < want.size() && i < reads.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(reads[i], want[i], "read " << i + 1 << " after the slice");
+        }
+    }
+};
+
+/**
  * CFS bandwidth control: a group's tasks share Quota per Period and are
  * throttled, on every core at once, when it is used up; the next period
  * refills it. Completion times and cpu.stat-style counters are exact.
@@ -917,6 +973,7 @@ class LanlossHostTestSuite : public TestSuite
     {
         AddTestCase(new HostCpuSchedulingTestCase, Duration::QUICK);
         AddTestCase(new HostCpuBandwidthTestCase, Duration::QUICK);
+        AddTestCase(new HostCpuCallbackWakeTestCase, Duration::QUICK);
         AddTestCase(new TruesizeRuleTestCase, Duration::QUICK);
         //                                 name, payload, pps, RcvBuf, Force, Truesize, rcvbuf,
         //                                 truesize

@@ -7,12 +7,17 @@
 # receivers --prefix PREFIX --keep-lan 60min ...; r1 at 10.77.0.2, the sender's namespace
 # PREFIXs1). A RUN is SIZE:PPS:BATCH:PATTERN (PATTERN cbr or burstN, lanloss-send's burst:N).
 # For each, the guest runs lanloss-recv with the harness's arguments and --batch BATCH for
-# 14 s of its clock, reading /proc/stat and eth0's interrupts just before and after (no ssh
-# session into the guest in between: a login is work of its own), while lanloss-send sends 10 s of SIZE-byte datagrams at PPS from the sender's namespace as the
-# harness does (CPU 0, SCHED_FIFO). One line per run on stdout (fit_recv.py reads them):
-# the reader's datagrams, calls (receive calls that returned datagrams) and voluntary
-# switches, the guest's interrupts and /proc/stat's ticks. Traffic stays between the
-# namespace and the guest this project made; the guest's files are removed after.
+# 14 s of its clock, reading /proc/stat, eth0's interrupts and frames and UDP's
+# RcvbufErrors just before and after (no ssh session into the guest in between: a login is
+# work of its own), while lanloss-send sends 10 s of SIZE-byte datagrams at PPS from the
+# sender's namespace as the harness does (CPU 0, SCHED_FIFO). BATCH stop: the reader, on a
+# 4 KiB socket buffer, is stopped (SIGSTOP) 1 s after it starts and continued 12 s later,
+# so the traffic's frames go through the stack to a full socket and are dropped there
+# without a read: the guest's work per frame apart from the reader's. One line per run on
+# stdout (fit_recv.py reads them): the reader's datagrams, calls (receive calls that
+# returned datagrams) and voluntary switches, the guest's frames, interrupts, socket drops
+# and /proc/stat's ticks. Traffic stays between the namespace and the guest this project
+# made; the guest's files are removed after.
 set -euo pipefail
 fail() {
 	echo "measure_recv.sh: $1" >&2
@@ -25,7 +30,7 @@ shift
 [[ $prefix =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{2,23}$ && $prefix != *..* ]] ||
 	fail "PREFIX '$prefix' is not a lanloss prefix (3-24 of A-Z a-z 0-9 - _ ., like pm-)"
 for run in "$@"; do
-	[[ $run =~ ^[1-9][0-9]{0,4}:[1-9][0-9]{0,5}:[1-9][0-9]{0,3}:(cbr|burst[1-9][0-9]{0,3})$ ]] ||
+	[[ $run =~ ^[1-9][0-9]{0,4}:[1-9][0-9]{0,5}:([1-9][0-9]{0,3}|stop):(cbr|burst[1-9][0-9]{0,3})$ ]] ||
 		fail "run '$run' is not SIZE:PPS:BATCH:PATTERN (like 64:1500:64:burst8)"
 	size=${run%%:*}
 	((size <= 1472)) || fail "run '$run': SIZE $size is more than one frame's 1472 bytes"
@@ -44,11 +49,29 @@ gdir=/tmp/lanloss-measure-recv
 # shellcheck disable=SC2016  # expanded in the guest
 # The counters are read after the reader whatever its exit: the host waits for them.
 script='d=/tmp/lanloss-measure-recv
-stat() { head -1 /proc/stat; grep eth0 /proc/interrupts | tr -s " " | cut -d" " -f3; cut -d" " -f1 /proc/uptime; }
+stat() {
+	head -1 /proc/stat
+	grep eth0 /proc/interrupts | tr -s " " | cut -d" " -f3
+	cut -d" " -f1 /proc/uptime
+	cat /sys/class/net/eth0/statistics/rx_packets
+	grep "^Udp:" /proc/net/snmp | tail -1 | cut -d" " -f6  # RcvbufErrors
+}
+args="--port 9100 --bind 10.77.0.2 --proto udp --duration 14 --idle-timeout 0"
+args="$args --stamp-clock realtime --json $d/recv.json"
 sleep 1  # the ssh session that started this ends first: no ssh work in the window
 stat > $d/before
-$d/lanloss-recv --port 9100 --bind 10.77.0.2 --proto udp --rcvbuf 262144 --batch "$1" \
-	--duration 14 --idle-timeout 0 --stamp-clock realtime --json $d/recv.json
+if [ "$1" = stop ]; then
+	# the traffic comes 2-12 s after the reader starts: all of it finds the reader stopped
+	$d/lanloss-recv $args --rcvbuf 4096 --batch 64 &
+	pid=$!  # the reader itself, not a subshell: SIGSTOP stops its threads
+	sleep 1
+	kill -STOP $pid
+	sleep 12
+	kill -CONT $pid
+	wait $pid || true
+else
+	$d/lanloss-recv $args --rcvbuf 262144 --batch "$1"
+fi
 stat > $d/after'
 guest "rm -rf $gdir && mkdir $gdir && cat > $gdir/lanloss-recv && chmod +x $gdir/lanloss-recv" < "$tools/lanloss-recv"
 guest "cat > $gdir/run.sh" <<< "$script"

@@ -264,7 +264,7 @@ def test_a_run_that_lived_in_ksoftirqd_is_judged_against_the_kicked_simulator(tm
     host.write_text(yaml.safe_dump({"base": "qemu-e1000", **hp.qemu_e1000_values(4, counts)}))
     files = []
     for k, kick in enumerate(("0", str(calibrate.KSOFTIRQD_KICK))):
-        given = {"payload": "64", "rate": "7Mbps", "itr": "2500", "duration": "0.5s",
+        given = {"payload": "64", "rate": "8Mbps", "itr": "2500", "duration": "0.5s",
                  "warmup": "0.1s", "edge_rate": "1Gbps", "seed": "1",
                  "start_burst": kick}  # fmt: skip
         rec = sim.run_point(options.resolve(given, "sim", str(host)), None, str(host))

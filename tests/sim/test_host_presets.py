@@ -101,7 +101,7 @@ def test_only_a_latching_nic_polls_an_empty_ring(simulate, host):
     latches causes (Nic.cause_latch: QEMU's e1000 keeps a cause in ICR after the poll took
     its frame). Past the guest's capacity its polls overlap arrivals, so some find nothing;
     e1000-2008, taken past its capacity too, never polls an empty ring."""
-    rate = "2.75Mbps" if host == "qemu-e1000" else "60Mbps"
+    rate = "3.5Mbps" if host == "qemu-e1000" else "60Mbps"
     rec = simulate(host=host, payload=64, rate=rate, duration="1s", edge_rate="1Gbps", itr=2500)
     assert rec.flows[0].drops["socket_rcvbuf"] + rec.flows[0].drops["rx_fifo"] > 0
     nic = rec.extra["hosts"]["r1"]
