@@ -53,9 +53,10 @@ HostReader::GetTypeId()
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("CallCost",
                           "CPU time (s) of a receive call beyond its datagrams' reads "
-                          "(recvmmsg's entry and exit, the application's work per call), "
-                          "paid with a call's first read; a call takes the datagrams "
-                          "waiting, at most CallBatch. 0: a call per datagram, no cost.",
+                          "(recvmmsg's exit and entry, the application's work per call), "
+                          "paid when a call that took datagrams returns, before the next "
+                          "call looks at the socket; a call takes the datagrams waiting, "
+                          "at most CallBatch. 0: a call per datagram, no cost.",
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&HostReader::m_callCost),
                           MakeTimeChecker(Seconds(0)))
@@ -102,6 +103,7 @@ HostReader::HostReader()
       m_callCost(Seconds(0)),
       m_callBatch(64),
       m_callTaken(0),
+      m_callFull(false),
       m_core(0),
       m_group(HostCpu::NONE),
       m_socket(nullptr),
@@ -156,6 +158,7 @@ HostReader::Start(Ptr<HostCpu> cpu, HostSocket* socket, uint32_t nodeId)
     m_wokenToRead = MakeCallback(&HostReader::WokenToRead, this);
     m_ownSocket = MakeCallback(&HostReader::OwnSocket, this);
     m_ownerDone = MakeCallback(&HostReader::OwnerDone, this);
+    m_callReturned = MakeCallback(&HostReader::CallReturned, this);
     if (m_stallPeriod.IsStrictlyPositive() && m_stallLength.IsStrictlyPositive())
     {
         Time at = m_stallStart - Simulator::Now();
@@ -250,8 +253,7 @@ HostReader::QueueUnlocked()
         }
         m_wokenTry = false;
         m_reading = false;
-        EndCall();
-        TryRead(); // sleeps: the queue was empty when it looked
+        CallReturns(); // then sleeps, unless a datagram came meanwhile
         return;
     }
     m_wokenTry = false;
@@ -304,9 +306,13 @@ HostReader::ReadLocked()
     {
         // Nothing left (another reader took it) or a stall began: give the lock back.
         m_reading = false;
-        EndCall();
         m_socket->ReleaseRead(this);
-        TryRead();
+        if (m_stalled)
+        {
+            EndCall();
+            return;
+        }
+        CallReturns();
         return;
     }
     m_current = m_socket->Dequeue();
@@ -318,23 +324,53 @@ HostReader::ReadLocked()
 Time
 HostReader::CopyTime()
 {
-    Time copy = m_readCost + Seconds(m_readByteCost * m_current.payloadBytes);
     if (m_callTaken == 0)
     {
-        ++m_calls; // a receive call begins with this datagram
-        copy += m_callCost;
+        ++m_calls; // a receive call returns with this datagram, at least
     }
     if (++m_callTaken >= m_callBatch)
     {
-        m_callTaken = 0; // the vector is full: the call returns with this one
+        m_callFull = true; // the vector is full: the call returns with this one
     }
-    return copy;
+    return m_readCost + Seconds(m_readByteCost * m_current.payloadBytes);
 }
 
 void
 HostReader::EndCall()
 {
     m_callTaken = 0;
+    m_callFull = false;
+}
+
+void
+HostReader::CallReturns()
+{
+    // recvmmsg looked at the queue last when it took its last datagram (MSG_WAITFORONE:
+    // the try after it found nothing); what it costs beyond its reads (the copy of the
+    // lengths back, the system call's exit, the application's clock reads and loop, the
+    // next call's entry) comes after that look, so a datagram that arrives meanwhile is
+    // taken by the next call without a sleep.
+    const bool tookSome = m_callTaken > 0;
+    EndCall();
+    if (tookSome && m_callCost.IsStrictlyPositive())
+    {
+        m_reading = true; // on the CPU: a datagram arriving now wakes no one
+        m_cpuTime += m_callCost;
+        m_cpu->Submit(m_thread, m_callCost, HostCpu::APP_WORK, m_callReturned);
+        return;
+    }
+    TryRead();
+}
+
+void
+HostReader::CallReturned()
+{
+    m_reading = false;
+    if (m_stalled)
+    {
+        return; // a stall began meanwhile: it reads when it ends
+    }
+    TryRead();
 }
 
 void
@@ -405,9 +441,10 @@ void
 HostReader::WorkDone()
 {
     m_reading = false;
-    if (m_socket && m_socket->IsEmpty())
+    if (m_socket && (m_callFull || m_socket->IsEmpty()))
     {
-        EndCall(); // MSG_WAITFORONE: the call returns once nothing waits
+        CallReturns(); // MSG_WAITFORONE: the call returns once nothing waits
+        return;
     }
     TryRead();
 }

@@ -153,10 +153,18 @@ class HostReader : public Object
     void WokenToRead();
     void StallBegin();
     void StallEnd();
-    /** The copy's CPU time for the datagram just taken, with CallCost if it opens a call. */
+    /** The copy's CPU time for the datagram just taken (it counts the call it opens). */
     Time CopyTime();
-    /** The receive call returned (it found the queue empty, or it took CallBatch). */
+    /** The receive call is over without its return being paid (a stall began). */
     void EndCall();
+    /**
+     * The receive call returns (it found the queue empty, or it took CallBatch): with
+     * datagrams and CallCost, the return and the next call's entry run before the reader
+     * looks at the socket again (CallReturned); otherwise it looks now.
+     */
+    void CallReturns();
+    /** CallCost is paid: the next call looks at the socket. */
+    void CallReturned();
 
     Time m_readCost;
     double m_readByteCost; //!< seconds per payload byte (below 1 ns: a double)
@@ -165,6 +173,7 @@ class HostReader : public Object
     Time m_callCost;
     uint32_t m_callBatch;
     uint32_t m_callTaken; //!< datagrams the current receive call has taken (0: no call)
+    bool m_callFull;      //!< the current call has taken CallBatch: it returns after this read
     uint32_t m_core;
     uint32_t m_group;
     Time m_stallPeriod;
@@ -186,6 +195,7 @@ class HostReader : public Object
     Callback<void> m_wokenToRead;
     Callback<void> m_ownSocket;
     Callback<void> m_ownerDone;
+    Callback<void> m_callReturned;
     bool m_wokenTry; //!< QueueSpinlock: this lock is a woken reader's first look
     bool m_taken;    //!< QueueSpinlock: the lock's holder took a datagram
     bool m_wakeFromSleep; //!< WakeFromSleep: a woken sleeper pays WakeupCost

@@ -573,6 +573,48 @@ class CallCostTestCase : public TestCase
 };
 
 /**
+ * CallCost comes after a call's last look at the queue (recvmmsg's exit, the
+ * application's loop, the next call's entry): a datagram that arrives meanwhile is taken
+ * by the next call, with no sleep and no wake-up. Datagrams 100 us apart, 2 us per read,
+ * 150 us per call: after the first datagram wakes the reader, every later one arrives
+ * while it pays a call, so it never sleeps again until the traffic ends. Its CPU time is
+ * exactly 2 us per read and 150 us per call, and a call takes one or two datagrams.
+ * (Paid with a call's first read, as before, the reader found the queue empty after each
+ * call's reads and slept: a wake-up per call.)
+ */
+class CallReturnTestCase : public TestCase
+{
+  public:
+    CallReturnTestCase()
+        : TestCase("readers: a datagram that arrives while a call returns needs no wake-up")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Bed bed(DataRate("1Gbps"));
+        bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), MicroSeconds(2), 0);
+        bed.host.SetReaderAttribute("CallCost", TimeValue(MicroSeconds(150)));
+        bed.Install(1);
+        bed.Traffic(18, 10e3, MilliSeconds(1), MilliSeconds(11), MilliSeconds(0), "cbr");
+        const Outcome o = bed.Finish(MilliSeconds(30), 18);
+        Ptr<HostReader> reader = bed.rx.readers[0];
+        const uint64_t reads = o.readerReads[0];
+        const uint64_t calls = reader->GetCalls();
+        NS_TEST_ASSERT_MSG_EQ(o.lost, 0, "nothing lost");
+        NS_TEST_ASSERT_MSG_EQ(reads, o.received, "reads = received");
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "conservation");
+        NS_TEST_ASSERT_MSG_EQ(reader->GetWakeups(), 1, "only the first datagram wakes it");
+        NS_TEST_ASSERT_MSG_EQ(o.readerCpu[0],
+                              MicroSeconds(2) * int64_t(reads) + MicroSeconds(150) * int64_t(calls),
+                              "2 us per read, 150 us per call");
+        NS_TEST_ASSERT_MSG_LT(calls, reads, "some calls take two");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(calls * 2, reads, "no call takes more than two");
+    }
+};
+
+/**
  * ForwardDeficit (Linux 6.1's udp_rmem_release): a read datagram's charge is released at
  * its dequeue, but held back while the charges not yet released are under a quarter of
  * sk_rcvbuf and the reader's queue (what it took from the receive queue at once) holds
@@ -1041,6 +1083,7 @@ class LanlossHostTestSuite : public TestSuite
         AddTestCase(new ReadersScaleTestCase, Duration::QUICK);
         AddTestCase(new WakeFromSleepTestCase, Duration::QUICK);
         AddTestCase(new CallCostTestCase, Duration::QUICK);
+        AddTestCase(new CallReturnTestCase, Duration::QUICK);
         AddTestCase(new ForwardDeficitTestCase, Duration::QUICK);
         AddTestCase(new TwoSocketsTestCase, Duration::QUICK);
         AddTestCase(new HostCpuIrqsOffTestCase, Duration::QUICK);
