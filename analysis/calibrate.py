@@ -357,6 +357,7 @@ class TableCalibration:
     free: tuple[str, ...]  # host values fitted, as instruction counts
     start: dict[str, float]  # the preset's instruction counts
     to_times: Callable[[int, dict[str, float]], dict[str, float]]  # counts -> seconds
+    share: float  # its emulator's real seconds per busy second of the guest's clock
 
 
 def _table_calibrations() -> dict[str, TableCalibration]:
@@ -368,6 +369,7 @@ def _table_calibrations() -> dict[str, TableCalibration]:
             ("read_cost",),  # the others are measured in the guest (host_presets.py)
             dict(hp.QEMU_E1000_INSTRUCTIONS),
             hp.qemu_e1000_values,
+            1 / hp.QEMU_BUSY_SPEEDUP,
         )
     }
 
@@ -478,9 +480,11 @@ def _span(values) -> tuple[float, float]:
     return (float(v.min()), float(v.max())) if len(v) else (math.nan, math.nan)
 
 
-def _sim_point(template, seeds: list[int], host_file: str) -> dict[str, Any]:
+def _sim_point(
+    template, seeds: list[int], host_file: str, emulator: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The simulator at one testbed point (its seeds): loss pooled and per seed, interrupts
-    per frame, drop point."""
+    per frame, drop point; with the study's `emulator` (emulator_constants) where given."""
     from lanloss import options as vocab
     from lanloss import sim
     from lanloss.analysis import validate
@@ -489,7 +493,8 @@ def _sim_point(template, seeds: list[int], host_file: str) -> dict[str, Any]:
     drops: dict[str, float] = {}
     per_seed = []
     for seed in seeds:
-        params = vocab.resolve(validate.sim_given(template, seed), "sim", host_file)
+        given = {**validate.sim_given(template, seed), **emulator_options(emulator)}
+        params = vocab.resolve(given, "sim", host_file)
         rec = sim.run_point(params, None, host_file)
         n, k = float(rec.totals["sent"]), float(rec.totals["sent"]) - float(rec.totals["received"])
         sent, lost = sent + n, lost + k
@@ -526,7 +531,7 @@ def _host_file(cal: TableCalibration, shift: int, counts: dict[str, float], fold
     return path
 
 
-def simulate_points(pts, host_file: str, jobs: int) -> Any:
+def simulate_points(pts, host_file: str, jobs: int, emulator: dict[str, Any] | None = None) -> Any:
     """``pts`` with the simulator's columns (sim_loss, sim_run_losses, sim_irq, sim_wake,
     sim_drop)."""
     import pandas as pd
@@ -534,11 +539,76 @@ def simulate_points(pts, host_file: str, jobs: int) -> Any:
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         got = list(
             pool.map(
-                lambda p: _sim_point(p["template"], [int(s) for s in p["seeds"]], host_file),
+                lambda p: _sim_point(
+                    p["template"], [int(s) for s in p["seeds"]], host_file, emulator
+                ),
                 [row for _, row in pts.iterrows()],
             )
         )
     return pts.assign(**{k: [g[k] for g in got] for k in got[0]}) if got else pd.DataFrame()
+
+
+# The emulator's window columns of a testbed run (analysis/tables.py, testbed/vcpu_window.py)
+WINDOW = ("vm_window_vcpu_s", "vm_window_guest_busy_s", "vm_window_guest_irqs", "vm_window_real_s")
+EMULATOR_MIN_WINDOWS = 8  # three unknowns: a solve needs runs enough to be over-determined
+
+
+def emulator_constants(bed, preset_share: float) -> dict[str, Any] | None:
+    """A study's emulator, from its testbed runs' windows; None with fewer than
+    EMULATOR_MIN_WINDOWS of them.
+
+    First the least squares of the vCPU thread's CPU seconds on the guest's busy seconds
+    (the real time per busy second of the guest's clock: guest_emulation_share), the guest
+    NIC's interrupts (the real time per interrupt with the guest's clock still:
+    guest_interrupt_stall) and the window's real seconds (what the emulator spends per
+    second whatever the guest does), kept in "free". Where that solve is physical (a
+    share in (0, 1), a stall of 0 or more) it is used; otherwise the stall alone, at the
+    preset's share (a busy loop's, measured apart), as the preset's own stall was measured:
+    the windows' vCPU seconds less their busy seconds at that share, over their
+    interrupts. Where that too is below 0, nothing is used ("unused")."""
+    import numpy as np
+
+    if any(c not in bed for c in WINDOW):
+        return None
+    w = bed[list(WINDOW)].astype(float).dropna()
+    if len(w) < EMULATOR_MIN_WINDOWS:
+        return None
+    vcpu, busy, irqs, real = (w[c].to_numpy() for c in WINDOW)
+    a = np.column_stack([busy, irqs, real])
+    (share, stall, per_s), *_ = np.linalg.lstsq(a, vcpu, rcond=None)
+    resid = vcpu - a @ np.array([share, stall, per_s])
+    free = {
+        "share": float(share),
+        "stall_s": float(stall),
+        "per_second": float(per_s),
+        "residual_max_pct": float(100 * np.max(np.abs(resid) / vcpu)),
+        "physical": bool(0 < share < 1 and stall >= 0),
+    }
+    out: dict[str, Any] = {"windows": int(len(w)), "free": free}
+    if free["physical"]:
+        return {**out, "method": "three terms", "share": free["share"], "stall_s": free["stall_s"]}
+    each = (vcpu - preset_share * busy) / irqs  # each window's stall at the preset's share
+    stall = float((vcpu - preset_share * busy).sum() / irqs.sum())
+    out.update(
+        method="the stall at the preset's share",
+        share=preset_share,
+        stall_s=stall,
+        stall_range_s=(float(each.min()), float(each.max())),
+    )
+    if stall < 0:
+        out["unused"] = "the stall at the preset's share is below 0"
+    return out
+
+
+def emulator_options(emulator: dict[str, Any] | None) -> dict[str, Any]:
+    """The simulator options of a study's emulator (none where it was not solved or its
+    solve is not physical: the preset's constants stand)."""
+    if not emulator or "unused" in emulator:
+        return {}
+    return {
+        "guest_emulation_share": emulator["share"],
+        "guest_interrupt_stall": f"{emulator['stall_s']!r}s",
+    }
 
 
 def fit_table(
@@ -548,6 +618,7 @@ def fit_table(
     folder: str,
     jobs: int = 2,
     report: Callable[[str], None] = lambda s: None,
+    emulator: dict[str, Any] | None = None,
 ) -> dict[str, float]:
     """The free instruction counts that best reproduce the training points: each point's
     loss error over its bar (max(0.5 pp, 15 %)) and its interrupts per frame's log error
@@ -566,7 +637,7 @@ def fit_table(
     # simulated datagram)
     def residuals(x):
         counts = {**cal.start, **dict(zip(cal.free, start * np.exp(x - 1), strict=True))}
-        got = simulate_points(train, _host_file(cal, shift, counts, folder), jobs)
+        got = simulate_points(train, _host_file(cal, shift, counts, folder), jobs, emulator)
         r_loss = (got["sim_loss"].to_numpy(float) - bed_loss) / tol
         ratio = got["sim_irq"].to_numpy(float) / bed_irq
         r_irq = np.where(np.isfinite(ratio) & (ratio > 0), np.log(ratio) / math.log(1.15), 0.0)
@@ -594,6 +665,29 @@ def fit_table(
         **cal.start,
         **dict(zip(cal.free, (float(v) for v in start * np.exp(sol.x - 1)), strict=True)),
     }
+
+
+def _emulator_line(emulator: dict[str, Any] | None) -> str:
+    if not emulator:
+        return (
+            "the emulator: the preset's (the table's testbed runs measured fewer than "
+            f"{EMULATOR_MIN_WINDOWS} windows)"
+        )
+    free = emulator["free"]
+    line = (
+        f"the emulator from {emulator['windows']} windows of the table's testbed runs: "
+        f"{emulator['method']}, {emulator['share']:.4f} real s per busy guest s and "
+        f"{emulator['stall_s'] * 1e6:.1f} us per interrupt"
+    )
+    if "stall_range_s" in emulator:
+        lo, hi = emulator["stall_range_s"]
+        line += f" (the windows' own: {lo * 1e6:.0f}-{hi * 1e6:.0f} us)"
+    line += (
+        f"; the three terms free: {free['share']:.4f} s per busy s, "
+        f"{free['stall_s'] * 1e6:.1f} us per interrupt, {free['per_second']:.4f} s per s, "
+        f"residuals within {free['residual_max_pct']:.1f} %"
+    )
+    return line + (f" (not used: {emulator['unused']})" if "unused" in emulator else "")
 
 
 def judge_table(pts, judged) -> dict[str, Any]:
@@ -761,14 +855,16 @@ def calibrate_table(
         )
     from lanloss import inputs
 
-    pts, shift = table_points(inputs.read_parquet(table_path, "--table"))
+    table = inputs.read_parquet(table_path, "--table")
+    pts, shift = table_points(table)
+    emulator = emulator_constants(table[table["source"].astype(str) == "bed"], cal.share)
     train = training(pts)
     with tempfile.TemporaryDirectory(prefix="lanloss-calibrate-") as tmp:
         counts = dict(cal.start)
         if not check:
-            counts = fit_table(cal, pts[train.to_numpy()], shift, tmp, jobs, report)
+            counts = fit_table(cal, pts[train.to_numpy()], shift, tmp, jobs, report, emulator)
         host_file = _host_file(cal, shift, counts, tmp)
-        pts = simulate_points(pts, host_file, jobs)
+        pts = simulate_points(pts, host_file, jobs, emulator)
         if host_out:
             os.makedirs(os.path.dirname(os.path.abspath(host_out)), exist_ok=True)
             shutil.copyfile(host_file, host_out)
@@ -779,10 +875,12 @@ def calibrate_table(
         "instructions": counts,
         "training_points": int(train.sum()),
         "rule": "in panel k (sorted), rate j (ascending) trains where (j + k) % 3 == 0",
+        "emulator": emulator,
         **verdict,
     }
     head = [
         f"{preset} at -icount shift {shift}: "
-        + ", ".join(f"{n} {v:.4g} instructions" for n, v in counts.items())
+        + ", ".join(f"{n} {v:.4g} instructions" for n, v in counts.items()),
+        _emulator_line(emulator),
     ]
     return head + render_table(pts, ~train, verdict), summary

@@ -63,7 +63,11 @@ vm guest
     ``vm_icount_shift`` (the guests' -icount shift, NaN without), ``guest_pace`` (the
     guest clock's seconds per real second during the traffic, of the guest farthest from 1)
     and ``guest_kept_pace`` (1 when every guest kept its nominal pace, 0 when one did not:
-    testbed/vm.py, PACE_TOLERANCE; NaN for runs without icount guests).
+    testbed/vm.py, PACE_TOLERANCE; NaN for runs without icount guests);
+    ``vm_window_real_s``, ``vm_window_vcpu_s``, ``vm_window_guest_busy_s``,
+    ``vm_window_guest_irqs``: over most of the traffic, its real seconds, the CPU seconds
+    of the receiving guest's QEMU vCPU thread over them, and the guest's own busy seconds
+    and NIC interrupts (testbed/vcpu_window.py; NaN without).
 """
 
 from __future__ import annotations
@@ -120,7 +124,12 @@ RUN = (
 )
 HOST = ("cpu_irq", "cpu_softirq", "cpu_app", "cpu_idle", "recv_cpu_enforced")
 RX = ("rx_interrupts_per_frame", "rx_time_squeeze", "rx_reader_wakeups", "rx_reader_calls")
-VM = ("vm_icount_shift", "guest_pace", "guest_kept_pace")
+VM = (
+    "vm_icount_shift",
+    "guest_pace",
+    "guest_kept_pace",
+    *(f"vm_window_{k}" for k in ("real_s", "vcpu_s", "guest_busy_s", "guest_irqs")),
+)
 
 
 def columns() -> list[str]:
@@ -237,6 +246,19 @@ def _guest_pace(record: RunRecord) -> dict[str, float]:
         # the guest whose clock went farthest from real time
         "guest_pace": max(paces, key=lambda p: abs(p - 1), default=math.nan),
         "guest_kept_pace": math.nan if kept is None else float(bool(kept)),
+    }
+
+
+def _emulator_window(record: RunRecord, receiver: str) -> dict[str, float]:
+    """The receiver's emulator window (testbed/vcpu_window.py: env.vm.icount.window), NaN
+    without a complete one."""
+    vm = record.env.get("vm") if isinstance(record.env.get("vm"), dict) else {}
+    ic = vm.get("icount") if isinstance(vm.get("icount"), dict) else {}
+    w = (ic.get("window") or {}).get(receiver) if isinstance(ic.get("window"), dict) else None
+    ok = isinstance(w, dict) and w.get("complete")
+    return {
+        f"vm_window_{k}": _num(w.get(k)) if ok else math.nan
+        for k in ("real_s", "vcpu_s", "guest_busy_s", "guest_irqs")
     }
 
 
@@ -380,6 +402,7 @@ def rows_of(record: RunRecord | dict[str, Any], path: str, study: str) -> list[d
         row["rx_time_squeeze"] = _rx_time_squeeze(record, f.receiver)
         row["rx_reader_wakeups"] = _rx_reader_wakeups(record, f.receiver)
         row["rx_reader_calls"] = _rx_reader_calls(record, f.receiver)
+        row.update(_emulator_window(record, f.receiver))
         rows.append(row)
     return rows
 

@@ -330,6 +330,9 @@ QEMU_ALIGN_ADVANCE_S = 3e-3
 # guest, whose code is new to QEMU's translator.) Measured at shift 5 only: a run at
 # another shift is simulated with the same speedup and stall (the preset's times are
 # converted by the shift; these are not).
+# Every icount point now measures its emulator over its traffic (env.vm.icount.window,
+# docs/testbed-vm.md §22) and `lanloss calibrate --table` solves a study's windows (the
+# options guest_emulation_share and guest_interrupt_stall); these are the defaults.
 QEMU_BUSY_SPEEDUP = 10.87
 QEMU_INTERRUPT_STALL_S = 123e-6
 # A full RX ring makes QEMU stop reading the tap; the frames wait in the tap's queue (its

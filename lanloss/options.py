@@ -340,6 +340,28 @@ OPTIONS: tuple[Option, ...] = (
         maximum=0.1,
         bed=False,
     ),
+    # An icount guest's emulator (qemu-e1000's GuestClock): measured per testbed point
+    # (env.vm.icount.window), solved per study by `lanloss calibrate --table`.
+    Option(
+        "guest_emulation_share",
+        "probability",
+        None,
+        "a preset with a guest clock (qemu-e1000): the real time the emulator takes per "
+        "second of the busy guest's clock (1 / its speed-up; the preset's 0.092 unless given)",
+        "0.092",
+        minimum=1e-4,
+        bed=False,
+    ),
+    Option(
+        "guest_interrupt_stall",
+        "time",
+        None,
+        "a preset with a guest clock (qemu-e1000): the real time the emulator spends per "
+        "interrupt while the guest's clock stands still (the preset's 123 us unless given)",
+        "123us",
+        maximum=0.01,
+        bed=False,
+    ),
     Option(
         "reader_cores",
         "choice",
@@ -570,6 +592,10 @@ ONE_SOURCE_BECAUSE: dict[str, str] = {
     "they have no echo thread",
     "echo_cost": "lanloss-recv has no echo thread",
     "echo_recv_cost": "lanloss-send has no echo timing thread",
+    "guest_emulation_share": "the testbed's guest is the emulator itself: the harness measures "
+    "it (env.vm.icount.window) and `lanloss calibrate --table` solves a study for it",
+    "guest_interrupt_stall": "the testbed's guest is the emulator itself: the harness measures "
+    "it (env.vm.icount.window) and `lanloss calibrate --table` solves a study for it",
 }
 
 # The testbed's lanloss-recv takes up to RECV_BATCH datagrams per recvmmsg and works
@@ -774,6 +800,7 @@ def whole_ns(seconds: float) -> int:
 
 def _check_host(params: dict[str, Any], explicit: set[str]) -> None:
     """Combinations of host values the model cannot run (sim, after the preset filled them)."""
+    _check_guest_clock(params)
     if params["host"] == "ideal":
         return
     _check_stall(params["stall_period"], params["stall_length"])
@@ -782,6 +809,21 @@ def _check_host(params: dict[str, Any], explicit: set[str]) -> None:
         raise OptionError(
             f"rx_fifo: {params['rx_fifo']} bytes cannot hold one frame of MTU {params['mtu']}"
         )
+
+
+def _check_guest_clock(params: dict[str, Any]) -> None:
+    """The emulator's constants describe a preset's guest clock: none without one."""
+    from lanloss.host_presets import TABLE
+
+    preset = TABLE.get(params["host"])
+    if preset is not None and preset.clock.advance > 0:
+        return
+    for name in ("guest_emulation_share", "guest_interrupt_stall"):
+        if params.get(name) is not None:
+            raise OptionError(
+                f"{name}: {params[name]!r} applies to a host preset with a guest clock "
+                f"(qemu-e1000), not host {params['host']}"
+            )
 
 
 def _check_reader_cores(params: dict[str, Any], explicit: set[str]) -> None:

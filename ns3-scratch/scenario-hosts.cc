@@ -117,9 +117,15 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetNicAttribute("SendXon", BooleanValue(true));
     helper.SetNicAttribute("IrqCost", TimeValue(v.irqCost));
     helper.SetNicAttribute("GuestClockAdvance", TimeValue(Seconds(family.clockAdvanceS)));
-    helper.SetNicAttribute("GuestClockSpeedup", DoubleValue(family.clockSpeedup));
+    // the emulator's speed and stall: the study's own (--guest_emulation_share,
+    // --guest_interrupt_stall, from calibrate --table) where given, else the preset's
+    helper.SetNicAttribute("GuestClockSpeedup",
+                           DoubleValue(o.guestEmulationShare > 0 ? 1 / o.guestEmulationShare
+                                                                 : family.clockSpeedup));
     helper.SetNicAttribute("GuestClockInterruptStall",
-                           TimeValue(Seconds(family.clockInterruptStallS)));
+                           TimeValue(o.guestInterruptStall.IsPositive()
+                                         ? o.guestInterruptStall
+                                         : Seconds(family.clockInterruptStallS)));
     const int64_t driverSteps =
         int64_t(double(v.packetCost.GetTimeStep()) * family.driverShare + 0.5);
     helper.SetKernelAttribute("DriverCost", TimeValue(TimeStep(driverSteps)));

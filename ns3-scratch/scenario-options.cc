@@ -443,6 +443,14 @@ ReadReceivers(const FlagTexts& f, ScenarioOptions& o)
     }
     o.echoCost = f.Duration("echo_cost");
     o.echoRecvCost = f.Duration("echo_recv_cost");
+    if (f.IsSet("guest_emulation_share"))
+    {
+        o.guestEmulationShare = f.Probability("guest_emulation_share");
+    }
+    if (f.IsSet("guest_interrupt_stall"))
+    {
+        o.guestInterruptStall = f.Duration("guest_interrupt_stall");
+    }
 }
 
 /** An ideal host takes no host value (HOST_VALUE_FLAGS, scenario-presets.h), one reader and

@@ -119,6 +119,10 @@ struct ScenarioOptions
     bool echo = false;      //!< seed 003's echo of each message and its round-trip timing
     ns3::Time echoCost;     //!< the receiver's echo thread, per echo
     ns3::Time echoRecvCost; //!< the sender's timing thread, per echo
+    /** A guest clock's emulator (qemu-e1000): real s per busy guest s; < 0: the preset's */
+    double guestEmulationShare = -1;
+    /** and its real time per interrupt with the guest's clock still; < 0: the preset's */
+    ns3::Time guestInterruptStall = ns3::Seconds(-1);
     double frameLoss = 0;
     std::string out;        //!< JSON result file ("" = stdout)
     std::string pcap;       //!< pcap prefix ("" = none)

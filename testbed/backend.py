@@ -198,9 +198,14 @@ class Backend(ABC):
         """Called just before the point's traffic (a backend may read its hosts' clocks)."""
         return None
 
-    def traffic_ended(self) -> None:
-        """Called just after the point's traffic."""
+    def traffic_ended(self, outcome: Any = None) -> None:
+        """Called just after the point's traffic, with what it measured (traffic.Outcome)."""
         return None
+
+    def cpu_window_hosts(self, receivers: list[Host]) -> dict[str, str]:
+        """Receivers that report their own CPU time over the traffic (lanloss-recv
+        --cpu-window) -> the device name of their data NIC's interrupts; none by default."""
+        return {}
 
     @abstractmethod
     def describe(self) -> dict[str, Any]:

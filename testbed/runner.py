@@ -590,6 +590,7 @@ def _traffic(
         cgroups=cgroups,
         pre=pre,
         keep_log=req.keep_log and req.tool == "lanloss",
+        cpu_window=backend.cpu_window_hosts(receivers) if req.tool == "lanloss" else {},
     )
 
 
@@ -615,7 +616,7 @@ def _measure(reporter: Reporter, journal: jr.Journal, backend: Backend, state: R
     jiffies = steal.read() if backend.emulates_here else None
     out = traffic.run(state.traffic, journal, backend.network_idle, reporter.tick)
     steal_share = steal.share(jiffies, steal.read()) if jiffies else None
-    backend.traffic_ended()
+    backend.traffic_ended(out)
     reporter.tick("counters after")
     after, snmp_after = snap_all(), snmp.snapshots(readers, settle=True)
     deltas = {n: counters.delta(before[n], after[n]) for n in before}

@@ -102,6 +102,9 @@ class Traffic:
     cgroups: dict[str, str] = field(default_factory=dict)  # host -> cgroup.procs file
     pre: dict[str, list[str]] = field(default_factory=dict)  # host -> extra exec wrapper
     keep_log: bool = True
+    # receiver -> its data NIC's device name: lanloss-recv --cpu-window (an emulated guest
+    # reports its own CPU time and that NIC's interrupts over most of the traffic)
+    cpu_window: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -176,7 +179,21 @@ def recv_argv(t: Traffic, host: Host) -> list[str]:
     ]
     if t.keep_log:
         argv += ["--log", receiver_file(host, RECV_LOG)]
+    if host.name in t.cpu_window and p["protocol"] == "udp":
+        argv += [
+            "--cpu-window",
+            f"{cpu_window_seconds(float(p['duration'])):g}",
+            "--cpu-window-irq",
+            t.cpu_window[host.name],
+        ]
     return argv + ["--stamp-clock", stamp_clock(t)]
+
+
+def cpu_window_seconds(duration: float) -> float:
+    """lanloss-recv --cpu-window for a traffic of `duration` seconds: from the first
+    datagram to a tenth of a second before the senders stop (half of a shorter traffic),
+    so that the window ends while the traffic still runs."""
+    return duration - min(0.1, duration / 2)
 
 
 def stamp_clock(t: Traffic) -> str:

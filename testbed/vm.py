@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lanloss.options import OptionError
-from lanloss.testbed import netns, snmp_agent, vm_lab
+from lanloss.testbed import netns, snmp_agent, vcpu_window, vm_lab
 from lanloss.testbed.backend import Backend
 from lanloss.testbed.errors import BedError, HostUnreachable
 from lanloss.testbed.ssh import SshTransport, install_tools
@@ -151,6 +151,18 @@ def vcpu_cpu_s(pid: int) -> float | None:
         total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime (fields 14, 15)
         found = True
     return total if found else None
+
+
+def _vcpu_reader(pid: int) -> Any:
+    return lambda: vcpu_cpu_s(pid)
+
+
+def _senders_start_s(senders: dict[int, dict[str, Any]]) -> float | None:
+    """The first sender's first datagram on this machine's CLOCK_MONOTONIC (s), from the
+    senders' reports (lanloss-send's start_ns is its kernel's CLOCK_MONOTONIC: this
+    machine's for a sender in a namespace); None if none says."""
+    starts = [rep["start_ns"] / 1e9 for rep in senders.values() if rep.get("start_ns")]
+    return min(starts) if starts else None
 
 
 def read_clock(transport: Any) -> ClockRead | None:
@@ -365,6 +377,9 @@ class VmBackend(Backend):
         self.clock_reads: dict[str, list[ClockRead | None]] = {}  # around the traffic
         # (monotonic s, CPU s of QEMU's vCPU thread or None) around the traffic, per guest
         self.vcpu_reads: dict[str, list[tuple[float, float | None]]] = {}
+        # the emulator over most of the traffic, per guest (vcpu_window; icount only)
+        self.vcpu_sampler: vcpu_window.VcpuSampler | None = None
+        self.emulator_windows: dict[str, dict[str, Any]] = {}
         self.thread_cpus: dict[str, dict[str, str]] = {}  # _place_threads
         self.load_avg: dict[str, list[float]] = {}  # this machine's, around the traffic
         self.lab: str | None = None  # --lab-inventory: where the lab's inventory goes
@@ -860,9 +875,35 @@ class VmBackend(Backend):
     def traffic_starts(self) -> None:
         self._place_threads()
         self._read_clocks("start")
+        if self.vcpu_sampler is not None:  # an attempt whose traffic failed left it
+            self.vcpu_sampler.stop()
+            self.vcpu_sampler = None
+        if self.icount is not None:
+            self.vcpu_sampler = vcpu_window.VcpuSampler(
+                {name: _vcpu_reader(q.pid) for name, q in self.qemu.items()}
+            )
+            self.vcpu_sampler.start()
 
-    def traffic_ended(self) -> None:
+    def traffic_ended(self, outcome: Any = None) -> None:
+        if self.vcpu_sampler is not None:
+            samples = self.vcpu_sampler.stop()
+            self.vcpu_sampler = None
+            # a guest sender's start is on its own clock, not this machine's
+            if outcome is not None and self.guests == "receivers":
+                start = _senders_start_s(outcome.senders)
+                self.emulator_windows = {
+                    name: vcpu_window.window(
+                        samples[name], start, outcome.receivers.get(name, {}).get("cpu_window")
+                    )
+                    for name in samples
+                }
         self._read_clocks("end")
+
+    def cpu_window_hosts(self, receivers: list[Any]) -> dict[str, str]:
+        """icount guests report their own CPU time and NIC interrupts over the traffic."""
+        if self.icount is None:
+            return {}
+        return {h.name: h.iface for h in receivers if h.name in self.qemu}
 
     def _read_clocks(self, when: str) -> None:
         """The guests' clocks (icount guests only: a TCG guest without it keeps real time)
@@ -975,6 +1016,10 @@ class VmBackend(Backend):
             # device accesses, its waking from idle; no measure of QEMU's speed alone
             # (lanloss/host_presets.py, QEMU_BUSY_SPEEDUP)
             "vcpu_share": self._vcpu_shares(),
+            # over most of the traffic alone: the guest's busy and idle time and its NIC's
+            # interrupts by its own count, and the CPU time of QEMU's vCPU thread over the
+            # same real seconds (testbed/vcpu_window.py)
+            "window": self.emulator_windows,
             # the point's verdict: every guest kept its pace (an unread clock is not kept)
             "kept_pace": not unread and all(v["kept"] for v in paces.values()),
         }

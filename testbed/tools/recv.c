@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cpu_window.h"
 #include "recv.h"
 #include "wire.h"
 #include "util.h"
@@ -57,6 +58,11 @@ static const char usage[] =
 	"                        in delays and the log is read on it too\n"
 	"  --log FILE            per-packet log, 32-byte records (see wire.h)\n"
 	"  --ready-file PATH     created once the sockets are bound and joined\n"
+	"  --cpu-window SEC      report this host's busy and idle CPU time over SEC\n"
+	"                        from the first receive call with datagrams\n"
+	"                        (/proc/stat; read by the main thread)\n"
+	"  --cpu-window-irq NAME and the interrupts of the /proc/interrupts\n"
+	"                        lines naming device NAME over it\n"
 	"  --json FILE           write the report to FILE instead of stdout\n";
 
 enum {
@@ -75,6 +81,8 @@ enum {
 	O_RXTIME,
 	O_LOG,
 	O_READY,
+	O_CPU_WINDOW,
+	O_CPU_WINDOW_IRQ,
 };
 
 static const struct option options[] = {
@@ -94,6 +102,8 @@ static const struct option options[] = {
 	{ "rx-time", required_argument, NULL, O_RXTIME },
 	{ "log", required_argument, NULL, O_LOG },
 	{ "ready-file", required_argument, NULL, O_READY },
+	{ "cpu-window", required_argument, NULL, O_CPU_WINDOW },
+	{ "cpu-window-irq", required_argument, NULL, O_CPU_WINDOW_IRQ },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -177,8 +187,21 @@ static void parse_args(int argc, char **argv, struct recv_cfg *c,
 		case O_READY:
 			p->ready = optarg;
 			break;
+		case O_CPU_WINDOW:
+			c->cpu_window_s =
+				ll_opt_dbl("cpu-window", optarg, 1e-3, 1e7);
+			break;
+		case O_CPU_WINDOW_IRQ:
+			if (!*optarg || strchr(optarg, ' '))
+				ll_usage_error(
+					"--cpu-window-irq: invalid value '%s' (expected a device name)",
+					optarg);
+			c->cpu_window_irq = optarg;
+			break;
 		}
 	}
+	if (c->cpu_window_irq && c->cpu_window_s <= 0)
+		ll_usage_error("--cpu-window-irq: needs --cpu-window SEC");
 	if (c->rcvbuf_force && c->rcvbuf < 0)
 		ll_usage_error("--rcvbuf-force: needs --rcvbuf BYTES");
 	if (c->proto == LL_TCP && c->has_group)
@@ -204,7 +227,7 @@ static void write_ready(const char *path)
 
 /* Wait for a reason to stop; signals arrive here only (blocked in threads). */
 static const char *supervise(const struct recv_cfg *c, struct reader *rds,
-			     const sigset_t *sigs)
+			     const sigset_t *sigs, struct ll_cpu_window *w)
 {
 	uint64_t start = ll_mono_ns(), now, last, a;
 	struct timespec poll = { .tv_nsec = 20000000 };
@@ -214,6 +237,7 @@ static const char *supervise(const struct recv_cfg *c, struct reader *rds,
 		if (sigtimedwait(sigs, NULL, &poll) > 0)
 			return "signal";
 		now = ll_mono_ns();
+		ll_cpu_window_poll(w, now);
 		if (c->duration > 0 && now - start >= c->duration * 1e9)
 			return "deadline";
 		last = 0;
@@ -257,6 +281,7 @@ int main(int argc, char **argv)
 		.log_fd = -1,
 	};
 	struct recv_summary s = { .socket_drops = -1 };
+	struct ll_cpu_window window = { 0 };
 	struct paths p = { 0 };
 	FILE *out = stdout;
 	struct reader *rds;
@@ -316,7 +341,10 @@ int main(int argc, char **argv)
 	if (p.ready)
 		write_ready(p.ready);
 
-	s.stop_reason = supervise(&c, rds, &sigs);
+	window.seconds = c.cpu_window_s;
+	window.irq_name = c.cpu_window_irq;
+	s.window = &window;
+	s.stop_reason = supervise(&c, rds, &sigs, &window);
 	atomic_store(&ll_rx_stop, true);
 	for (i = 0; i < c.readers; i++)
 		pthread_join(rds[i].thread, NULL);

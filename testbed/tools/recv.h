@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cpu_window.h"
 #include "flows.h"
 #include "opts.h"
 #include "wire.h"
@@ -37,6 +38,8 @@ struct recv_cfg {
 	bool kernel_ts; /* --rx-time kernel */
 	bool rxq_ovfl; /* --rxq-ovfl: SO_RXQ_OVFL on every reader's socket */
 	int log_fd; /* -1 = no per-packet log */
+	double cpu_window_s; /* --cpu-window; 0 = none */
+	const char *cpu_window_irq; /* --cpu-window-irq; NULL = none */
 };
 
 #define LL_LOG_BUF_RECS 4096
@@ -94,6 +97,7 @@ struct recv_summary {
 	int64_t socket_drops; /* /proc/net/udp; -1 = unknown (TCP) */
 	int rcvbuf_actual;
 	struct ll_flows flows; /* all readers merged */
+	const struct ll_cpu_window *window; /* --cpu-window */
 };
 
 void ll_recv_report(FILE *f, const struct recv_cfg *c, struct reader *rds,

@@ -225,6 +225,7 @@ void ll_recv_report(FILE *f, const struct recv_cfg *c, struct reader *rds,
 	ll_json_dbl(&j, "goodput_bps",
 		    elapsed > 0 ? bytes * 8.0 / elapsed : 0.0);
 	ll_json_str(&j, "stop_reason", s->stop_reason);
+	ll_cpu_window_report(&j, s->window);
 	ll_json_obj_end(&j);
 	ll_json_done(&j);
 }

@@ -123,6 +123,7 @@ void *ll_rx_udp(void *arg)
 			break;
 		}
 		now = ll_mono_ns();
+		ll_cpu_window_mark(now);
 		ll_rx_sched_returned(&rd->sched, now, oldest_stamp(rd, &b));
 		atomic_store_explicit(&rd->last_act_ns, now,
 				      memory_order_relaxed);

@@ -243,7 +243,11 @@ def test_the_fit_recovers_a_known_read_cost(tmp_path):
     assert list(pts["bed_loss_span"]) == [(x, x) for x in pts["bed_loss"]]
     assert list(pts["bed_squeeze_span"]) == [(x, x) for x in df["rx_time_squeeze"]]
     cal = calibrate.TableCalibration(
-        "qemu-e1000", ("read_cost",), dict(hp.QEMU_E1000_INSTRUCTIONS), hp.qemu_e1000_values
+        "qemu-e1000",
+        ("read_cost",),
+        dict(hp.QEMU_E1000_INSTRUCTIONS),
+        hp.qemu_e1000_values,
+        1 / hp.QEMU_BUSY_SPEEDUP,
     )
     got = calibrate.fit_table(cal, pts, shift, str(tmp_path), jobs=2)
     assert got["read_cost"] == pytest.approx(4500.0, rel=0.05)
@@ -286,3 +290,72 @@ def test_a_run_that_lived_in_ksoftirqd_is_judged_against_the_kicked_simulator(tm
         "socket_rcvbuf",
         "rx_fifo",
     )
+
+
+def _windows(n: int, share: float, stall: float, per_s: float) -> pd.DataFrame:
+    """n testbed runs' emulator windows made from known constants (busy and interrupts
+    varied apart from each other)."""
+    rows = []
+    for k in range(n):
+        busy, irqs, real = 1.0 + 0.2 * k, 1000.0 + 700.0 * ((k * 3) % n), 2.9 + 0.01 * (k % 3)
+        rows.append(
+            {
+                "vm_window_guest_busy_s": busy,
+                "vm_window_guest_irqs": irqs,
+                "vm_window_real_s": real,
+                "vm_window_vcpu_s": share * busy + stall * irqs + per_s * real,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def test_the_emulator_is_solved_from_the_testbed_windows():
+    got = calibrate.emulator_constants(_windows(12, 0.092, 140e-6, 0.02), 0.1)
+    assert got["windows"] == 12 and got["method"] == "three terms" and "unused" not in got
+    assert got["share"] == pytest.approx(0.092, rel=1e-9)
+    assert got["stall_s"] == pytest.approx(140e-6, rel=1e-9)
+    assert got["free"]["per_second"] == pytest.approx(0.02, rel=1e-9)
+    opts = calibrate.emulator_options(got)
+    p = options.resolve({"host": "qemu-e1000", **opts}, "sim")
+    assert p["guest_emulation_share"] == pytest.approx(0.092)
+    assert p["guest_interrupt_stall"] == pytest.approx(140e-6)
+
+
+def test_an_unphysical_solve_leaves_the_stall_at_the_presets_share():
+    """A free solve with a negative share: the stall alone, at the preset's share, is the
+    windows' vCPU seconds less their busy seconds at it, over their interrupts."""
+    w = _windows(12, -0.03, 300e-6, 0.0)
+    got = calibrate.emulator_constants(w, 0.092)
+    assert got["free"]["physical"] is False and got["method"].startswith("the stall")
+    rest = w["vm_window_vcpu_s"] - 0.092 * w["vm_window_guest_busy_s"]
+    assert got["share"] == 0.092
+    assert got["stall_s"] == pytest.approx(rest.sum() / w["vm_window_guest_irqs"].sum())
+    each = rest / w["vm_window_guest_irqs"]
+    assert got["stall_range_s"] == pytest.approx((each.min(), each.max()))
+    assert calibrate.emulator_options(got)["guest_emulation_share"] == 0.092
+
+
+def test_too_few_or_unusable_windows_leave_the_presets_emulator():
+    assert calibrate.emulator_constants(_windows(7, 0.092, 140e-6, 0.02), 0.092) is None
+    assert calibrate.emulator_constants(pd.DataFrame({"loss": [0.0] * 10}), 0.092) is None
+    bad = calibrate.emulator_constants(_windows(12, 0.092, -50e-6, 0.0), 0.5)
+    assert "below 0" in bad["unused"] and calibrate.emulator_options(bad) == {}
+
+
+def test_the_study_emulator_moves_the_simulated_interrupts():
+    """The stall is the model's: a longer one per interrupt lets more real time pass while
+    the guest's clock stands, so frames reach it less gathered and it takes more
+    interrupts (64 B at 4.5k/s, rx-usecs 400)."""
+    point = {"rate": "2.3Mbps", "itr": "2500", "duration": "1s", "warmup": "0.2s"}
+    short = _sim("qemu-e1000", **point, guest_interrupt_stall="100us")
+    long = _sim("qemu-e1000", **point, guest_interrupt_stall="200us")
+
+    def per_frame(rec):
+        h = rec.extra["hosts"]["r1"]
+        return h["interrupts"] / h["frames_received"]
+
+    assert per_frame(long) > per_frame(short)
+    with pytest.raises(options.OptionError, match="guest_interrupt_stall"):
+        options.resolve({"host": "e1000-2008", "guest_interrupt_stall": "100us"}, "sim")
+    with pytest.raises(options.OptionError, match="guest_emulation_share"):
+        options.resolve({"guest_emulation_share": "0.1"}, "sim")

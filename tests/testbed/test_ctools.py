@@ -39,7 +39,8 @@ SEND_KEYS = set(
 )
 RECV_KEYS = set(
     "tool version proto port group received bytes flows rxq_ovfl socket_drops "
-    "rcvbuf_actual readers elapsed_s goodput_bps stop_reason scheduling stamp_clock".split()
+    "rcvbuf_actual readers elapsed_s goodput_bps stop_reason scheduling stamp_clock "
+    "cpu_window".split()
 )
 SCHED_KEYS = set("max_stall_us max_stall_at_ns run_delay_us nivcsw nvcsw calls".split())
 FLOW_KEYS = set(
@@ -357,6 +358,48 @@ def test_calls_count_the_receive_calls_that_returned_datagrams(pair):
     assert 2000 / 64 <= r64["scheduling"]["calls"] < 2000
 
 
+def _interrupt_lines() -> dict[str, int]:
+    """/proc/interrupts: each line's last word (a device name) -> the sum of its counts."""
+    out: dict[str, int] = {}
+    for line in Path("/proc/interrupts").read_text().splitlines()[1:]:
+        head, _, rest = line.partition(":")
+        words = rest.split()
+        counts = [int(w) for w in words if w.isdigit()]
+        if head.strip().isdigit() and words and not words[-1].isdigit():
+            out[words[-1]] = out.get(words[-1], 0) + sum(counts)
+    return out
+
+
+def test_cpu_window_reads_this_hosts_cpu_and_a_devices_interrupts(pair):
+    """--cpu-window 0.5: from the first receive call with datagrams, 0.5 s (to the next
+    20 ms poll) of this host's /proc/stat; its idle ticks are at most the CPUs' time over
+    it (busy ticks miss what a CPU that idles often does between ticks: not checked); the
+    interrupts of a device /proc/interrupts names are at most what the device took over
+    the whole run. A window longer than the traffic is incomplete."""
+    lines = _interrupt_lines()
+    device = max(lines, key=lines.get)
+    before = lines[device]
+    rx = pair.start_recv("window", port=6022, cpu_window=0.5, cpu_window_irq=device)
+    s = pair.send(port=6022, rate=10_000_000, payload=200, duration=1.0)
+    r = rx.result()
+    after = _interrupt_lines()[device]
+    w = r["cpu_window"]
+    assert r["received"] == s["sent"] and w["complete"] is True
+    assert w["first_return_ns"] <= w["start_ns"] < w["first_return_ns"] + 60_000_000
+    assert 0.5e9 <= w["end_ns"] - w["start_ns"] < 0.56e9
+    ticks = (w["end_ns"] - w["start_ns"]) / 1e9 * w["user_hz"] * os.cpu_count()
+    assert w["cpus"] == os.cpu_count() and 0 <= w["idle_ticks"] <= ticks + 2
+    assert w["irq_name"] == device and 0 <= w["irqs"] <= after - before
+
+    long = pair.start_recv("window-long", port=6023, cpu_window=5, cpu_window_irq="no-such")
+    pair.send(port=6023, rate=10_000_000, payload=200, duration=0.3)
+    w = long.result()["cpu_window"]
+    assert w["complete"] is False and w["irqs"] is None and "busy_ticks" not in w
+    plain = pair.start_recv("window-none", port=6024)
+    pair.send(port=6024, count=10, rate=1_000_000, payload=100)
+    assert plain.result()["cpu_window"] is None
+
+
 def test_sender_counts_failed_sends_separately(pair):
     """No receiver: ICMP port unreachable returns as ECONNREFUSED on later sends."""
     s = pair.send(port=6010, count=2000, rate=16_000_000, payload=100)
@@ -424,6 +467,9 @@ def test_start_at_is_a_barrier(pair):
         (RECV, ["--readers", "0"], "0"),
         (RECV, ["--rx-time", "later"], "later"),
         (RECV, ["--proto", "tcp", "--rxq-ovfl"], "--rxq-ovfl"),
+        (RECV, ["--cpu-window", "0"], "0"),
+        (RECV, ["--cpu-window-irq", "eth0"], "--cpu-window"),
+        (RECV, ["--cpu-window", "1", "--cpu-window-irq", "eth 0"], "eth 0"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_value(tools, tool, args, named):

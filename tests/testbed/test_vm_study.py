@@ -186,6 +186,35 @@ def test_the_pace_check_read_the_guest_around_the_traffic(records):
         assert 0 < ic["vcpu_share"]["r1"] <= 1.01
 
 
+def test_the_emulator_window_is_measured_inside_and_outside(records):
+    """testbed/vcpu_window.py: the guest's own idle time and NIC interrupts over most of
+    the traffic (lanloss-recv --cpu-window), and QEMU's vCPU thread's CPU time over the
+    same real seconds, sampled by the harness every 10 ms. A guest slower than real time
+    (its pace not kept: at shift 3 on a loaded machine) stops its receiver before its
+    clock reaches the window's end: no window, and the record says so."""
+    from lanloss.testbed import traffic, vcpu_window
+
+    for path in records:
+        rec = json.loads(path.read_text())
+        ic = rec["env"]["vm"]["icount"]
+        w = ic["window"]["r1"]
+        # the sampler read the vCPU thread all through the traffic (3.5 s)
+        assert w["vcpu_samples"] >= 3.5 / vcpu_window.SAMPLE_S / 3, w
+        if not ic["pace"]["r1"]["kept"] and not w["complete"]:
+            assert "did not reach the window's end" in w["why"]
+            continue
+        assert w["complete"] is True, w
+        seconds = traffic.cpu_window_seconds(rec["params"]["duration"])
+        # the window is the guest's SEC to its next 20 ms poll, on both clocks (the guest
+        # keeps real time's pace within PACE_TOLERANCE)
+        assert seconds <= w["guest_s"] < seconds + 0.05
+        assert w["real_s"] == pytest.approx(w["guest_s"], rel=vm.PACE_TOLERANCE + 0.01)
+        # one vCPU: its busy and idle time add up to the window; the traffic kept it busy
+        assert w["guest_busy_s"] + w["guest_idle_s"] == pytest.approx(w["guest_s"], abs=0.03)
+        assert 0 < w["guest_busy_s"] and 0 < w["vcpu_s"] <= 1.01 * w["real_s"]
+        assert w["irq_name"] == "eth0" and w["guest_irqs"] > 0
+
+
 def test_the_guests_vcpu_has_a_core_of_its_own(records):
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one CPU: nothing to keep QEMU apart from")
@@ -209,6 +238,13 @@ def test_the_table_carries_the_shift_the_pace_and_the_interrupts(records, tmp_pa
     assert df["rx_time_squeeze"].notna().all()  # the guest's own softnet_stat
     # the guest's reader's sleeps per datagram (its voluntary context switches)
     assert df["rx_reader_wakeups"].notna().all() and (df["rx_reader_wakeups"] > 0).all()
+    # the emulator's window, for calibrate --table's solve, where it completed
+    windows = [json.loads(p.read_text())["env"]["vm"]["icount"]["window"]["r1"] for p in records]
+    complete = [bool(w["complete"]) for w in windows]
+    assert list(df["vm_window_real_s"].notna()) == complete
+    for col in ("vm_window_real_s", "vm_window_vcpu_s", "vm_window_guest_busy_s"):
+        assert (df.loc[complete, col].astype(float) > 0).all(), col
+    assert (df.loc[complete, "vm_window_guest_irqs"].astype(float) > 0).all()
 
 
 def test_a_killed_point_on_the_slow_guest_is_restored_by_the_next_run_of_any_prefix(runs):
