@@ -250,6 +250,13 @@ def add_parser(sub) -> None:
         help="fit the preset's instruction costs to a third of this study table's testbed "
         "points and judge the other two thirds (qemu-e1000: the vm-e1000 study)",
     )
+    p.add_argument(
+        "--against",
+        metavar="T2.parquet",
+        help="--table: no simulation; judge another run of the same study (its testbed "
+        "points) against the table's with the bar, as if it were the simulator: how far the "
+        "reference itself moves between two runs",
+    )
     p.add_argument("--host-out", metavar="H.yaml", help="--table: write the fitted host file")
     p.add_argument("--report", metavar="R.json", help="--table: write the verdict as JSON")
     p.set_defaults(func=_cmd)
@@ -263,14 +270,19 @@ def _cmd_table(args) -> int:
 
     if not 1 <= args.jobs <= MAX_JOBS:
         raise OptionError(f"--jobs: {args.jobs} is not between 1 and {MAX_JOBS}")
-    lines, summary = calibrate_table(
-        args.preset,
-        args.table,
-        args.jobs,
-        args.check,
-        args.host_out,
-        lambda s: print(s, file=sys.stderr),
-    )
+    if args.against is not None:
+        if args.check or args.host_out:
+            raise OptionError("--against: no simulation runs, so no --check or --host-out")
+        lines, summary = against_table(args.preset, args.table, args.against)
+    else:
+        lines, summary = calibrate_table(
+            args.preset,
+            args.table,
+            args.jobs,
+            args.check,
+            args.host_out,
+            lambda s: print(s, file=sys.stderr),
+        )
     print("\n".join(lines))
     if args.report:
         with open(args.report, "w", encoding="utf-8") as fh:
@@ -285,8 +297,8 @@ def _cmd(args) -> int:
 
     if args.table is not None:
         return _cmd_table(args)
-    if args.host_out or args.report:
-        raise OptionError("--host-out/--report: only with --table")
+    if args.host_out or args.report or args.against:
+        raise OptionError("--host-out/--report/--against: only with --table")
     cal = CALIBRATIONS.get(args.preset)
     if cal is None:
         raise OptionError(
@@ -830,6 +842,57 @@ def render_table(pts, judged, verdict: dict[str, Any]) -> list[str]:
         f"({verdict['calls_points']} points)"
     )
     return lines
+
+
+# What a second run of the study stands in for the simulator with (--against): its testbed
+# points' columns under the simulator's names, so judge_table and render_table take them.
+AGAINST_COLUMNS = {
+    "bed_loss": "sim_loss",
+    "bed_run_losses": "sim_run_losses",
+    "bed_irq": "sim_irq",
+    "bed_wake": "sim_wake",
+    "bed_calls": "sim_calls",
+    "bed_drop": "sim_drop",
+}
+
+
+def against_table(preset: str, table_path: str, other_path: str) -> tuple[list[str], dict]:
+    """The bar with another run of the study in the simulator's place: `other_path`'s
+    testbed points judged against `table_path`'s, the same split, no simulation. A reference
+    that moves between two runs of its study by more than the bar fails it against itself,
+    and no model of it can be held to the bar by one run. A point the other run lacks (a
+    life, ksoftirqd or interrupt, that only one run lived) has no value there."""
+    from lanloss import inputs
+    from lanloss.options import OptionError
+
+    if preset not in _table_calibrations():
+        raise OptionError(
+            f"calibrate --table: preset {preset!r} has no table calibration "
+            f"(known: {', '.join(_table_calibrations())})"
+        )
+    ref, shift = table_points(inputs.read_parquet(table_path, "--table"))
+    other, other_shift = table_points(inputs.read_parquet(other_path, "--against"))
+    if other_shift != shift:
+        raise OptionError(
+            f"--against: {other_path} ran its guests at -icount shift {other_shift}, "
+            f"the table at {shift}"
+        )
+    key = ["panel", "rate_mbps", "life"]
+    second = other.set_index(key)[list(AGAINST_COLUMNS)].rename(columns=AGAINST_COLUMNS)
+    pts = ref.join(second, on=key)
+    pts["sim_run_losses"] = [v if isinstance(v, list) else [] for v in pts["sim_run_losses"]]
+    judged = ~training(ref)
+    verdict = judge_table(pts, judged)
+    head = [
+        f"{other_path}'s guests in the simulator's columns, judged against {table_path}'s "
+        f"({int((pts['sim_loss'] == pts['sim_loss']).sum())} of {len(pts)} points in both)"
+    ]
+    return head + render_table(pts, judged, verdict), {
+        "preset": preset,
+        "shift": shift,
+        "against": other_path,
+        **verdict,
+    }
 
 
 def calibrate_table(

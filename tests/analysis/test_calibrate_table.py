@@ -191,19 +191,25 @@ def test_the_readers_sleeps_and_calls_are_reported_and_not_judged():
         (["e1000-2008", "--table", "t.parquet"], "e1000-2008"),
         (["qemu-e1000", "--table", "missing.parquet"], "missing.parquet"),
         (["x3440-2010", "--host-out", "h.yaml"], "--host-out"),
+        (["x3440-2010", "--against", "t.parquet"], "--against"),
         (["qemu-e1000", "--table", "t.parquet", "--jobs", "0"], "--jobs"),
     ],
 )
 def test_bad_calibrate_input_is_one_line_naming_it(args, word, tmp_path):
+    pd.DataFrame({"source": ["bed"]}).to_parquet(tmp_path / "t.parquet")
+    _refused_in_one_line(args, word, tmp_path)
+
+
+def _refused_in_one_line(args: list[str], word: str, cwd) -> None:
+    """`lanloss calibrate ARGS` in `cwd` exits 2 with one line that names `word`."""
     import subprocess
     import sys
 
-    pd.DataFrame({"source": ["bed"]}).to_parquet(tmp_path / "t.parquet")
     cp = subprocess.run(
         [sys.executable, "-m", "lanloss.cli", "calibrate", *args],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=cwd,
         timeout=60,
     )
     assert cp.returncode == 2, cp.stderr
@@ -359,3 +365,64 @@ def test_the_study_emulator_moves_the_simulated_interrupts():
         options.resolve({"host": "e1000-2008", "guest_interrupt_stall": "100us"}, "sim")
     with pytest.raises(options.OptionError, match="guest_emulation_share"):
         options.resolve({"guest_emulation_share": "0.1"}, "sim")
+
+
+def _guest_table(tmp_path) -> pd.DataFrame:
+    """Simulated guests at three rates of one panel, tabled as if measured (shift 4)."""
+    import yaml
+
+    from lanloss import sim
+    from lanloss.analysis import tables
+
+    host = tmp_path / "guest.yaml"
+    counts = dict(hp.QEMU_E1000_INSTRUCTIONS)
+    host.write_text(yaml.safe_dump({"base": "qemu-e1000", **hp.qemu_e1000_values(4, counts)}))
+    files = []
+    for k, rate in enumerate(("3Mbps", "7Mbps", "8Mbps")):
+        given = {"payload": "64", "rate": rate, "itr": "2500", "duration": "0.5s",
+                 "warmup": "0.1s", "edge_rate": "1Gbps", "seed": "1"}  # fmt: skip
+        rec = sim.run_point(options.resolve(given, "sim", str(host)), None, str(host))
+        files.append(tmp_path / f"{k}.json")
+        files[-1].write_text(json.dumps(rec.to_dict()))
+    df = tables.build([str(f) for f in files], "t")
+    df["source"], df["vm_icount_shift"], df["guest_kept_pace"] = "bed", 4.0, 1.0
+    return df
+
+
+def test_a_run_of_the_study_against_itself_meets_the_bar_and_moved_interrupts_fail_it(
+    tmp_path,
+):
+    """--against puts a second run's guests in the simulator's place: the same run holds
+    every judged point; a run whose guests took a fifth more interrupts fails every
+    interrupt check and no other."""
+    df = _guest_table(tmp_path)
+    assert (df["loss"] > 0.01).sum() >= 1  # a lossy point: the drop point is judged too
+    df.to_parquet(tmp_path / "a.parquet")
+    moved = df.assign(rx_interrupts_per_frame=df["rx_interrupts_per_frame"] * 1.2)
+    moved.to_parquet(tmp_path / "b.parquet")
+    a, b = str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")
+
+    lines, same = calibrate.against_table("qemu-e1000", a, a)
+    assert same["judged_points"] == 2 and same["meets_bar"] is True
+    assert same["loss_within"] == same["irq_within"] == same["drop_point_same"] == 1.0
+    assert "(3 of 3 points in both)" in lines[0] and lines[-2].endswith(": meets the bar")
+
+    _, other = calibrate.against_table("qemu-e1000", a, b)
+    assert other["irq_within"] == 0.0 and other["meets_bar"] is False
+    assert other["loss_within"] == other["drop_point_same"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("extra", "word"),
+    [
+        (["--check"], "--check"),
+        (["--host-out", "h.yaml"], "--host-out"),
+        ([], "shift 5"),  # the second run's guests at another shift
+    ],
+)
+def test_bad_against_input_is_one_line_naming_it(extra, word, tmp_path):
+    df = _guest_table(tmp_path)
+    df.to_parquet(tmp_path / "a.parquet")
+    df.assign(vm_icount_shift=5.0).to_parquet(tmp_path / "b.parquet")
+    args = ["qemu-e1000", "--table", "a.parquet", "--against", "b.parquet", *extra]
+    _refused_in_one_line(args, word, tmp_path)
