@@ -247,8 +247,10 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--table",
         metavar="T.parquet",
+        action="append",
         help="fit the preset's instruction costs to a third of this study table's testbed "
-        "points and judge the other two thirds (qemu-e1000: the vm-e1000 study)",
+        "points and judge the other two thirds (qemu-e1000: the vm-e1000 study); given more "
+        "than once, runs of one study pooled: each point's testbed runs from every table",
     )
     p.add_argument(
         "--against",
@@ -856,12 +858,33 @@ AGAINST_COLUMNS = {
 }
 
 
-def against_table(preset: str, table_path: str, other_path: str) -> tuple[list[str], dict]:
+def read_tables(paths: list[str], flag: str = "--table") -> Any:
+    """One study's table, or several runs of it pooled: the rows of every table (a point's
+    testbed runs then come from each; its simulator rows repeat, and only tell which options
+    vary). Tables of different studies are refused (OptionError)."""
+    import pandas as pd
+
+    from lanloss import inputs
+    from lanloss.options import OptionError
+
+    tables = [inputs.read_parquet(p, flag) for p in paths]
+    studies = {
+        p: sorted(set(t["study"].astype(str))) if "study" in t else []
+        for p, t in zip(paths, tables, strict=True)
+    }
+    if len({tuple(v) for v in studies.values()}) > 1:
+        named = ", ".join(f"{p} ({'/'.join(v) or 'none'})" for p, v in studies.items())
+        raise OptionError(f"{flag}: tables of different studies cannot be pooled: {named}")
+    return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
+
+
+def against_table(preset: str, table_paths: list[str], other_path: str) -> tuple[list[str], dict]:
     """The bar with another run of the study in the simulator's place: `other_path`'s
-    testbed points judged against `table_path`'s, the same split, no simulation. A reference
-    that moves between two runs of its study by more than the bar fails it against itself,
-    and no model of it can be held to the bar by one run. A point the other run lacks (a
-    life, ksoftirqd or interrupt, that only one run lived) has no value there."""
+    testbed points judged against those of `table_paths` (pooled where several), the same
+    split, no simulation. A reference that moves between two runs of its study by more than
+    the bar fails it against itself, and no model of it can be held to the bar by one run.
+    A point the other run lacks (a life, ksoftirqd or interrupt, that only one run lived)
+    has no value there."""
     from lanloss import inputs
     from lanloss.options import OptionError
 
@@ -870,7 +893,7 @@ def against_table(preset: str, table_path: str, other_path: str) -> tuple[list[s
             f"calibrate --table: preset {preset!r} has no table calibration "
             f"(known: {', '.join(_table_calibrations())})"
         )
-    ref, shift = table_points(inputs.read_parquet(table_path, "--table"))
+    ref, shift = table_points(read_tables(table_paths))
     other, other_shift = table_points(inputs.read_parquet(other_path, "--against"))
     if other_shift != shift:
         raise OptionError(
@@ -884,12 +907,14 @@ def against_table(preset: str, table_path: str, other_path: str) -> tuple[list[s
     judged = ~training(ref)
     verdict = judge_table(pts, judged)
     head = [
-        f"{other_path}'s guests in the simulator's columns, judged against {table_path}'s "
+        f"{other_path}'s guests in the simulator's columns, judged against "
+        f"{' + '.join(table_paths)}'s "
         f"({int((pts['sim_loss'] == pts['sim_loss']).sum())} of {len(pts)} points in both)"
     ]
     return head + render_table(pts, judged, verdict), {
         "preset": preset,
         "shift": shift,
+        "tables": list(table_paths),
         "against": other_path,
         **verdict,
     }
@@ -897,7 +922,7 @@ def against_table(preset: str, table_path: str, other_path: str) -> tuple[list[s
 
 def calibrate_table(
     preset: str,
-    table_path: str,
+    table_paths: list[str],
     jobs: int,
     check: bool,
     host_out: str | None,
@@ -916,9 +941,7 @@ def calibrate_table(
             f"calibrate --table: preset {preset!r} has no table calibration "
             f"(known: {', '.join(_table_calibrations())})"
         )
-    from lanloss import inputs
-
-    table = inputs.read_parquet(table_path, "--table")
+    table = read_tables(table_paths)
     pts, shift = table_points(table)
     emulator = emulator_constants(table[table["source"].astype(str) == "bed"], cal.share)
     train = training(pts)
@@ -939,6 +962,7 @@ def calibrate_table(
         "training_points": int(train.sum()),
         "rule": "in panel k (sorted), rate j (ascending) trains where (j + k) % 3 == 0",
         "emulator": emulator,
+        "tables": list(table_paths),
         **verdict,
     }
     head = [
@@ -946,4 +970,6 @@ def calibrate_table(
         + ", ".join(f"{n} {v:.4g} instructions" for n, v in counts.items()),
         _emulator_line(emulator),
     ]
+    if len(table_paths) > 1:
+        head.insert(0, f"{len(table_paths)} runs of the study pooled: {', '.join(table_paths)}")
     return head + render_table(pts, ~train, verdict), summary

@@ -402,12 +402,12 @@ def test_a_run_of_the_study_against_itself_meets_the_bar_and_moved_interrupts_fa
     moved.to_parquet(tmp_path / "b.parquet")
     a, b = str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")
 
-    lines, same = calibrate.against_table("qemu-e1000", a, a)
+    lines, same = calibrate.against_table("qemu-e1000", [a], a)
     assert same["judged_points"] == 2 and same["meets_bar"] is True
     assert same["loss_within"] == same["irq_within"] == same["drop_point_same"] == 1.0
     assert "(3 of 3 points in both)" in lines[0] and lines[-2].endswith(": meets the bar")
 
-    _, other = calibrate.against_table("qemu-e1000", a, b)
+    _, other = calibrate.against_table("qemu-e1000", [a], b)
     assert other["irq_within"] == 0.0 and other["meets_bar"] is False
     assert other["loss_within"] == other["drop_point_same"] == 1.0
 
@@ -426,3 +426,27 @@ def test_bad_against_input_is_one_line_naming_it(extra, word, tmp_path):
     df.assign(vm_icount_shift=5.0).to_parquet(tmp_path / "b.parquet")
     args = ["qemu-e1000", "--table", "a.parquet", "--against", "b.parquet", *extra]
     _refused_in_one_line(args, word, tmp_path)
+
+
+def test_runs_of_one_study_pool_into_its_points_with_every_runs(tmp_path):
+    """--table twice: each point's testbed runs from both tables, its pooled loss and
+    interrupts those of the runs together (here two identical runs: the same values)."""
+    df = _guest_table(tmp_path)
+    df.to_parquet(tmp_path / "a.parquet")
+    df.assign(run_file=df["run_file"].astype(str) + ".again").to_parquet(tmp_path / "b.parquet")
+    one, _ = calibrate.table_points(calibrate.read_tables([str(tmp_path / "a.parquet")]))
+    both, shift = calibrate.table_points(
+        calibrate.read_tables([str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")])
+    )
+    assert shift == 4 and len(both) == len(one) == 3
+    assert [len(r) for r in both["runs"]] == [2 * len(r) for r in one["runs"]] == [2, 2, 2]
+    assert list(both["bed_loss"]) == pytest.approx(list(one["bed_loss"]))
+    assert list(both["bed_irq"]) == pytest.approx(list(one["bed_irq"]))
+
+
+def test_tables_of_different_studies_are_not_pooled(tmp_path):
+    df = _guest_table(tmp_path)
+    df.to_parquet(tmp_path / "a.parquet")
+    df.assign(study="other").to_parquet(tmp_path / "b.parquet")
+    args = ["qemu-e1000", "--table", "a.parquet", "--table", "b.parquet", "--check"]
+    _refused_in_one_line(args, "different studies", tmp_path)
