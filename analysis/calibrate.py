@@ -858,6 +858,19 @@ AGAINST_COLUMNS = {
 }
 
 
+def table_calibration(preset: str) -> TableCalibration:
+    """`preset`'s table calibration (OptionError naming it where it has none)."""
+    from lanloss.options import OptionError
+
+    cal = _table_calibrations().get(preset)
+    if cal is None:
+        raise OptionError(
+            f"calibrate --table: preset {preset!r} has no table calibration "
+            f"(known: {', '.join(_table_calibrations())})"
+        )
+    return cal
+
+
 def read_tables(paths: list[str], flag: str = "--table") -> Any:
     """One study's table, or several runs of it pooled: the rows of every table (a point's
     testbed runs then come from each; its simulator rows repeat, and only tell which options
@@ -888,11 +901,7 @@ def against_table(preset: str, table_paths: list[str], other_path: str) -> tuple
     from lanloss import inputs
     from lanloss.options import OptionError
 
-    if preset not in _table_calibrations():
-        raise OptionError(
-            f"calibrate --table: preset {preset!r} has no table calibration "
-            f"(known: {', '.join(_table_calibrations())})"
-        )
+    table_calibration(preset)
     ref, shift = table_points(read_tables(table_paths))
     other, other_shift = table_points(inputs.read_parquet(other_path, "--against"))
     if other_shift != shift:
@@ -933,14 +942,7 @@ def calibrate_table(
     import shutil
     import tempfile
 
-    from lanloss.options import OptionError
-
-    cal = _table_calibrations().get(preset)
-    if cal is None:
-        raise OptionError(
-            f"calibrate --table: preset {preset!r} has no table calibration "
-            f"(known: {', '.join(_table_calibrations())})"
-        )
+    cal = table_calibration(preset)
     table = read_tables(table_paths)
     pts, shift = table_points(table)
     emulator = emulator_constants(table[table["source"].astype(str) == "bed"], cal.share)
