@@ -259,6 +259,15 @@ def add_parser(sub) -> None:
         "points) against the table's with the bar, as if it were the simulator: how far the "
         "reference itself moves between two runs",
     )
+    p.add_argument(
+        "--predict",
+        metavar="T2.parquet",
+        action="append",
+        help="--table: also simulate another study's testbed points (its own guests' emulator "
+        "windows) with the costs fitted to the table, and judge every one of them with the bar "
+        "but those at the conditions of a training point; given more than once, runs of that "
+        "study pooled",
+    )
     p.add_argument("--host-out", metavar="H.yaml", help="--table: write the fitted host file")
     p.add_argument("--report", metavar="R.json", help="--table: write the verdict as JSON")
     p.set_defaults(func=_cmd)
@@ -273,8 +282,10 @@ def _cmd_table(args) -> int:
     if not 1 <= args.jobs <= MAX_JOBS:
         raise OptionError(f"--jobs: {args.jobs} is not between 1 and {MAX_JOBS}")
     if args.against is not None:
-        if args.check or args.host_out:
-            raise OptionError("--against: no simulation runs, so no --check or --host-out")
+        if args.check or args.host_out or args.predict:
+            raise OptionError(
+                "--against: no simulation runs, so no --check, --host-out or --predict"
+            )
         lines, summary = against_table(args.preset, args.table, args.against)
     else:
         lines, summary = calibrate_table(
@@ -284,6 +295,7 @@ def _cmd_table(args) -> int:
             args.check,
             args.host_out,
             lambda s: print(s, file=sys.stderr),
+            args.predict,
         )
     print("\n".join(lines))
     if args.report:
@@ -299,8 +311,8 @@ def _cmd(args) -> int:
 
     if args.table is not None:
         return _cmd_table(args)
-    if args.host_out or args.report or args.against:
-        raise OptionError("--host-out/--report/--against: only with --table")
+    if args.host_out or args.report or args.against or args.predict:
+        raise OptionError("--host-out/--report/--against/--predict: only with --table")
     cal = CALIBRATIONS.get(args.preset)
     if cal is None:
         raise OptionError(
@@ -327,6 +339,7 @@ def _cmd(args) -> int:
 # -- a preset calibrated on a third of a study table, judged on the other two thirds --------
 #
 #   lanloss calibrate qemu-e1000 --table results/tables/vm-e1000.parquet [--host-out H]
+#       [--predict results/tables/vm-seed000.parquet]
 #
 # The table's testbed points (a configuration and rate, repetitions pooled: the points of
 # ``lanloss validate``) are split by a fixed rule: in each panel (the configuration without
@@ -339,7 +352,9 @@ def _cmd(args) -> int:
 # of issue 19: loss within max(0.5 pp, 15 % of the VM's) at >= 90 % of the judged points,
 # every panel's knee (validate.panel_knee, its interval and the grid's bracket) within 5 %,
 # interrupts per frame within 15 % at >= 90 %, and the same drop point (the stage that lost
-# the most) at >= 90 % of the judged points that lost more than 1e-3.
+# the most) at >= 90 % of the judged points that lost more than 1e-3. With --predict, the
+# fitted costs also simulate another study's points (with that study's own emulator
+# windows), judged by the same bar but for the points at the conditions of a training point.
 
 TRAIN_EVERY = 3
 # A testbed run lived in ksoftirqd (docs/testbed-vm.md §10) when its receiver counted at
@@ -936,8 +951,11 @@ def calibrate_table(
     check: bool,
     host_out: str | None,
     report: Callable[[str], None],
+    predict: list[str] | None = None,
 ) -> tuple[list[str], dict[str, Any]]:
-    """Fit (unless ``check``) on the training third, judge the rest -> text, summary."""
+    """Fit (unless ``check``) on the training third, judge the rest -> text, summary; with
+    ``predict``, another study's points simulated with the same costs and judged too
+    (predict_table)."""
     import os
     import shutil
     import tempfile
@@ -945,6 +963,7 @@ def calibrate_table(
     cal = table_calibration(preset)
     table = read_tables(table_paths)
     pts, shift = table_points(table)
+    other = _prediction_points(predict, shift) if predict else None
     emulator = emulator_constants(table[table["source"].astype(str) == "bed"], cal.share)
     train = training(pts)
     with tempfile.TemporaryDirectory(prefix="lanloss-calibrate-") as tmp:
@@ -953,6 +972,8 @@ def calibrate_table(
             counts = fit_table(cal, pts[train.to_numpy()], shift, tmp, jobs, report, emulator)
         host_file = _host_file(cal, shift, counts, tmp)
         pts = simulate_points(pts, host_file, jobs, emulator)
+        if other is not None:
+            predicted = predict_table(cal, other, pts[train.to_numpy()], host_file, jobs)
         if host_out:
             os.makedirs(os.path.dirname(os.path.abspath(host_out)), exist_ok=True)
             shutil.copyfile(host_file, host_out)
@@ -974,4 +995,56 @@ def calibrate_table(
     ]
     if len(table_paths) > 1:
         head.insert(0, f"{len(table_paths)} runs of the study pooled: {', '.join(table_paths)}")
-    return head + render_table(pts, ~train, verdict), summary
+    lines = head + render_table(pts, ~train, verdict)
+    if other is not None:
+        text, summary["predicted"] = predicted
+        lines += ["", f"predicted: {' + '.join(predict)}", *text]
+        summary["predicted"]["tables"] = list(predict)
+    return lines, summary
+
+
+def _prediction_points(paths: list[str], shift: int) -> tuple[Any, Any]:
+    """Another study's testbed points (runs of it pooled where several tables) and its
+    testbed rows (--predict), at the table's shift."""
+    from lanloss.options import OptionError
+
+    table = read_tables(paths, "--predict")
+    pts, other_shift = table_points(table)
+    if other_shift != shift:
+        raise OptionError(
+            f"--predict: {' + '.join(paths)} ran its guests at -icount shift {other_shift}, "
+            f"the table at {shift}"
+        )
+    return pts, table[table["source"].astype(str) == "bed"]
+
+
+def point_condition(template) -> tuple:
+    """A testbed point's conditions: the simulator options it gives, its seed left out (two
+    studies' points are the same experiment where these are equal)."""
+    from lanloss.analysis import validate
+
+    given = validate.sim_given(template, 0)
+    return tuple(sorted((k, v) for k, v in given.items() if k != "seed"))
+
+
+def predict_table(cal: TableCalibration, other, trained, host_file: str, jobs: int) -> tuple:
+    """Another study's points (``other``: its points and testbed rows) simulated with the
+    fitted host and the emulator solved from its own runs' windows (a measurement of its
+    guests' emulator, not of their loss), judged with the bar; a point at the conditions of
+    one of the ``trained`` points is marked "train" and not judged -> (text, verdict)."""
+    import pandas as pd
+
+    pts, bed = other
+    emulator = emulator_constants(bed, cal.share)
+    seen = {point_condition(t) for t in trained["template"]}
+    judged = pd.Series([point_condition(t) not in seen for t in pts["template"]], index=pts.index)
+    pts = simulate_points(pts, host_file, jobs, emulator)
+    verdict = judge_table(pts, judged)
+    verdict["trained_conditions"] = int((~judged).sum())
+    verdict["emulator"] = emulator
+    text = [
+        _emulator_line(emulator),
+        f"{int((~judged).sum())} of its {len(pts)} points are at the conditions of a training "
+        "point of the table (marked train, not judged)",
+    ]
+    return text + render_table(pts, judged, verdict), verdict

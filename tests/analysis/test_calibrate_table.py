@@ -367,18 +367,20 @@ def test_the_study_emulator_moves_the_simulated_interrupts():
         options.resolve({"guest_emulation_share": "0.1"}, "sim")
 
 
-def _guest_table(tmp_path) -> pd.DataFrame:
-    """Simulated guests at three rates of one panel, tabled as if measured (shift 4)."""
+def _guest_table(tmp_path, rates=("3Mbps", "7Mbps", "8Mbps")) -> pd.DataFrame:
+    """Simulated guests at `rates` of one panel, tabled as if measured (shift 4)."""
     import yaml
 
     from lanloss import sim
     from lanloss.analysis import tables
 
+    tmp_path = tmp_path / "-".join(rates)
+    tmp_path.mkdir()
     host = tmp_path / "guest.yaml"
     counts = dict(hp.QEMU_E1000_INSTRUCTIONS)
     host.write_text(yaml.safe_dump({"base": "qemu-e1000", **hp.qemu_e1000_values(4, counts)}))
     files = []
-    for k, rate in enumerate(("3Mbps", "7Mbps", "8Mbps")):
+    for k, rate in enumerate(rates):
         given = {"payload": "64", "rate": rate, "itr": "2500", "duration": "0.5s",
                  "warmup": "0.1s", "edge_rate": "1Gbps", "seed": "1"}  # fmt: skip
         rec = sim.run_point(options.resolve(given, "sim", str(host)), None, str(host))
@@ -450,3 +452,38 @@ def test_tables_of_different_studies_are_not_pooled(tmp_path):
     df.assign(study="other").to_parquet(tmp_path / "b.parquet")
     args = ["qemu-e1000", "--table", "a.parquet", "--table", "b.parquet", "--check"]
     _refused_in_one_line(args, "different studies", tmp_path)
+
+
+def test_another_study_is_predicted_and_judged_but_where_the_table_trained(tmp_path):
+    """--predict: a second study's guests simulated with the table's costs (here the
+    preset's, as the guests': --check), every point judged but the one at the conditions of
+    the table's training point (3 Mbit/s, the lowest rate of its one panel)."""
+    _guest_table(tmp_path).to_parquet(tmp_path / "a.parquet")
+    _guest_table(tmp_path, ("3Mbps", "7.5Mbps")).to_parquet(tmp_path / "b.parquet")
+    a, b = str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")
+    lines, summary = calibrate.calibrate_table(
+        "qemu-e1000", [a], jobs=2, check=True, host_out=None, report=print, predict=[b]
+    )
+    got = summary["predicted"]
+    assert got["tables"] == [b] and got["trained_conditions"] == 1 and got["judged_points"] == 1
+    assert got["loss_within"] == got["irq_within"] == 1.0 and got["meets_bar"] is True
+    table = [r.split(" | ") for r in lines[lines.index(f"predicted: {b}") :] if " | " in r]
+    assert table[0][3] == "role" and [r[3] for r in table[1:]] == ["train", "judged"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "word"),
+    [
+        ([], "shift 5"),  # the other study's guests at another shift
+        (["--against", "a.parquet"], "--predict"),
+    ],
+)
+def test_bad_predict_input_is_one_line_naming_it(extra, word, tmp_path):
+    df = _guest_table(tmp_path)
+    df.to_parquet(tmp_path / "a.parquet")
+    df.assign(vm_icount_shift=5.0).to_parquet(tmp_path / "b.parquet")
+    args = ["qemu-e1000", "--table", "a.parquet", "--predict", "b.parquet", "--check", *extra]
+    if extra:
+        args.remove("--check")
+    _refused_in_one_line(args, word, tmp_path)
+    _refused_in_one_line(["x3440-2010", "--predict", "b.parquet"], "--predict", tmp_path)
