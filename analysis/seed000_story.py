@@ -199,10 +199,11 @@ def render(points: pd.DataFrame, excluded: dict[str, int]) -> list[str]:
         f"interrupts per datagram at {sum(tally['irq'])} of {len(tally['irq'])}.",
         "",
     ]
+    judged = {source: claims(points, source) for source in ("bed", "sim")}
     for claim, text in CLAIMS.items():
         lines.append(f"{text}:")
         for source, who in (("bed", "guest"), ("sim", "model")):
-            pairs = claims(points, source)[claim]
+            pairs = judged[source][claim]
             held = sum(1 for _, v in pairs if v == "holds")
             detail = "; ".join(f"{n}: {v}" for n, v in pairs) or "no pair"
             lines.append(f"  {who}: holds at {held} of {len(pairs)} ({detail})")
