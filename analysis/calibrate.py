@@ -268,6 +268,14 @@ def add_parser(sub) -> None:
         "but those at the conditions of a training point; given more than once, runs of that "
         "study pooled",
     )
+    p.add_argument(
+        "--stall-spread",
+        action="store_true",
+        help="--table: simulate the judged points again with the emulator's stall per "
+        "interrupt at the lower and upper quartile of the table's windows' own, and name the "
+        "points where a check of the bar changes within it (decided by the emulator, not the "
+        "host model), with the bar's counts over the others",
+    )
     p.add_argument("--host-out", metavar="H.yaml", help="--table: write the fitted host file")
     p.add_argument("--report", metavar="R.json", help="--table: write the verdict as JSON")
     p.set_defaults(func=_cmd)
@@ -282,9 +290,10 @@ def _cmd_table(args) -> int:
     if not 1 <= args.jobs <= MAX_JOBS:
         raise OptionError(f"--jobs: {args.jobs} is not between 1 and {MAX_JOBS}")
     if args.against is not None:
-        if args.check or args.host_out or args.predict:
+        if args.check or args.host_out or args.predict or args.stall_spread:
             raise OptionError(
-                "--against: no simulation runs, so no --check, --host-out or --predict"
+                "--against: no simulation runs, so no --check, --host-out, --predict or "
+                "--stall-spread"
             )
         lines, summary = against_table(args.preset, args.table, args.against)
     else:
@@ -296,6 +305,7 @@ def _cmd_table(args) -> int:
             args.host_out,
             lambda s: print(s, file=sys.stderr),
             args.predict,
+            args.stall_spread,
         )
     print("\n".join(lines))
     if args.report:
@@ -311,8 +321,10 @@ def _cmd(args) -> int:
 
     if args.table is not None:
         return _cmd_table(args)
-    if args.host_out or args.report or args.against or args.predict:
-        raise OptionError("--host-out/--report/--against/--predict: only with --table")
+    if args.host_out or args.report or args.against or args.predict or args.stall_spread:
+        raise OptionError(
+            "--host-out/--report/--against/--predict/--stall-spread: only with --table"
+        )
     cal = CALIBRATIONS.get(args.preset)
     if cal is None:
         raise OptionError(
@@ -580,6 +592,7 @@ def simulate_points(pts, host_file: str, jobs: int, emulator: dict[str, Any] | N
 # The emulator's window columns of a testbed run (analysis/tables.py, testbed/vcpu_window.py)
 WINDOW = ("vm_window_vcpu_s", "vm_window_guest_busy_s", "vm_window_guest_irqs", "vm_window_real_s")
 EMULATOR_MIN_WINDOWS = 8  # three unknowns: a solve needs runs enough to be over-determined
+STALL_QUARTILES = (25, 75)  # percentiles of the windows' own stalls: --stall-spread
 
 
 def emulator_constants(bed, preset_share: float) -> dict[str, Any] | None:
@@ -615,7 +628,14 @@ def emulator_constants(bed, preset_share: float) -> dict[str, Any] | None:
     }
     out: dict[str, Any] = {"windows": int(len(w)), "free": free}
     if free["physical"]:
-        return {**out, "method": "three terms", "share": free["share"], "stall_s": free["stall_s"]}
+        each = (vcpu - share * busy - per_s * real) / irqs  # each window's stall in the solve
+        return {
+            **out,
+            "method": "three terms",
+            "share": free["share"],
+            "stall_s": free["stall_s"],
+            "stall_quartiles_s": _quartiles(each),
+        }
     each = (vcpu - preset_share * busy) / irqs  # each window's stall at the preset's share
     stall = float((vcpu - preset_share * busy).sum() / irqs.sum())
     out.update(
@@ -623,10 +643,20 @@ def emulator_constants(bed, preset_share: float) -> dict[str, Any] | None:
         share=preset_share,
         stall_s=stall,
         stall_range_s=(float(each.min()), float(each.max())),
+        stall_quartiles_s=_quartiles(each),
     )
     if stall < 0:
         out["unused"] = "the stall at the preset's share is below 0"
     return out
+
+
+def _quartiles(values) -> tuple[float, float]:
+    """The lower and upper quartile of the windows' own stalls: half of the study's points
+    put their emulator's stall per interrupt between them."""
+    import numpy as np
+
+    lo, hi = np.percentile(values, STALL_QUARTILES)
+    return (float(lo), float(hi))
 
 
 def emulator_options(emulator: dict[str, Any] | None) -> dict[str, Any]:
@@ -728,14 +758,12 @@ def judge_table(pts, judged) -> dict[str, Any]:
 
     bar = validate.Bar()
     j = pts[judged.to_numpy()]
-    loss_ok = [bar.within(s, b) for s, b in zip(j["sim_loss"], j["bed_loss"], strict=True)]
-    ratio = j["sim_irq"].to_numpy(float) / j["bed_irq"].to_numpy(float)
-    has_irq = np.isfinite(ratio)
-    irq_ok = np.abs(ratio[has_irq] - 1) <= IRQ_TOL
-    lossy = j[j["bed_loss"] > LOSSY]
-    drop_ok = [
-        _stage(s) == _stage(b) for s, b in zip(lossy["sim_drop"], lossy["bed_drop"], strict=True)
-    ]
+    each = point_verdicts(j)
+    loss_ok = each["loss"].to_numpy(bool)
+    has_irq = each["irq"].notna().to_numpy()
+    irq_ok = each["irq"][has_irq].to_numpy(bool)
+    lossy = j[each["drop"].notna().to_numpy()]
+    drop_ok = each["drop"].dropna().to_numpy(bool)
     knees = []
     for panel, g in pts.groupby("panel", sort=True):
         g = _one_life_per_rate(g)
@@ -780,6 +808,112 @@ def judge_table(pts, judged) -> dict[str, Any]:
         and (not len(lossy) or out["drop_point_same"] >= bar.fraction)
     )
     return out
+
+
+def point_verdicts(j) -> Any:
+    """Each point's checks of the bar (a frame of bool, None where a check does not apply):
+    loss within max(0.5 pp, 15 % of the guest's), interrupts per frame within IRQ_TOL
+    (where both have them), the same drop point (where the guest lost more than LOSSY)."""
+    import pandas as pd
+
+    from lanloss.analysis import validate
+
+    bar = validate.Bar()
+    rows = []
+    for _, p in j.iterrows():
+        ratio = float(p["sim_irq"]) / float(p["bed_irq"]) if p["bed_irq"] else math.nan
+        rows.append(
+            {
+                "loss": bar.within(p["sim_loss"], p["bed_loss"]),
+                "irq": abs(ratio - 1) <= IRQ_TOL if math.isfinite(ratio) else None,
+                "drop": _stage(p["sim_drop"]) == _stage(p["bed_drop"])
+                if p["bed_loss"] > LOSSY
+                else None,
+            }
+        )
+    return pd.DataFrame(rows, index=j.index, columns=["loss", "irq", "drop"], dtype=object)
+
+
+def stall_spread(pts, judged, host_file: str, jobs: int, emulator: dict[str, Any] | None) -> Any:
+    """The judged points simulated again with the emulator's stall per interrupt at the
+    lower and the upper quartile of the windows' own (the study's share kept): where a check
+    of the bar (loss, interrupts, drop point) does not come out the same at both quartiles
+    and at the study's stall, the point's verdict is decided by how long the emulator
+    stalls there, which varies that much between the study's points (docs/testbed-vm.md
+    §25), not by the host model -> summary (None where the study's emulator is not used)."""
+    if not emulator or "unused" in emulator or "stall_quartiles_s" not in emulator:
+        return None
+    j = pts[judged.to_numpy()]
+    mid = point_verdicts(j)
+    at = {}
+    for end, stall in zip(("low", "high"), emulator["stall_quartiles_s"], strict=True):
+        got = simulate_points(j, host_file, jobs, {**emulator, "stall_s": stall})
+        at[end] = (got, point_verdicts(got))
+    decided, rows = [], []
+    for i in j.index:
+        changed = [
+            check
+            for check in ("loss", "irq", "drop")
+            if len({mid.at[i, check], at["low"][1].at[i, check], at["high"][1].at[i, check]}) > 1
+        ]
+        rows.append(
+            {
+                "panel": j.at[i, "panel"],
+                "rate_mbps": float(j.at[i, "rate_mbps"]),
+                "life": j.at[i, "life"] if "life" in j else "interrupt",
+                # at the low quartile, the study's stall, the high quartile
+                **{
+                    c: [float(f.at[i, c]) for f in (at["low"][0], j, at["high"][0])]
+                    for c in ("sim_loss", "sim_irq")
+                },
+                "changes": changed,
+            }
+        )
+        if changed:
+            decided.append(i)
+    rest = mid.drop(index=decided)
+
+    def held(check: str) -> list[int]:
+        v = rest[check].dropna()
+        return [int(v.astype(bool).sum()), int(len(v))]
+
+    return {
+        "stall_quartiles_s": list(emulator["stall_quartiles_s"]),
+        "stall_s": emulator["stall_s"],
+        "points": rows,
+        "decided": len(decided),
+        "judged_points": len(j),
+        "others": {"loss": held("loss"), "irq": held("irq"), "drop": held("drop")},
+    }
+
+
+def render_stall_spread(spread: dict[str, Any] | None) -> list[str]:
+    """--stall-spread's lines."""
+    if spread is None:
+        return ["stall spread: none (the study's emulator was not solved from its windows)"]
+    lo, hi = (1e6 * s for s in spread["stall_quartiles_s"])
+    lines = [
+        f"the emulator's stall at its windows' quartiles, {lo:.0f} and {hi:.0f} us (the "
+        f"study's {1e6 * spread['stall_s']:.0f}): a check of the bar changes within it at "
+        f"{spread['decided']} of {spread['judged_points']} judged points"
+    ]
+    for p in spread["points"]:
+        if p["changes"]:
+            loss = "/".join(f"{100 * x:.2f}" for x in p["sim_loss"])
+            irq = "/".join(f"{x:.3f}" for x in p["sim_irq"])
+            lines.append(
+                f"  {p['panel']} | {p['rate_mbps']:.3g} Mbit/s | {p['life']}: "
+                f"{', '.join(p['changes'])} (sim loss % {loss}, irq/frame {irq} at the low "
+                "quartile, the study's stall, the high quartile)"
+            )
+    o = spread["others"]
+    lines.append(
+        f"over the {spread['judged_points'] - spread['decided']} judged points it does not "
+        f"decide: loss within the bar at {o['loss'][0]} of {o['loss'][1]}, interrupts per "
+        f"frame at {o['irq'][0]} of {o['irq'][1]}, the same drop point at {o['drop'][0]} of "
+        f"{o['drop'][1]} lossy points"
+    )
+    return lines
 
 
 def _reader_check(j, what: str) -> tuple[Any, Any]:
@@ -952,10 +1086,12 @@ def calibrate_table(
     host_out: str | None,
     report: Callable[[str], None],
     predict: list[str] | None = None,
+    spread: bool = False,
 ) -> tuple[list[str], dict[str, Any]]:
     """Fit (unless ``check``) on the training third, judge the rest -> text, summary; with
     ``predict``, another study's points simulated with the same costs and judged too
-    (predict_table)."""
+    (predict_table); with ``spread``, the judged points at the ends of the emulator's
+    stall (stall_spread)."""
     import os
     import shutil
     import tempfile
@@ -974,6 +1110,8 @@ def calibrate_table(
         pts = simulate_points(pts, host_file, jobs, emulator)
         if other is not None:
             predicted = predict_table(cal, other, pts[train.to_numpy()], host_file, jobs)
+        if spread:
+            summary_spread = stall_spread(pts, ~train, host_file, jobs, emulator)
         if host_out:
             os.makedirs(os.path.dirname(os.path.abspath(host_out)), exist_ok=True)
             shutil.copyfile(host_file, host_out)
@@ -996,6 +1134,9 @@ def calibrate_table(
     if len(table_paths) > 1:
         head.insert(0, f"{len(table_paths)} runs of the study pooled: {', '.join(table_paths)}")
     lines = head + render_table(pts, ~train, verdict)
+    if spread:
+        summary["stall_spread"] = summary_spread
+        lines += render_stall_spread(summary_spread)
     if other is not None:
         text, summary["predicted"] = predicted
         lines += ["", f"predicted: {' + '.join(predict)}", *text]

@@ -429,7 +429,14 @@ HostRxKernel::PollEnd(uint32_t core, bool complete)
 {
     Softnet& sd = m_softnet[core];
     NS_ASSERT(!sd.pollList.empty() && sd.pollList.front() == sd.current);
-    m_stats.emptyPolls += sd.current == NAPI_NIC && sd.work == 0;
+    if (sd.current == NAPI_NIC)
+    {
+        m_stats.emptyPolls += sd.work == 0;
+        m_stats.singlePolls += sd.work == 1;
+        const bool burst = sd.work >= BURST_POLL_FRAMES;
+        m_stats.burstPolls += burst;
+        m_stats.burstPollFrames += burst ? sd.work : 0;
+    }
     sd.pollList.pop_front();
     EndNapi(sd, complete);
     sd.budget -= sd.work;

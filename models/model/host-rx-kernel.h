@@ -71,6 +71,9 @@ class HostSocket;
 class HostRxKernel : public Object
 {
   public:
+    /** A NIC poll of this many frames or more counts as a burst's (Stats::burstPolls). */
+    static constexpr uint32_t BURST_POLL_FRAMES = 9;
+
     /** The kernel's counters (all since the start). */
     struct Stats
     {
@@ -79,6 +82,9 @@ class HostRxKernel : public Object
         uint64_t reassemblyDrops = 0;    //!< fragments those datagrams held
         uint64_t polls = 0;              //!< NIC NAPI polls
         uint64_t emptyPolls = 0;         //!< NIC NAPI polls that found the ring empty
+        uint64_t singlePolls = 0;        //!< NIC NAPI polls that took one frame
+        uint64_t burstPolls = 0;         //!< NIC NAPI polls that took BURST_POLL_FRAMES or more
+        uint64_t burstPollFrames = 0;    //!< the frames those took
         uint64_t backlogPolls = 0;       //!< RPS: process_backlog polls, all cores
         uint64_t softirqRuns = 0;        //!< net_rx_action runs, all cores
         uint64_t timeSqueeze = 0;        //!< softnet_stat time_squeeze, all cores

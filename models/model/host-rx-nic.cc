@@ -567,7 +567,10 @@ HostRxNic::EnableInterrupt()
 {
     m_clock->Stall(STALL_AT_ENABLE);
     m_irqEnabled = true;
+    const uint64_t before = m_stats.interrupts;
     MaybeInterrupt();
+    // a cause pending at the unmasking raises the interrupt at once (the floor has passed)
+    m_stats.interruptsAtUnmask += m_stats.interrupts - before;
 }
 
 uint32_t

@@ -95,6 +95,7 @@ class HostRxNic : public Object
         uint64_t rxRingDrops = 0;    //!< no free descriptor with DropWhenNoDescriptor
         uint64_t rxNoBuffer = 0;     //!< rx_no_buffer_count: arrivals with no free descriptor
         uint64_t interrupts = 0;     //!< NIC interrupts raised
+        uint64_t interruptsAtUnmask = 0; //!< of them, raised as the poll's end unmasked it
         uint64_t xoffSent = 0;       //!< PAUSE frames with PauseTime (refreshes included)
         uint64_t xonSent = 0;        //!< PAUSE frames with 0
         uint32_t peakFifoBytes = 0;  //!< most bytes held in the FIFO at once

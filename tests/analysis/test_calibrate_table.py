@@ -487,3 +487,91 @@ def test_bad_predict_input_is_one_line_naming_it(extra, word, tmp_path):
         args.remove("--check")
     _refused_in_one_line(args, word, tmp_path)
     _refused_in_one_line(["x3440-2010", "--predict", "b.parquet"], "--predict", tmp_path)
+
+
+def test_the_windows_quartiles_are_those_of_each_windows_stall():
+    """Half the windows put the emulator's stall between its quartiles: each window's stall
+    at the preset's share where the free solve is not physical, and in the solve where it
+    is (there the residuals' share of it: made from one stall, both quartiles are it)."""
+    import numpy as np
+
+    w = _windows(12, -0.03, 300e-6, 0.0)
+    got = calibrate.emulator_constants(w, 0.092)
+    each = (w["vm_window_vcpu_s"] - 0.092 * w["vm_window_guest_busy_s"]) / w["vm_window_guest_irqs"]
+    assert got["stall_quartiles_s"] == pytest.approx(tuple(np.percentile(each, [25, 75])))
+    lo, hi = got["stall_quartiles_s"]
+    assert each.min() < lo < hi < each.max()
+    solved = calibrate.emulator_constants(_windows(12, 0.092, 140e-6, 0.02), 0.1)
+    assert solved["stall_quartiles_s"] == pytest.approx((140e-6, 140e-6), rel=1e-6)
+
+
+def _spread_tables(tmp_path, stalls: list[float]) -> list[str]:
+    """One panel of simulated guests (3, 7, 8 Mbit/s at shift 4) tabled three times, each
+    run with emulator windows whose stall per interrupt is one of `stalls` in turn (at a
+    share of 0.092), so that the study's windows spread over them."""
+    tmp_path.mkdir()
+    df = _guest_table(tmp_path)
+    paths = []
+    for k in range(3):
+        t = df.assign(run_file=df["run_file"].astype(str) + f".{k}")
+        busy = 2.0 + 0.3 * k + 0.1 * pd.Series(range(len(t)), index=t.index)
+        irqs = 3000.0 + 500.0 * pd.Series(range(len(t)), index=t.index) + 200.0 * k
+        stall = pd.Series([stalls[(3 * k + i) % len(stalls)] for i in range(len(t))], t.index)
+        t["vm_window_guest_busy_s"], t["vm_window_guest_irqs"] = busy, irqs
+        t["vm_window_real_s"] = 2.9
+        t["vm_window_vcpu_s"] = 0.092 * busy + stall * irqs
+        paths.append(str(tmp_path / f"spread{k}.parquet"))
+        t.to_parquet(paths[-1])
+    return paths
+
+
+def test_the_stall_spread_names_the_points_the_emulators_stall_decides(tmp_path):
+    """--stall-spread: the judged points simulated at the windows' lower and upper quartile
+    stall. Windows of one stall: no point is decided, and the bar's counts over the others
+    are the bar's. Windows from 40 to 600 us per interrupt: past the guest's capacity
+    (7 and 8 Mbit/s, 13.7k and 15.6k 64-byte datagrams/s) a longer stall lets frames in
+    less gathered, so more interrupts and their work: a check changes, and a point is named
+    exactly where one of its checks, recomputed from the three simulations, differs."""
+    from lanloss.analysis import validate
+
+    one = _spread_tables(tmp_path / "one", [123e-6])
+    _, summary = calibrate.calibrate_table(
+        "qemu-e1000", one, jobs=2, check=True, host_out=None, report=print, spread=True
+    )
+    s = summary["stall_spread"]
+    assert s["stall_quartiles_s"] == pytest.approx([123e-6, 123e-6], rel=1e-6)
+    assert s["decided"] == 0 and s["judged_points"] == summary["judged_points"] == 2
+    assert s["others"]["loss"] == [round(2 * summary["loss_within"]), 2]
+    assert s["others"]["irq"] == [round(2 * summary["irq_within"]), 2]
+
+    wide = _spread_tables(tmp_path / "wide", [40e-6, 80e-6, 160e-6, 300e-6, 450e-6, 600e-6])
+    lines, summary = calibrate.calibrate_table(
+        "qemu-e1000", wide, jobs=2, check=True, host_out=None, report=print, spread=True
+    )
+    s = summary["stall_spread"]
+    lo, hi = s["stall_quartiles_s"]
+    assert lo < s["stall_s"] < hi
+    assert s["decided"] >= 1
+    bar = validate.Bar()
+    pts, _ = calibrate.table_points(calibrate.read_tables(wide))
+    pairs = zip(pts["bed_loss"], pts["bed_irq"], strict=True)
+    bed = dict(zip(pts["rate_mbps"].astype(float), pairs, strict=True))
+    for p in s["points"]:
+        bed_loss, bed_irq = bed[p["rate_mbps"]]
+        loss_checks = {bar.within(x, bed_loss) for x in p["sim_loss"]}
+        irq_checks = {abs(x / bed_irq - 1) <= calibrate.IRQ_TOL for x in p["sim_irq"]}
+        assert ("loss" in p["changes"]) == (len(loss_checks) > 1)
+        assert ("irq" in p["changes"]) == (len(irq_checks) > 1)
+        assert p["sim_irq"][0] < p["sim_irq"][2]  # a longer stall: more interrupts per frame
+    named = [r for r in lines if r.startswith("  ") and "Mbit/s" in r]
+    assert len(named) == s["decided"]
+    kept = s["judged_points"] - s["decided"]
+    assert lines[-1].startswith(f"over the {kept} judged points it does not decide")
+
+
+def test_the_stall_spread_needs_the_table_and_no_against(tmp_path):
+    df = _guest_table(tmp_path)
+    df.to_parquet(tmp_path / "a.parquet")
+    args = ["qemu-e1000", "--table", "a.parquet", "--against", "a.parquet", "--stall-spread"]
+    _refused_in_one_line(args, "--stall-spread", tmp_path)
+    _refused_in_one_line(["x3440-2010", "--stall-spread"], "--stall-spread", tmp_path)

@@ -111,6 +111,31 @@ def test_only_a_latching_nic_polls_an_empty_ring(simulate, host):
         assert nic["empty_polls"] == 0
 
 
+def test_the_polls_are_counted_by_the_frames_they_took(simulate):
+    """A real host (e1000-2008) at 100 datagrams/s interrupts once per frame and polls one
+    frame each time: every poll a single, none empty or a burst, no interrupt raised at an
+    unmasking (nothing came during the poll). Past the QEMU guest's capacity its clock
+    releases frames in bursts (its align sleeps): polls of 9 frames or more take most of
+    them, and its latched causes raise interrupts as polls unmask them; every count within
+    the polls and interrupts it is part of."""
+    rec = simulate(host="e1000-2008", payload=64, rate="51200bps", duration="0.5s",
+                   edge_rate="1Gbps", itr=0)  # fmt: skip
+    nic = rec.extra["hosts"]["r1"]
+    assert nic["frames_received"] == nic["interrupts"] == nic["polls"] == nic["single_polls"] == 50
+    assert nic["empty_polls"] == nic["burst_polls"] == nic["burst_poll_frames"] == 0
+    assert nic["interrupts_at_unmask"] == 0
+
+    rec = simulate(host="qemu-e1000", payload=64, rate="2.75Mbps", duration="1s",
+                   edge_rate="1Gbps", itr=2500)  # fmt: skip
+    nic = rec.extra["hosts"]["r1"]
+    polls = nic["empty_polls"] + nic["single_polls"] + nic["burst_polls"]
+    assert polls <= nic["polls"] and 0 < nic["interrupts_at_unmask"] < nic["interrupts"]
+    assert 9 * nic["burst_polls"] <= nic["burst_poll_frames"] <= nic["frames_received"]
+    assert nic["burst_poll_frames"] > nic["frames_received"] / 2
+    took = nic["single_polls"] + nic["burst_poll_frames"]  # frames in polls of 2-8 aside
+    assert took <= nic["frames_received"]
+
+
 @pytest.mark.parametrize("host", ["qemu-e1000", "e1000-2008"])
 def test_a_reader_woken_from_sleep_pays_its_switch_where_the_preset_says(simulate, host):
     """At 100 datagrams/s the reader sleeps before every datagram: each one wakes it (the

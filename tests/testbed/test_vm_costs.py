@@ -121,6 +121,16 @@ def test_predict_at_a_low_rate_is_one_interrupt_and_one_wake_up_per_frame(tmp_pa
         ("measure_recv.sh", ["pm-", "64:500:1:cbr;reboot"], "run '64:500:1:cbr;reboot'"),
         ("measure_recv.sh", ["pm-", "2000:500:1:cbr"], "SIZE 2000"),
         ("measure_recv.sh", ["zz-nosuch-", "64:500:1:cbr"], "no namespace zz-nosuch-sw1"),
+        ("napi_trace.sh", ["pm-", "5", "/tmp/x"], "usage"),
+        ("napi_trace.sh", ["a;b", "5", "/tmp/x", "--", "true"], "PREFIX 'a;b'"),
+        ("napi_trace.sh", ["pm-", "0", "/tmp/x", "--", "true"], "SECONDS '0'"),
+        ("napi_trace.sh", ["pm-", "5s", "/tmp/x", "--", "true"], "SECONDS '5s'"),
+        ("napi_trace.sh", ["pm-", "5", "/", "--", "true"], "OUT '/' exists"),
+        (
+            "napi_trace.sh",
+            ["zz-nosuch-", "5", "/tmp/nosuch.trace", "--", "true"],
+            "no namespace zz-nosuch-sw1",
+        ),
     ],
 )
 def test_measure_scripts_refuse_bad_input_before_touching_anything(script, argv, names):
@@ -360,3 +370,61 @@ def test_qemu_e1000s_measured_counts_are_what_the_stopped_reader_runs_give():
     assert (counts["packet_cost"], counts["irq_cost"]) == tuple(round(x) for x in stopped[:2])
     assert (counts["read_cost"], counts["wakeup_cost"]) == (round(reading[0]), round(reading[2]))
     assert hp.QEMU_E1000_READ_CALL == pytest.approx(reading[1], abs=10)  # §19's, measured apart
+
+
+def _trace(events: list[tuple[float, str, int]]) -> str:
+    """An ftrace text as the guest writes it: irq_handler_entry and napi_poll lines."""
+    lines = ["# tracer: nop", "#"]
+    for t, kind, work in events:
+        if kind == "irq":
+            lines.append(f"          <idle>-0       [000] d.h1.  {t:.6f}: irq_handler_entry: "
+                         "irq=11 name=eth0")  # fmt: skip
+        else:
+            lines.append(
+                f"     ksoftirqd/0-12      [000] ..s1.  {t:.6f}: napi_poll: napi poll on "
+                f"napi struct 00000000a1b2 for device eth0 work {work} budget 64"
+            )
+    return "\n".join(lines) + "\ndone\n"
+
+
+def test_napi_trace_counts_polls_empty_polls_and_the_interrupts_at_the_unmasking(tmp_path, capsys):
+    """Four interrupts: the first's poll takes 3 frames; the second comes 5 us after that
+    poll's end (raised at the unmasking) and its poll takes nothing; the third comes 1 ms
+    later, and the fourth before the third's poll has ended (counted apart: taken while a
+    poll was pending), the one poll after them taking 2."""
+    mod = _load("napi_trace")
+    evs = [(10.000000, "irq", 0), (10.000300, "poll", 3), (10.000305, "irq", 0),
+           (10.000400, "poll", 0), (10.001400, "irq", 0), (10.001450, "irq", 0),
+           (10.001600, "poll", 2)]  # fmt: skip
+    f = tmp_path / "t.txt"
+    other = "  sshd-80 [000] ..s1.  10.001500: napi_poll: napi poll on napi struct 0 for device "
+    f.write_text(_trace(evs) + other + "eth1 work 1 budget 64\n")  # the control NIC's: left out
+    got = mod.summary(mod.events(f.read_text()), 20e-6)
+    assert (got["interrupts"], got["polls"], got["frames"]) == (4, 3, 5)
+    assert got["empty_polls"] == 1 and got["interrupts_per_frame"] == pytest.approx(4 / 5)
+    assert got["at_unmask"] == 1 and got["before_poll_end"] == 1
+    assert got["frames_per_poll"] == {0: 1, 2: 1, 3: 1} and got["burst_frames"] == 0
+    assert mod.main([str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "4 interrupts, 3 polls, 5 frames (0.800 interrupts per frame)" in out
+    assert "polls that took nothing 1" in out
+    # a wider window counts the interrupt 1 ms after a poll as raised at its unmasking too
+    assert mod.summary(mod.events(f.read_text()), 2e-3)["at_unmask"] == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "word"),
+    [
+        (None, [], "nosuch"),
+        ("  <idle>-0 [000] ..s1.  1.000000: napi_poll: napi poll on eth0\n", [], "its device"),
+        ("", ["--chain-us", "0"], "--chain-us 0"),
+    ],
+)
+def test_napi_trace_refuses_bad_input_in_one_line(tmp_path, capsys, text, argv, word):
+    mod = _load("napi_trace")
+    f = tmp_path / ("nosuch" if text is None else "t.txt")
+    if text is not None:
+        f.write_text(text)
+    assert mod.main([str(f), *argv]) == 2
+    err = capsys.readouterr().err
+    assert word in err and len(err.strip().splitlines()) == 1
