@@ -5,7 +5,8 @@
 # standing guest of PREFIX): ftrace's irq:irq_handler_entry (eth0's IRQ only) and
 # napi:napi_poll (each poll's frames taken, at its end, after e1000_clean has unmasked the
 # interrupt), stamped by the guest's clock, for SECONDS from COMMAND's start; the trace is
-# written to OUT (napi_trace.py reads it) and the guest's tracing is put back as it was.
+# written to OUT (napi_trace.py reads it) and the guest's tracing is put back as a booted
+# guest has it (off, no events, the default buffer; tracefs stays mounted).
 #
 # Needs a standing vm guest (lanloss bed run --backend vm --vm-guests receivers --prefix
 # PREFIX --keep-lan 60min ...). Each event costs the guest a little CPU (two per interrupt):
