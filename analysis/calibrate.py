@@ -810,6 +810,14 @@ def judge_table(pts, judged) -> dict[str, Any]:
     return out
 
 
+def irq_within(sim: float, bed: float) -> bool | None:
+    """The simulator's interrupts per frame within IRQ_TOL of the guest's (None where
+    either has no value, or the guest took none)."""
+    if math.isnan(sim) or math.isnan(bed) or bed <= 0:
+        return None
+    return abs(sim / bed - 1) <= IRQ_TOL
+
+
 def point_verdicts(j) -> Any:
     """Each point's checks of the bar (a frame of bool, None where a check does not apply):
     loss within max(0.5 pp, 15 % of the guest's), interrupts per frame within IRQ_TOL
@@ -821,11 +829,10 @@ def point_verdicts(j) -> Any:
     bar = validate.Bar()
     rows = []
     for _, p in j.iterrows():
-        ratio = float(p["sim_irq"]) / float(p["bed_irq"]) if p["bed_irq"] else math.nan
         rows.append(
             {
                 "loss": bar.within(p["sim_loss"], p["bed_loss"]),
-                "irq": abs(ratio - 1) <= IRQ_TOL if math.isfinite(ratio) else None,
+                "irq": irq_within(float(p["sim_irq"]), float(p["bed_irq"])),
                 "drop": _stage(p["sim_drop"]) == _stage(p["bed_drop"])
                 if p["bed_loss"] > LOSSY
                 else None,

@@ -155,9 +155,7 @@ def within_bar(guest: Any, model: Any) -> tuple[bool | None, bool | None]:
     if model is None or not guest["losses"] or not model["losses"]:
         return None, None
     loss = validate.Bar().within(_mean(model["losses"]), _mean(guest["losses"]))
-    g, m = _mean(guest["irqs"]), _mean(model["irqs"])
-    irq = None if math.isnan(g) or math.isnan(m) or g <= 0 else abs(m / g - 1) <= calibrate.IRQ_TOL
-    return bool(loss), irq
+    return bool(loss), calibrate.irq_within(_mean(model["irqs"]), _mean(guest["irqs"]))
 
 
 def render(points: pd.DataFrame, excluded: dict[str, int]) -> list[str]:
