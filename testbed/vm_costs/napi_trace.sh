@@ -23,6 +23,7 @@ shift 4
 	fail "PREFIX '$prefix' is not a lanloss prefix (3-24 of A-Z a-z 0-9 - _ ., like pm-)"
 [[ $seconds =~ ^[1-9][0-9]?$ ]] || fail "SECONDS '$seconds' is not a whole number from 1 to 99"
 [ ! -e "$out" ] || fail "OUT '$out' exists (not overwritten)"
+[ ! -e "$out.part" ] || fail "'$out.part' exists (the trace is written there first; not overwritten)"
 ip netns list | cut -d' ' -f1 | grep -qxF -- "${prefix}sw1" || fail "no namespace ${prefix}sw1: no standing guest of prefix $prefix"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

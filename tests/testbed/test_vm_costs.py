@@ -143,6 +143,19 @@ def test_measure_scripts_refuse_bad_input_before_touching_anything(script, argv,
     assert len(proc.stderr.splitlines()) == 1 and names in proc.stderr
 
 
+def test_napi_trace_never_overwrites_a_file_it_did_not_make(tmp_path):
+    """The trace is written to OUT.part first and then renamed: an OUT.part already there
+    is refused like OUT itself (one line, exit 2), and left as it was."""
+    part = tmp_path / "t.trace.part"
+    part.write_text("someone's\n")
+    argv = ["zz-nosuch-", "5", str(tmp_path / "t.trace"), "--", "true"]
+    proc = subprocess.run(
+        ["bash", str(HERE / "napi_trace.sh"), *argv], capture_output=True, text=True, timeout=30
+    )
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert "t.trace.part' exists" in proc.stderr and part.read_text() == "someone's\n"
+
+
 def _cpu_gaps(tmp_path):
     exe = tmp_path / "cpu_gaps"
     subprocess.run(["gcc", "-O2", "-o", str(exe), str(HERE / "cpu_gaps.c")], check=True)
