@@ -33,8 +33,12 @@ IP, TCP and the ACK it sends), 5 us per read and 1.5 ns per byte copied: orders 
 magnitude for a 2002 server, fitted to nothing (the summary withholds its numbers).
 
 ``java-2015``: seed 003's PCs (2015, four cores, an igb-class NIC) with the thesis' Java
-receiver: 1 us per interrupt and per frame, 10 us per read (a Java DatagramSocket.receive),
-0.3 ns per byte: orders of magnitude, fitted to nothing (the thesis' numbers are withheld).
+receiving thread: 1 us per interrupt and per frame (orders of magnitude); per message read,
+the modern preset's C read (1.27 us) times 2.32, what the thesis' receiving thread (a
+DatagramSocket.receive(), each message copied into the DataHandler's queue) cost against a
+C reader's recvfrom() on one machine (testbed/java_costs/measure.py): 2.95 us; per byte,
+three copies (the kernel's, Java's into the packet, the queued copy) at 6 GB/s: 0.5 ns.
+Fitted to nothing (the thesis' numbers are withheld).
 
 ``x3440-2010``: seed 004's host (Xeon X3440, 4 cores, an 82574L with one queue on PCIe 1.1
 x1, e1000e, 20 KiB receive buffer, ring 256, ITR 20000, rmem_default 126976 of 2.6.32
@@ -232,6 +236,18 @@ _MODERN: dict[str, Any] = {
     "stall_length": 0.0,
     "rps": "off",
 }
+
+
+# Seed 003's Java receiving thread against a C reader, per message, on one machine
+# (testbed/java_costs/measure.py, 7 December 2026: OpenJDK 17 with the Parallel collector,
+# 1400-byte datagrams on loopback, the median of 5 runs each): the thesis' threads, written
+# from its description (a DatagramSocket.receive() per datagram, a copy of each message put
+# in the DataHandler's queue of 10,000), 3.04 us; a C recvfrom() loop, 1.31 us. A ratio of
+# two code paths on one machine carries to another; the costs themselves do not.
+JAVA_THESIS_READ_RATIO = 2.32
+# One copy of a byte between CPU and memory at the ~6 GB/s of "a high-end modern PC" (E. R.
+# Harold, Java Network Programming, 4th ed., O'Reilly 2013, ch. 11), in seconds.
+JAVA_COPY_BYTE_COST = 1 / 6e9
 
 
 # QEMU's emulated Intel 82545EM (-device e1000-82545em) driven by Linux 6.1's e1000 in a
@@ -497,8 +513,8 @@ TABLE: dict[str, Preset] = {
         {
             **_MODERN,
             "packet_cost": 1e-6,
-            "read_cost": 10e-6,
-            "read_byte_cost": 0.3e-9,
+            "read_cost": _MODERN["read_cost"] * JAVA_THESIS_READ_RATIO,
+            "read_byte_cost": 3 * JAVA_COPY_BYTE_COST,
             "read_call_cost": 0.0,
             "wakeup_cost": 2e-6,
             "rx_ring": 256,

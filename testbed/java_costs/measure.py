@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What seed 003's Java threads cost per message on this machine, against a C read.
+
+    python testbed/java_costs/measure.py [--sizes 64,1400] [--count 200000] [--reps 5]
+                                         [--out FILE.json]
+
+Builds ThesisPath.java (javac) and thesis_path.c (cc) under build/java_costs, then runs, for
+each size and repetition in turn: the C reader alone (plain), the thesis' threads in C
+(copy) and in Java (copy: one reused receive packet and a copy of each message queued;
+fresh: a new 65,507-byte packet per message), on loopback, the sender offering datagrams
+back to back so that the receiving thread never waits. Each thread's CPU time (user and
+system) divided by its messages is its cost per message. Java runs with the Parallel
+collector (Java 8's default, the thesis' era). Printed per size: the median over the
+repetitions of each thread's cost (the receiving thread, the DataHandler per echo sent, the
+TimeCalculator per echo timed), the ratio of each receiving thread's cost to the C reader's,
+and the Java collector's collections and milliseconds per collection.
+
+The ratios, not the costs, are what carry to another machine: the java-2015 preset's read
+cost is the modern preset's C read cost times the Java copy thread's ratio at 1400 bytes
+(lanloss/host_presets.py). Needs javac, java and cc; no root (loopback only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BUILD = HERE.parents[1] / "build" / "java_costs"
+MAX_DATAGRAM = 65507
+# (language, mode) in the order each repetition runs them
+RUNS = (("c", "plain"), ("c", "copy"), ("java", "copy"), ("java", "fresh"))
+JAVA_FLAGS = ["-XX:+UseParallelGC"]  # Java 8's default collector
+
+
+def fail(msg: str) -> None:
+    print(f"measure.py: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def sizes_arg(text: str) -> list[int]:
+    """--sizes: comma-separated datagram sizes in bytes, each 8 (the stamp) to 65,507."""
+    try:
+        sizes = [int(s) for s in text.split(",")]
+    except ValueError:
+        fail(f"--sizes {text!r}: comma-separated whole numbers of bytes")
+    for s in sizes:
+        if not 8 <= s <= MAX_DATAGRAM:
+            fail(f"--sizes {text!r}: each size 8 to {MAX_DATAGRAM} bytes (got {s})")
+    return sizes
+
+
+def build(out: Path) -> dict[str, list[str]]:
+    """Compile both programs into @p out; the command that runs each language."""
+    for tool in ("javac", "java", "cc"):
+        if shutil.which(tool) is None:
+            fail(f"{tool} not found on PATH (install a JDK and a C compiler)")
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["javac", "-d", str(out), str(HERE / "ThesisPath.java")], check=True)
+    c_bin = out / "thesis_path"
+    subprocess.run(
+        ["cc", "-O2", "-Wall", "-pthread", "-o", str(c_bin), str(HERE / "thesis_path.c")],
+        check=True,
+    )
+    return {"c": [str(c_bin)], "java": ["java", *JAVA_FLAGS, "-cp", str(out), "ThesisPath"]}
+
+
+def run_once(cmd: list[str], mode: str, size: int, count: int) -> dict:
+    """One run's JSON object."""
+    cp = subprocess.run([*cmd, mode, str(size), str(count)], capture_output=True, text=True)
+    if cp.returncode != 0:
+        raise SystemExit(f"measure.py: {' '.join(cmd)} {mode} failed: {cp.stderr.strip()}")
+    return json.loads(cp.stdout)
+
+
+def per_message(runs: list[dict]) -> dict[str, float | None]:
+    """Median over runs of each thread's microseconds per message (None where it had none)."""
+
+    def med(cpu: str, n: str) -> float | None:
+        vals = [r[cpu] / r[n] / 1e3 for r in runs if r[n] > 0]
+        return statistics.median(vals) if vals else None
+
+    gc = [r["gc_ms"] / r["gc_collections"] for r in runs if r["gc_collections"] > 0]
+    return {
+        "recv_us": med("recv_cpu_ns", "messages"),
+        "echo_us": med("echo_cpu_ns", "echoes"),
+        "timer_us": med("timer_cpu_ns", "timed"),
+        "gc_collections": statistics.median(r["gc_collections"] for r in runs),
+        "gc_ms_per_collection": statistics.median(gc) if gc else None,
+        "bytes_per_collection": statistics.median(
+            r["messages"] * r["size"] / r["gc_collections"] for r in runs if r["gc_collections"]
+        )
+        if gc
+        else None,
+    }
+
+
+def summarise(results: dict[int, dict[str, list[dict]]]) -> dict:
+    """Per size: each (language, mode)'s medians and its receiving thread's ratio to C's."""
+    out: dict = {}
+    for size, by_run in results.items():
+        rows = {key: per_message(runs) for key, runs in by_run.items()}
+        base = rows["c plain"]["recv_us"]
+        for row in rows.values():
+            row["recv_ratio_to_c_plain"] = row["recv_us"] / base
+        out[size] = rows
+    return out
+
+
+def render(summary: dict) -> str:
+    def us(v: float | None) -> str:
+        return "-" if v is None else f"{v:.3f}"
+
+    lines = [
+        "size  run         recv us  x C read  echo us  timer us  GC: collections, ms each",
+    ]
+    for size, rows in summary.items():
+        for key, r in rows.items():
+            gc = (
+                f"{r['gc_collections']:g}, {us(r['gc_ms_per_collection'])}"
+                if key.startswith("java")
+                else ""
+            )
+            lines.append(
+                f"{size:<5} {key:<11} {us(r['recv_us']):>7}  {r['recv_ratio_to_c_plain']:>8.2f}"
+                f"  {us(r['echo_us']):>7}  {us(r['timer_us']):>8}  {gc}"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="64,1400", help="datagram sizes, bytes (8-65507)")
+    ap.add_argument("--count", type=int, default=200_000, help="messages per run (>= 1000)")
+    ap.add_argument("--reps", type=int, default=5, help="repetitions (>= 1)")
+    ap.add_argument("--out", type=Path, help="write the runs and the summary here (JSON)")
+    a = ap.parse_args(argv)
+    sizes = sizes_arg(a.sizes)
+    if a.count < 1000:
+        fail(f"--count {a.count}: at least 1000 messages per run")
+    if a.reps < 1:
+        fail(f"--reps {a.reps}: at least 1")
+    if a.out is not None and a.out.exists():
+        fail(f"--out {a.out}: exists (not overwritten)")
+    cmds = build(BUILD)
+    results: dict[int, dict[str, list[dict]]] = {
+        s: {f"{lang} {mode}": [] for lang, mode in RUNS} for s in sizes
+    }
+    for _ in range(a.reps):
+        for size in sizes:
+            for lang, mode in RUNS:
+                results[size][f"{lang} {mode}"].append(run_once(cmds[lang], mode, size, a.count))
+    summary = summarise(results)
+    print(render(summary))
+    if a.out is not None:
+        tmp = a.out.with_name(a.out.name + ".part")
+        tmp.write_text(json.dumps({"runs": results, "summary": summary}, indent=1) + "\n")
+        tmp.replace(a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""testbed/java_costs: the thesis' threads in Java and in C count every message (each one
+received, queued and echoed), a Java receiver allocating 64 KiB per message is collected
+as often as its young generation forces, measure.py's medians and ratios are the runs'
+own, the java-2015 preset's read cost is the committed measurements' ratio, and bad input
+is refused in one line before anything is built or run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from lanloss import host_presets, paths
+
+HERE = paths.REPO / "testbed" / "java_costs"
+HAVE_JAVA = all(shutil.which(t) for t in ("javac", "java"))
+needs_java = pytest.mark.skipif(not HAVE_JAVA, reason="no JDK (javac, java) on PATH")
+
+
+def _measure():
+    spec = importlib.util.spec_from_file_location("java_costs_measure", HERE / "measure.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def c_bin(tmp_path_factory):
+    out = tmp_path_factory.mktemp("thesis_c") / "thesis_path"
+    src = HERE / "thesis_path.c"
+    subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-pthread", "-o", out, src], check=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def java_classes(tmp_path_factory):
+    if not HAVE_JAVA:
+        pytest.skip("no JDK (javac, java) on PATH")
+    out = tmp_path_factory.mktemp("thesis_java")
+    subprocess.run(["javac", "-Werror", "-d", out, HERE / "ThesisPath.java"], check=True)
+    return out
+
+
+def _run(cmd, *args):
+    cp = subprocess.run([*map(str, cmd), *map(str, args)], capture_output=True, text=True)
+    assert cp.returncode == 0, cp.stderr
+    return json.loads(cp.stdout)
+
+
+@pytest.mark.parametrize("size", [8, 1400, 65000])
+def test_c_threads_count_every_message(c_bin, size):
+    copy = _run([c_bin], "copy", size, 3000)
+    assert (copy["messages"], copy["echoes"]) == (3000, 3000)  # each message queued, echoed
+    assert 0 < copy["timed"] <= copy["echoes"]  # echoes lost on loopback are not timed
+    assert copy["recv_cpu_ns"] > 0 and copy["echo_cpu_ns"] > 0
+    plain = _run([c_bin], "plain", size, 3000)
+    assert (plain["messages"], plain["echoes"], plain["timed"]) == (3000, 0, 0)
+
+
+@needs_java
+@pytest.mark.parametrize("mode", ["copy", "fresh"])
+def test_java_threads_count_every_message(java_classes, mode):
+    r = _run(["java", "-XX:+UseParallelGC", "-cp", java_classes, "ThesisPath"], mode, 1400, 3000)
+    assert (r["lang"], r["mode"], r["size"]) == ("java", mode, 1400)
+    assert (r["messages"], r["echoes"]) == (3000, 3000)
+    assert 0 < r["timed"] <= r["echoes"]
+    assert r["recv_cpu_ns"] > 0
+
+
+@needs_java
+def test_fresh_packets_are_collected_as_the_young_generation_forces(java_classes):
+    # 64 KiB allocated per message: between two collections at most the young generation's
+    # 16 MiB of new arrays can have been allocated
+    n, young = 4000, 16 << 20
+    java = ["java", "-XX:+UseParallelGC", f"-Xmn{young}", "-cp", java_classes, "ThesisPath"]
+    r = _run(java, "fresh", 64, n)
+    assert r["gc_collections"] >= n * 65507 // young
+
+
+def test_medians_and_ratios_are_the_runs_own():
+    m = _measure()
+
+    def run(lang, recv_us, echoes=0, gc=(0, 0)):
+        n = 1000
+        return {
+            "lang": lang, "size": 100, "messages": n, "recv_cpu_ns": recv_us * n * 1e3,
+            "echoes": echoes, "echo_cpu_ns": 4e3 * echoes, "timed": echoes,
+            "timer_cpu_ns": 3e3 * echoes, "gc_collections": gc[0], "gc_ms": gc[1],
+        }  # fmt: skip
+
+    runs = {
+        "c plain": [run("c", 1.0), run("c", 2.0), run("c", 1.5)],
+        "java copy": [
+            run("java", 3.0, 1000),
+            run("java", 4.5, 1000, (2, 6)),
+            run("java", 3.75, 1000, (4, 4)),
+        ],
+    }
+    s = m.summarise({100: runs})[100]
+    assert s["c plain"]["recv_us"] == 1.5 and s["c plain"]["echo_us"] is None
+    assert s["java copy"]["recv_us"] == 3.75
+    assert s["java copy"]["recv_ratio_to_c_plain"] == 2.5
+    assert s["java copy"]["echo_us"] == 4.0 and s["java copy"]["timer_us"] == 3.0
+    assert s["java copy"]["gc_ms_per_collection"] == 2.0  # median of 3 and 1
+    assert s["java copy"]["bytes_per_collection"] == 100 * 1000 * 3 / 8  # of 1/2 and 1/4
+    assert "2.50" in m.render({100: s})
+
+
+def test_java_2015_read_cost_is_the_committed_measurements_ratio():
+    ratios = []
+    for f in sorted((HERE / "runs").glob("measure-*.json")):
+        ratios.append(json.loads(f.read_text())["summary"]["1400"]["java copy"])
+    assert len(ratios) >= 2  # two runs: the ratio is not one run's
+    for r in ratios:
+        assert round(r["recv_ratio_to_c_plain"], 2) == host_presets.JAVA_THESIS_READ_RATIO
+    java, modern = host_presets.TABLE["java-2015"].values, host_presets.TABLE["modern"].values
+    assert java["read_cost"] == modern["read_cost"] * host_presets.JAVA_THESIS_READ_RATIO
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--sizes", "4"], "--sizes '4': each size 8 to 65507 bytes (got 4)"),
+        (["--sizes", "64,x"], "--sizes '64,x': comma-separated whole numbers of bytes"),
+        (["--count", "10"], "--count 10: at least 1000 messages per run"),
+        (["--reps", "0"], "--reps 0: at least 1"),
+    ],
+)
+def test_measure_refuses_bad_input_before_building(tmp_path, args, says):
+    cp = subprocess.run(
+        [sys.executable, HERE / "measure.py", *args], capture_output=True, text=True
+    )
+    assert cp.returncode == 2
+    assert cp.stderr == f"measure.py: {says}\n"
+
+
+def test_measure_never_overwrites_its_output(tmp_path):
+    out = tmp_path / "m.json"
+    out.write_text("kept")
+    cp = subprocess.run(
+        [sys.executable, HERE / "measure.py", "--out", out], capture_output=True, text=True
+    )
+    assert (cp.returncode, cp.stderr) == (2, f"measure.py: --out {out}: exists (not overwritten)\n")
+    assert out.read_text() == "kept"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["plain", "4", "10"], ["copy", "64", "0"], ["copy", "64x", "10"], ["both", "64", "10"]],
+)
+def test_c_program_refuses_bad_input(c_bin, args):
+    cp = subprocess.run([c_bin, *args], capture_output=True, text=True)
+    assert cp.returncode == 2 and cp.stdout == "" and len(cp.stderr.splitlines()) == 1
+
+
+@needs_java
+@pytest.mark.parametrize(
+    "args", [["copy", "64"], ["reuse", "64", "10"], ["copy", "64x", "10"], ["copy", "4", "10"]]
+)
+def test_java_program_refuses_bad_input(java_classes, args):
+    cp = subprocess.run(
+        ["java", "-cp", java_classes, "ThesisPath", *args], capture_output=True, text=True
+    )
+    assert cp.returncode == 2 and cp.stdout == "" and len(cp.stderr.splitlines()) == 1
