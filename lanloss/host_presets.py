@@ -34,9 +34,9 @@ magnitude for a 2002 server, fitted to nothing (the summary withholds its number
 
 ``java-2015``: seed 003's PCs (2015, four cores, an igb-class NIC) with the thesis' Java
 receiving thread: 1 us per interrupt and per frame (orders of magnitude); per message read,
-the modern preset's C read (1.27 us) times 2.32, what the thesis' receiving thread (a
+the modern preset's C read (1.27 us) times 1.89, what the thesis' receiving thread (a
 DatagramSocket.receive(), each message copied into the DataHandler's queue) cost against a
-C reader's recvfrom() on one machine (testbed/java_costs/measure.py): 2.95 us; per byte,
+C reader's recvfrom() on one machine (testbed/java_costs/measure.py): 2.40 us; per byte,
 three copies (the kernel's, Java's into the packet, the queued copy) at 6 GB/s: 0.5 ns.
 Fitted to nothing (the thesis' numbers are withheld).
 
@@ -238,13 +238,14 @@ _MODERN: dict[str, Any] = {
 }
 
 
-# Seed 003's Java receiving thread against a C reader, per message, on one machine
-# (testbed/java_costs/measure.py, 7 December 2026: OpenJDK 17 with the Parallel collector,
-# 1400-byte datagrams on loopback, the median of 5 runs each): the thesis' threads, written
-# from its description (a DatagramSocket.receive() per datagram, a copy of each message put
-# in the DataHandler's queue of 10,000), 3.04 us; a C recvfrom() loop, 1.31 us. A ratio of
-# two code paths on one machine carries to another; the costs themselves do not.
-JAVA_THESIS_READ_RATIO = 2.32
+# Seed 003's Java receiving thread against a C reader, busy cost per message on one machine
+# (testbed/java_costs/measure.py, two runs on 7 December 2026, OpenJDK 17 with the Parallel
+# collector, 1400-byte datagrams on loopback, the thread never waiting; the median of the
+# ten repetitions of each): the thesis' threads, written from its description (a
+# DatagramSocket.receive() per datagram, a copy of each message put in the DataHandler's
+# queue of 10,000), 1.903 us; a C recvfrom() loop, 1.005 us (each run's own ratio: 1.84
+# and 2.00). A ratio of two code paths on one machine carries to another; the costs do not.
+JAVA_THESIS_READ_RATIO = 1.89
 # One copy of a byte between CPU and memory at the ~6 GB/s of "a high-end modern PC" (E. R.
 # Harold, Java Network Programming, 4th ed., O'Reilly 2013, ch. 11), in seconds.
 JAVA_COPY_BYTE_COST = 1 / 6e9

@@ -1,22 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Seed 003's Java message path on loopback, to measure what each of its threads costs per
-// message (the thread's own CPU time, user and system): java ThesisPath MODE SIZE COUNT
+// Seed 003's Java receiving threads on loopback, to measure what its receiving thread costs
+// per message (the thread's own CPU time, user and system):
+//   java ThesisPath copy|fresh PORT SIZE COUNT
 //
 // The threads are the thesis' (003_summary.md, "Method details"), written here from that
 // description: a receiving thread that takes one datagram per DatagramSocket.receive() call
 // and puts the message in the DataHandler's queue of 10,000 messages; the DataHandler sends
-// each message's 8-byte stamp back to the sender's timing port; a TimeCalculator thread on
-// that port receives the echoes. A sender thread here offers SIZE-byte datagrams back to
-// back until the receiving thread has COUNT of them. A queue of messages needs an array per
-// message: MODE "copy" receives into one reused 65,507-byte packet and queues a copy of the
-// message's bytes; "fresh" receives into a new 65,507-byte packet per call and queues its
-// array (64 KiB allocated per message).
+// each message's 8-byte stamp back to a timing port, where a TimeCalculator thread receives
+// the echoes. A queue of messages needs an array per message: MODE "copy" receives into one
+// reused 65,507-byte packet and queues a copy of the message's bytes; "fresh" receives into
+// a new 65,507-byte packet per call and queues its array (64 KiB allocated per message).
 //
-// Prints one JSON object: messages received (COUNT: the sender stops only once they all
-// arrived, so datagrams the socket dropped are not among them), echoes sent, echoes timed,
-// each thread's CPU nanoseconds, and the collector's collections and milliseconds
-// (GarbageCollectorMXBean) while the receiving thread ran.
+// The datagrams come to 127.0.0.1:PORT from a sender (thesis_path blast, run beside it);
+// the socket asks for a receive buffer of RCVBUF bytes (net.core.rmem_max caps it). The
+// thread reads WARMUP datagrams first (the JIT compiles the loop), then windows of WINDOW
+// datagrams until COUNT. Before each window the DataHandler has emptied the queue (the
+// thread never waits for room in it) and the thread has slept REFILL_MS, so that the
+// sender has filled the socket's buffer: the thread finds a datagram waiting at every
+// call. Over the windows only: the thread's CPU time, its voluntary context switches (each
+// a sleep: none when it always finds a datagram and room), and the collector's collections
+// and milliseconds (GarbageCollectorMXBean). Prints one JSON object.
+import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -24,86 +29,114 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.Arrays;
 import java.util.concurrent.ArrayBlockingQueue;
 
 public final class ThesisPath {
     static final int MAX_DATAGRAM = 65507;
     static final int QUEUE = 10000; // the DataHandler's queue (the thesis' listing)
+    static final int WINDOW = 2000; // datagrams per window: fewer than a full buffer holds
+    static final int REFILL_MS = 50; // the sender's time to fill the buffer before a window
+    static final int RCVBUF = 4 << 20; // bytes asked of SO_RCVBUF
+    static final int WARMUP = 30000; // datagrams read before the first window
     static final int STAMP = 8; // bytes echoed per message
     static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
     static final byte[] END = new byte[0]; // queued after the last message
 
-    static volatile boolean stop;
-
-    /** A thread's CPU time (user + system) and what it counted, set when its loop ends. */
+    /** A thread's CPU time and what it counted, set when its loop ends or at each count. */
     static final class Tally {
         volatile long cpuNs;
         volatile long count;
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 3 || !(args[0].equals("copy") || args[0].equals("fresh"))) {
-            System.err.println("usage: java ThesisPath copy|fresh SIZE COUNT");
+        if (args.length != 4 || !(args[0].equals("copy") || args[0].equals("fresh"))) {
+            System.err.println("usage: java ThesisPath copy|fresh PORT SIZE COUNT");
             System.exit(2);
         }
-        boolean fresh = args[0].equals("fresh");
-        final int size = parsed(args[1]);
-        final long count = parsed(args[2]);
-        if (size < STAMP || size > MAX_DATAGRAM || count < 1) {
-            System.err.printf("ThesisPath: SIZE %d-%d and COUNT >= 1 (got %s %s)%n", STAMP,
-                MAX_DATAGRAM, args[1], args[2]);
+        final boolean fresh = args[0].equals("fresh");
+        final int port = parsed(args[1]);
+        final int size = parsed(args[2]);
+        final int count = parsed(args[3]);
+        if (port < 1024 || port > 65535 || size < STAMP || size > MAX_DATAGRAM || count < 1) {
+            System.err.printf(
+                "ThesisPath: PORT 1024-65535, SIZE %d-%d and COUNT >= 1 (got %s %s %s)%n",
+                STAMP, MAX_DATAGRAM, args[1], args[2], args[3]);
             System.exit(2);
         }
         InetAddress lo = InetAddress.getLoopbackAddress();
-
-        DatagramSocket data = new DatagramSocket(new InetSocketAddress(lo, 0));
+        DatagramSocket data = new DatagramSocket(new InetSocketAddress(lo, port));
+        data.setReceiveBufferSize(RCVBUF);
         DatagramSocket timing = new DatagramSocket(new InetSocketAddress(lo, 0));
         ArrayBlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUE);
 
         Tally handler = new Tally();
-        Thread dataHandler = new Thread(() -> echoStamps(queue, timing.getLocalSocketAddress(), handler));
+        Thread dataHandler =
+            new Thread(() -> echoStamps(queue, timing.getLocalSocketAddress(), handler));
         Tally timer = new Tally();
-        Thread timeCalculator = new Thread(() -> receiveEchoes(timing, count, timer));
-        Thread sender = new Thread(() -> offer(size, data.getLocalSocketAddress()));
-        sender.setDaemon(true);
+        Thread timeCalculator = new Thread(() -> receiveEchoes(timing, timer));
         timeCalculator.setDaemon(true);
         dataHandler.start();
         timeCalculator.start();
-        sender.start();
 
-        long gcCount0 = gcCollections(), gcMs0 = gcMillis(), wall0 = System.nanoTime();
-        long cpu0 = MX.getCurrentThreadCpuTime();
-        byte[] buf = new byte[MAX_DATAGRAM];
-        DatagramPacket packet = new DatagramPacket(buf, buf.length);
-        for (long i = 0; i < count; i++) {
-            if (fresh) {
-                packet = new DatagramPacket(new byte[MAX_DATAGRAM], MAX_DATAGRAM);
-            } else {
-                packet.setLength(buf.length);
+        Receiver rx = new Receiver(data, queue, fresh);
+        rx.take(WARMUP);
+        long cpu = 0, sleeps = 0, gcN = 0, gcMs = 0, wall = 0;
+        for (int left = count; left > 0; left -= WINDOW) {
+            while (!queue.isEmpty()) {
+                Thread.sleep(1); // room for the whole window: put() never waits
             }
-            data.receive(packet);
-            if (fresh) {
-                queue.put(packet.getData());
-            } else {
-                queue.put(java.util.Arrays.copyOf(buf, packet.getLength()));
-            }
+            Thread.sleep(REFILL_MS); // a full socket buffer: receive() never waits
+            long gcN0 = gcCollections(), gcMs0 = gcMillis(), sleeps0 = voluntarySwitches();
+            long wall0 = System.nanoTime(), cpu0 = MX.getCurrentThreadCpuTime();
+            rx.take(Math.min(WINDOW, left));
+            cpu += MX.getCurrentThreadCpuTime() - cpu0;
+            wall += System.nanoTime() - wall0;
+            sleeps += voluntarySwitches() - sleeps0;
+            gcN += gcCollections() - gcN0;
+            gcMs += gcMillis() - gcMs0;
         }
-        long recvCpu = MX.getCurrentThreadCpuTime() - cpu0;
-        long wall = System.nanoTime() - wall0;
-        long gcN = gcCollections() - gcCount0, gcMs = gcMillis() - gcMs0;
-        stop = true;
         queue.put(END);
         dataHandler.join();
-        timeCalculator.join(2000); // echoes lost on loopback never come: do not wait for them
         System.out.printf(
-            "{\"lang\": \"java\", \"mode\": \"%s\", \"size\": %d, \"messages\": %d, "
-                + "\"recv_cpu_ns\": %d, \"echoes\": %d, \"echo_cpu_ns\": %d, \"timed\": %d, "
-                + "\"timer_cpu_ns\": %d, \"wall_ns\": %d, \"gc_collections\": %d, \"gc_ms\": %d, "
-                + "\"java\": \"%s\"}%n",
-            args[0], size, count, recvCpu, handler.count, handler.cpuNs, timer.count,
-            timer.cpuNs, wall, gcN, gcMs,
-            System.getProperty("java.version"));
-        System.exit(0);
+            "{\"lang\": \"java\", \"mode\": \"%s\", \"size\": %d, \"warmup\": %d, \"rcvbuf\": %d, "
+                + "\"messages\": %d, "
+                + "\"recv_cpu_ns\": %d, \"recv_sleeps\": %d, \"wall_ns\": %d, "
+                + "\"echoes\": %d, \"echo_cpu_ns\": %d, \"timed\": %d, \"timer_cpu_ns\": %d, "
+                + "\"gc_collections\": %d, \"gc_ms\": %d, \"java\": \"%s\"}%n",
+            args[0], size, WARMUP, data.getReceiveBufferSize(), count, cpu, sleeps, wall, handler.count, handler.cpuNs, timer.count,
+            timer.cpuNs, gcN, gcMs, System.getProperty("java.version"));
+        System.exit(0); // the TimeCalculator may still wait for an echo lost on loopback
+    }
+
+    /** The receiving thread's loop: one receive() per datagram, the message queued. */
+    static final class Receiver {
+        final DatagramSocket socket;
+        final ArrayBlockingQueue<byte[]> queue;
+        final boolean fresh;
+        final byte[] buf = new byte[MAX_DATAGRAM];
+        DatagramPacket packet = new DatagramPacket(buf, buf.length);
+
+        Receiver(DatagramSocket socket, ArrayBlockingQueue<byte[]> queue, boolean fresh) {
+            this.socket = socket;
+            this.queue = queue;
+            this.fresh = fresh;
+        }
+
+        void take(int n) throws IOException, InterruptedException {
+            for (int i = 0; i < n; i++) {
+                if (fresh) {
+                    packet = new DatagramPacket(new byte[MAX_DATAGRAM], MAX_DATAGRAM);
+                } else {
+                    packet.setLength(buf.length);
+                }
+                socket.receive(packet);
+                queue.put(fresh ? packet.getData() : Arrays.copyOf(buf, packet.getLength()));
+            }
+        }
     }
 
     /** @return the whole number @p text, or -1 if it is not one */
@@ -115,8 +148,18 @@ public final class ThesisPath {
         }
     }
 
+    /** @return this thread's voluntary context switches (Linux: /proc/thread-self/status) */
+    static long voluntarySwitches() throws IOException {
+        for (String line : Files.readAllLines(Paths.get("/proc/thread-self/status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        throw new IOException("no voluntary_ctxt_switches in /proc/thread-self/status");
+    }
+
     /** The DataHandler: each queued message's stamp back to the timing port, until END. */
-    static void echoStamps(ArrayBlockingQueue<byte[]> queue, java.net.SocketAddress to, Tally t) {
+    static void echoStamps(ArrayBlockingQueue<byte[]> queue, SocketAddress to, Tally t) {
         try (DatagramSocket out = new DatagramSocket()) {
             DatagramPacket echo = new DatagramPacket(new byte[STAMP], STAMP, to);
             long cpu0 = MX.getCurrentThreadCpuTime();
@@ -133,12 +176,12 @@ public final class ThesisPath {
         }
     }
 
-    /** The TimeCalculator: receives echoes; its tally is set at each one (it may never end). */
-    static void receiveEchoes(DatagramSocket timing, long count, Tally t) {
+    /** The TimeCalculator: receives echoes; its tally is set at each one (it never ends). */
+    static void receiveEchoes(DatagramSocket timing, Tally t) {
         try {
             DatagramPacket echo = new DatagramPacket(new byte[STAMP], STAMP);
             long cpu0 = MX.getCurrentThreadCpuTime();
-            for (long n = 1; n <= count; n++) {
+            for (long n = 1; ; n++) {
                 echo.setLength(STAMP);
                 timing.receive(echo);
                 t.count = n;
@@ -146,27 +189,6 @@ public final class ThesisPath {
             }
         } catch (Exception e) {
             throw new RuntimeException(e);
-        }
-    }
-
-    /** SIZE-byte datagrams back to back until stop, each carrying its number. */
-    static void offer(int size, java.net.SocketAddress to) {
-        try (DatagramSocket out = new DatagramSocket()) {
-            byte[] b = new byte[size];
-            DatagramPacket p = new DatagramPacket(b, size, to);
-            for (long n = 0; !stop; n++) {
-                for (int k = 0; k < STAMP; k++) {
-                    b[k] = (byte) (n >>> (8 * k));
-                }
-                out.send(p);
-                if ((n & 63) == 0) {
-                    Thread.yield(); // let the receiving threads run on a machine of few cores
-                }
-            }
-        } catch (Exception e) {
-            if (!stop) {
-                throw new RuntimeException(e);
-            }
         }
     }
 

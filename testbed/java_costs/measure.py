@@ -1,23 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What seed 003's Java threads cost per message on this machine, against a C read.
 
-    python testbed/java_costs/measure.py [--sizes 64,1400] [--count 200000] [--reps 5]
+    python testbed/java_costs/measure.py [--sizes 64,1400] [--count 90000] [--reps 5]
                                          [--out FILE.json]
 
 Builds ThesisPath.java (javac) and thesis_path.c (cc) under build/java_costs, then runs, for
 each size and repetition in turn: the C reader alone (plain), the thesis' threads in C
 (copy) and in Java (copy: one reused receive packet and a copy of each message queued;
-fresh: a new 65,507-byte packet per message), on loopback, the sender offering datagrams
-back to back so that the receiving thread never waits. Each thread's CPU time (user and
-system) divided by its messages is its cost per message. Java runs with the Parallel
-collector (Java 8's default, the thesis' era). Printed per size: the median over the
-repetitions of each thread's cost (the receiving thread, the DataHandler per echo sent, the
-TimeCalculator per echo timed), the ratio of each receiving thread's cost to the C reader's,
-and the Java collector's collections and milliseconds per collection.
+fresh: a new 65,507-byte packet per message), on loopback, each beside `thesis_path blast`
+(a sender of 64 datagrams per sendmmsg() to a free port, killed by its PID after the run).
+Each program reads in windows begun with the socket's buffer full (its 4 MiB ask, capped by
+net.core.rmem_max) and the queue empty, so that the receiving thread does not wait: its CPU
+time (user and system) over the windows, divided by their messages, is its busy cost per
+message, and its voluntary context switches there (sleeps) show whether it waited. Java
+runs with the Parallel collector (Java 8's default, the thesis' era). Printed per size: the
+median over the repetitions of the receiving thread's cost, its ratio to the C reader's,
+its sleeps per message, and the Java collector's collections and milliseconds per
+collection over the windows.
 
 The ratios, not the costs, are what carry to another machine: the java-2015 preset's read
-cost is the modern preset's C read cost times the Java copy thread's ratio at 1400 bytes
-(lanloss/host_presets.py). Needs javac, java and cc; no root (loopback only).
+cost is the modern preset's C read cost times the Java copy thread's ratio at 1400 bytes,
+pooled over runs: the median of every repetition of each (lanloss/host_presets.py). Needs
+javac, java and cc; no root (loopback only).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -70,33 +75,40 @@ def build(out: Path) -> dict[str, list[str]]:
     return {"c": [str(c_bin)], "java": ["java", *JAVA_FLAGS, "-cp", str(out), "ThesisPath"]}
 
 
-def run_once(cmd: list[str], mode: str, size: int, count: int) -> dict:
-    """One run's JSON object."""
-    cp = subprocess.run([*cmd, mode, str(size), str(count)], capture_output=True, text=True)
+def free_port() -> int:
+    """A UDP port on 127.0.0.1 that no socket holds now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_once(cmds: dict[str, list[str]], lang: str, mode: str, size: int, count: int) -> dict:
+    """One run's JSON object: the receiving program beside a blaster of its own."""
+    port = str(free_port())
+    blaster = subprocess.Popen([*cmds["c"], "blast", port, str(size)])
+    try:
+        cp = subprocess.run(
+            [*cmds[lang], mode, port, str(size), str(count)], capture_output=True, text=True
+        )
+    finally:
+        blaster.kill()  # by its PID: the one process this run started
+        blaster.wait()
     if cp.returncode != 0:
-        raise SystemExit(f"measure.py: {' '.join(cmd)} {mode} failed: {cp.stderr.strip()}")
+        raise SystemExit(f"measure.py: {lang} {mode} failed: {cp.stderr.strip()}")
     return json.loads(cp.stdout)
 
 
 def per_message(runs: list[dict]) -> dict[str, float | None]:
-    """Median over runs of each thread's microseconds per message (None where it had none)."""
-
-    def med(cpu: str, n: str) -> float | None:
-        vals = [r[cpu] / r[n] / 1e3 for r in runs if r[n] > 0]
-        return statistics.median(vals) if vals else None
-
+    """Medians over runs: the receiving thread's microseconds and sleeps per message, the
+    collector's collections and milliseconds per collection (None without one)."""
     gc = [r["gc_ms"] / r["gc_collections"] for r in runs if r["gc_collections"] > 0]
     return {
-        "recv_us": med("recv_cpu_ns", "messages"),
-        "echo_us": med("echo_cpu_ns", "echoes"),
-        "timer_us": med("timer_cpu_ns", "timed"),
+        "recv_us": statistics.median(r["recv_cpu_ns"] / r["messages"] / 1e3 for r in runs),
+        "recv_sleeps_per_message": statistics.median(
+            r["recv_sleeps"] / r["messages"] for r in runs
+        ),
         "gc_collections": statistics.median(r["gc_collections"] for r in runs),
         "gc_ms_per_collection": statistics.median(gc) if gc else None,
-        "bytes_per_collection": statistics.median(
-            r["messages"] * r["size"] / r["gc_collections"] for r in runs if r["gc_collections"]
-        )
-        if gc
-        else None,
     }
 
 
@@ -117,7 +129,7 @@ def render(summary: dict) -> str:
         return "-" if v is None else f"{v:.3f}"
 
     lines = [
-        "size  run         recv us  x C read  echo us  timer us  GC: collections, ms each",
+        "size  run         recv us  x C read  sleeps/msg  GC: collections, ms each",
     ]
     for size, rows in summary.items():
         for key, r in rows.items():
@@ -128,7 +140,7 @@ def render(summary: dict) -> str:
             )
             lines.append(
                 f"{size:<5} {key:<11} {us(r['recv_us']):>7}  {r['recv_ratio_to_c_plain']:>8.2f}"
-                f"  {us(r['echo_us']):>7}  {us(r['timer_us']):>8}  {gc}"
+                f"  {r['recv_sleeps_per_message']:>10.4f}  {gc}"
             )
     return "\n".join(lines)
 
@@ -136,7 +148,7 @@ def render(summary: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="64,1400", help="datagram sizes, bytes (8-65507)")
-    ap.add_argument("--count", type=int, default=200_000, help="messages per run (>= 1000)")
+    ap.add_argument("--count", type=int, default=90_000, help="messages per run (>= 1000)")
     ap.add_argument("--reps", type=int, default=5, help="repetitions (>= 1)")
     ap.add_argument("--out", type=Path, help="write the runs and the summary here (JSON)")
     a = ap.parse_args(argv)
@@ -154,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(a.reps):
         for size in sizes:
             for lang, mode in RUNS:
-                results[size][f"{lang} {mode}"].append(run_once(cmds[lang], mode, size, a.count))
+                results[size][f"{lang} {mode}"].append(run_once(cmds, lang, mode, size, a.count))
     summary = summarise(results)
     print(render(summary))
     if a.out is not None:
