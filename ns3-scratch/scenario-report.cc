@@ -61,7 +61,9 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
             .Field("xon_sent", s.xonSent)
             .Field("peak_fifo_bytes", s.peakFifoBytes)
             .Field("peak_ring_frames", s.peakRingFrames)
-            .Field("high_water_bytes", h.host.path->GetNic()->GetHighWater());
+            .Field("high_water_bytes", h.host.path->GetNic()->GetHighWater())
+            .Field("clock_sleeps", s.clockSleeps)
+            .Field("clock_held_frames", s.clockHeldFrames);
         j.BeginArray("sockets"); // one, or a SO_REUSEPORT group (reuseport on)
         for (const auto& socket : h.host.sockets)
         {

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from lanloss import host_values, paths
+from lanloss import host_presets, host_values, paths
 from lanloss.sim import SCENARIO
 
 GENERATED = paths.BUILD / "ns3-scratch" / "generated" / "scenario-presets.h"
@@ -134,6 +134,25 @@ def test_the_polls_are_counted_by_the_frames_they_took(simulate):
     assert nic["burst_poll_frames"] > nic["frames_received"] / 2
     took = nic["single_polls"] + nic["burst_poll_frames"]  # frames in polls of 2-8 aside
     assert took <= nic["frames_received"]
+
+
+def test_a_guest_clock_sleeps_off_its_lead_at_most_as_fast_as_it_grows(simulate):
+    """QEMU's align sleeps in the record (clock_sleeps): the lead grows by at most
+    1 - 1/speedup per second of the guest's clock and is slept off each time it passes
+    Advance, so a run of T simulated seconds sleeps at most T (1 - 1/speedup) / Advance
+    times (+1); the frames held are frames it received. A real host has no such clock."""
+    rec = simulate(host="e1000-2008", payload=64, rate="51200bps", duration="0.5s",
+                   edge_rate="1Gbps", itr=0)  # fmt: skip
+    nic = rec.extra["hosts"]["r1"]
+    assert nic["clock_sleeps"] == nic["clock_held_frames"] == 0
+
+    rec = simulate(host="qemu-e1000", payload=64, rate="2.75Mbps", duration="1s",
+                   edge_rate="1Gbps", itr=2500)  # fmt: skip
+    nic = rec.extra["hosts"]["r1"]
+    speedup, advance = host_presets.QEMU_BUSY_SPEEDUP, host_presets.QEMU_ALIGN_ADVANCE_S
+    simulated = rec.timing["simulated_s"]
+    assert 0 < nic["clock_sleeps"] <= simulated * (1 - 1 / speedup) / advance + 1
+    assert 0 < nic["clock_held_frames"] <= nic["frames_received"]
 
 
 @pytest.mark.parametrize("host", ["qemu-e1000", "e1000-2008"])

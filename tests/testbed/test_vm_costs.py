@@ -131,6 +131,15 @@ def test_predict_at_a_low_rate_is_one_interrupt_and_one_wake_up_per_frame(tmp_pa
             ["zz-nosuch-", "5", "/tmp/nosuch.trace", "--", "true"],
             "no namespace zz-nosuch-sw1",
         ),
+        ("align_sleeps.sh", ["pm-", "/tmp/x", "true"], "usage"),
+        ("align_sleeps.sh", ["pm-", "/tmp/x", "--"], "usage"),
+        ("align_sleeps.sh", ["a;b", "/tmp/x", "--", "true"], "PREFIX 'a;b'"),
+        ("align_sleeps.sh", ["pm-", "/", "--", "true"], "OUT '/' exists"),
+        (
+            "align_sleeps.sh",
+            ["zz-nosuch-", "/tmp/nosuch.trace", "--", "true"],
+            "no namespace zz-nosuch-sw1",
+        ),
     ],
 )
 def test_measure_scripts_refuse_bad_input_before_touching_anything(script, argv, names):
@@ -154,6 +163,61 @@ def test_napi_trace_never_overwrites_a_file_it_did_not_make(tmp_path):
     )
     assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
     assert "t.trace.part' exists" in proc.stderr and part.read_text() == "someone's\n"
+
+
+def test_align_sleeps_never_overwrites_a_file_it_did_not_make(tmp_path):
+    """Like napi_trace.sh: an OUT.part already there is refused (one line, exit 2) and left
+    as it was; nothing ran (the COMMAND would have made a file)."""
+    part = tmp_path / "t.trace.part"
+    part.write_text("someone's\n")
+    ran = tmp_path / "ran"
+    argv = ["zz-nosuch-", str(tmp_path / "t.trace"), "--", "touch", str(ran)]
+    proc = subprocess.run(
+        ["bash", str(HERE / "align_sleeps.sh"), *argv], capture_output=True, text=True, timeout=30
+    )
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert "t.trace.part' exists" in proc.stderr and part.read_text() == "someone's\n"
+    assert not ran.exists()
+
+
+def _perf_trace(calls: list[tuple[float, float, str]], traced: float | None) -> str:
+    """perf trace's lines for (start ms, duration ms, system call), then the script's last."""
+    args = {"clock_nanosleep": "rqtp: 0x7fc4a6d7b5d0, rmtp: 0x7fc4a6d7b5e0",
+            "futex": "uaddr: 0x55cbf2ef1b40, op: WAIT|PRIVATE_FLAG, val: 2"}  # fmt: skip
+    lines = ["         ? (         ):  ... [continued]: clock_nanosleep())           = 0"]
+    lines += [f"{t:10.3f} ({d:6.3f} ms): {c}({args[c]})           = 0" for t, d, c in calls]
+    if traced is not None:
+        lines.append(f"# traced {traced:.3f} s")
+    return "\n".join(lines) + "\n"
+
+
+def test_align_sleeps_counts_the_sleeps_and_their_lengths(tmp_path, capsys):
+    """Ten align sleeps of 3.0 to 3.9 ms and two futex waits in 2 s traced: 5 a second, the
+    sleeps 34.5 ms of the 2,000 (1.725 %); the call perf saw continue from before the trace
+    started is not counted (its length is unknown)."""
+    mod = _load("align_sleeps")
+    calls = [(10.0 * i, 3.0 + 0.1 * i, "clock_nanosleep") for i in range(10)]
+    calls += [(5.0, 0.02, "futex"), (7.0, 0.03, "futex")]
+    f = tmp_path / "t.txt"
+    f.write_text(_perf_trace(calls, 2.0))
+    got = mod.summary(*mod.read(f.read_text()))
+    assert (got["sleeps"], got["futex_calls"], got["traced_s"]) == (10, 2, 2.0)
+    assert got["sleeps_per_s"] == 5.0
+    assert got["sleep_share"] == pytest.approx(34.5e-3 / 2.0)
+    assert got["median_ms"] == pytest.approx(3.45) and got["p10_ms"] == pytest.approx(3.1)
+    assert got["p90_ms"] == pytest.approx(3.9) and got["futex_s"] == pytest.approx(50e-6)
+    assert mod.main([str(f)]) == 0
+    assert "align sleeps 10 (5/s, 1.7% of the time), median 3.450 ms" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("traced", [None, 0.0])
+def test_align_sleeps_refuses_a_trace_without_its_length(tmp_path, capsys, traced):
+    mod = _load("align_sleeps")
+    f = tmp_path / "t.txt"
+    f.write_text(_perf_trace([(1.0, 3.0, "clock_nanosleep")], traced))
+    assert mod.main([str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "# traced S s" in err and len(err.strip().splitlines()) == 1
 
 
 def _cpu_gaps(tmp_path):
