@@ -240,8 +240,8 @@ _MODERN: dict[str, Any] = {
 
 # Seed 003's Java receiving thread against a C reader, busy cost per message on one machine
 # (testbed/java_costs/measure.py, two runs on 7 December 2026, OpenJDK 17 with the Parallel
-# collector, 1400-byte datagrams on loopback, the thread never waiting; the median of the
-# ten repetitions of each): the thesis' threads, written from its description (a
+# collector, 1400-byte datagrams on loopback, the thread reading a full buffer; the median
+# of the ten repetitions of each): the thesis' threads, written from its description (a
 # DatagramSocket.receive() per datagram, a copy of each message put in the DataHandler's
 # queue of 10,000), 1.903 us; a C recvfrom() loop, 1.005 us (each run's own ratio: 1.84
 # and 2.00). A ratio of two code paths on one machine carries to another; the costs do not.
