@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 HERE = Path(__file__).resolve().parent
 BUILD = HERE.parents[1] / "build" / "java_costs"
@@ -43,7 +44,7 @@ RUNS = (("c", "plain"), ("c", "copy"), ("java", "copy"), ("java", "fresh"))
 JAVA_FLAGS = ["-XX:+UseParallelGC"]  # Java 8's default collector
 
 
-def fail(msg: str) -> None:
+def fail(msg: str) -> NoReturn:
     print(f"measure.py: {msg}", file=sys.stderr)
     raise SystemExit(2)
 

@@ -56,7 +56,11 @@ perf_pid=$!
 start=$(date +%s%N)
 while [ "$(senders)" != 0 ]; do sleep 0.05; done
 end=$(date +%s%N)
-kill -INT "$perf_pid"
+if ! kill -INT "$perf_pid" 2> /dev/null; then
+	echo "align_sleeps.sh: perf trace ended before the sender did; no trace written" >&2
+	wait "$command_pid" || true # COMMAND's point runs to its end, not orphaned
+	exit 1
+fi
 wait "$perf_pid" || true
 perf_pid=
 status=0
