@@ -17,10 +17,12 @@
 // thread reads WARMUP datagrams first (the JIT compiles the loop), then windows of WINDOW
 // datagrams until COUNT. Before each window the DataHandler has emptied the queue (the
 // thread never waits for room in it) and the thread has slept REFILL_MS, so that the
-// sender has filled the socket's buffer: the thread finds a datagram waiting at every
-// call. Over the windows only: the thread's CPU time, its voluntary context switches (each
-// a sleep: none when it always finds a datagram and room), and the collector's collections
-// and milliseconds (GarbageCollectorMXBean). Prints one JSON object.
+// sender has filled the socket's buffer: the thread finds a datagram waiting at (almost)
+// every call. Over the windows only: the thread's CPU time, its voluntary context switches
+// (each a sleep: none when it always finds a datagram and room), and the collector's
+// collections and milliseconds (GarbageCollectorMXBean). Prints one JSON object; its
+// rcvbuf is what getReceiveBufferSize() reports (thesis_path.c's: what getsockopt does,
+// the kernel's doubled value), not a measure of the same thing.
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;

@@ -18,7 +18,8 @@
  * net.core.rmem_max), WARMUP datagrams, then windows of WINDOW datagrams until COUNT, each
  * begun with an empty queue and after REFILL_MS for the sender to fill the socket's buffer;
  * over the windows the receiving thread's CPU time and voluntary context switches. Prints
- * one JSON object with the fields ThesisPath.java prints.
+ * one JSON object with the fields ThesisPath.java prints (rcvbuf: getsockopt's SO_RCVBUF,
+ * the kernel's doubled value; Java's getReceiveBufferSize() reports another number).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
