@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The default study's slow receiver on the netns testbed, period by period.
+
+Runs `lanloss bed run` at each RATE with the slow-receiver panel of config/config.yaml (1472
+bytes into a 100 Mbit/s edge, a CPU quota of 20 % of one CPU per 100 ms period, 50 us of work
+per datagram), keeps the receiver's per-datagram log that the harness reads and otherwise
+drops (it wraps lanloss.testbed.traffic.read_log), and prints per rate:
+
+- the loss, and the quota periods the reader's cgroup was throttled in (its cpu.stat);
+- receive calls per datagram (a call that finds the socket empty sleeps and is woken);
+- the longest gap between two datagrams read, beside the time the socket buffer holds
+  arrivals for at the offered rate (the record's totals.recv_buffer_s): a throttle that
+  outlasts the buffer loses;
+- the reader's intake per quota period: the datagrams read between two gaps of GAP_S or
+  more (a throttle), their mean, standard deviation and variance over mean (1 for Poisson
+  counts), over the complete periods (the first and last are cut by the run).
+
+    .venv/bin/python testbed/quota_periods.py OUTDIR RATE... [--duration 3s] [--prefix qp-]
+
+Each point's record goes to OUTDIR/rate<bit/s>.json. Root (netns); bad input is refused in
+one line with exit 2 before any host is touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from lanloss import units
+from lanloss.cli import main as lanloss_main
+from lanloss.testbed import traffic
+
+GAP_S = 5e-3  # a pause in the reading this long is a throttle (arrivals come every ~0.3 ms)
+PANEL = ["--edge-rate", "100Mbps", "--payload", "1472", "--recv-cpu", "20",
+         "--recv-work", "50us", "--warmup", "0.1s", "--no-progress"]  # fmt: skip
+
+
+def intake_per_period(rx_ns: np.ndarray, gap_s: float = GAP_S) -> np.ndarray:
+    """Datagrams read between consecutive gaps of gap_s or more, the first and last runs
+    (cut by the traffic's start and end) left out."""
+    if len(rx_ns) < 2:
+        return np.zeros(0, dtype=int)
+    cuts = np.flatnonzero(np.diff(rx_ns) >= gap_s * 1e9) + 1
+    counts = np.diff(np.concatenate([[0], cuts, [len(rx_ns)]]))
+    return counts[1:-1]
+
+
+def describe(record: dict, rx_ns: np.ndarray) -> str:
+    """One point's lines (see the module docstring)."""
+    reader = record["extra"]["tool_reports"]["receivers"]["r1"]
+    received, calls = reader["readers"][0]["received"], reader["scheduling"]["calls"]
+    cpu = record["extra"]["cpu_stat"]["r1"]
+    gap = float(np.diff(rx_ns).max()) / 1e6 if len(rx_ns) > 1 else float("nan")
+    n = intake_per_period(rx_ns)
+    lines = [
+        f"{record['params']['rate'] / 1e6:g} Mbit/s: loss {100 * record['totals']['loss']:.2f} %, "
+        f"throttled in {cpu['nr_throttled']} of {cpu['nr_periods']} periods "
+        f"({cpu['throttled_time'] / 1e9:.3f} s), {calls / max(received, 1):.2f} calls per "
+        f"datagram; longest gap {gap:.1f} ms, the socket buffer holds "
+        f"{1e3 * record['totals']['recv_buffer_s']:.1f} ms; {len(rx_ns)} datagrams in the log"
+    ]
+    if len(n) >= 2:
+        lines.append(
+            f"  intake per period ({len(n)} periods): mean {n.mean():.1f}, sd {n.std(ddof=1):.1f}, "
+            f"variance / mean {n.var(ddof=1) / n.mean():.3f}"
+        )
+    return "\n".join(lines)
+
+
+def run_point(out: Path, rate: str, duration: str, prefix: str) -> tuple[dict, np.ndarray]:
+    """One `lanloss bed run` whose receiver's log is kept: (its record, rx_ns sorted)."""
+    kept: list[np.ndarray] = []
+    read_log = traffic.read_log
+
+    def keep(host, path):
+        flows = read_log(host, path)
+        kept.append(np.sort([a.rx_ns for arrivals in flows.values() for a in arrivals]))
+        return flows
+
+    traffic.read_log = keep
+    try:
+        argv = ["bed", "run", "--prefix", prefix, *PANEL, "--rate", rate,
+                "--duration", duration, "--out", str(out)]  # fmt: skip
+        code = lanloss_main(argv)
+    finally:
+        traffic.read_log = read_log
+    if code != 0:
+        raise SystemExit(code)
+    return json.loads(out.read_text()), kept[-1] if kept else np.zeros(0, dtype=np.int64)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("outdir", type=Path)
+    ap.add_argument("rates", nargs="+", metavar="RATE")
+    ap.add_argument("--duration", default="3s")
+    ap.add_argument("--prefix", default="qp-")
+    a = ap.parse_args(argv)
+    try:
+        bps = [units.parse_rate(rate) for rate in a.rates]
+        if units.parse_time(a.duration) <= 0:
+            raise ValueError(f"duration {a.duration!r} must be positive")
+    except ValueError as exc:
+        print(f"quota_periods: {exc}", file=sys.stderr)
+        return 2
+    if a.outdir.exists() and not a.outdir.is_dir():
+        print(f"quota_periods: OUTDIR {str(a.outdir)!r} is not a folder", file=sys.stderr)
+        return 2
+    a.outdir.mkdir(parents=True, exist_ok=True)
+    for rate in bps:
+        record, rx = run_point(a.outdir / f"rate{rate}.json", str(rate), a.duration, a.prefix)
+        print(describe(record, rx), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

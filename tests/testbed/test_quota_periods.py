@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""testbed/quota_periods.py: the slow receiver's intake per CPU-quota period, from the
+receiver's own per-datagram log (kept from the harness), on the netns testbed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TOOL = REPO / "testbed" / "quota_periods.py"
+sys.path.insert(0, str(TOOL.parent))
+import quota_periods  # noqa: E402 (testbed/, a script's folder)
+
+PREFIX = "lanloss-qptest-"
+
+
+def _tool(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(TOOL), *args], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+
+
+def test_the_intake_is_counted_between_throttles_without_the_cut_ends():
+    ms = 1_000_000
+    # 3 datagrams, a 20 ms throttle, 4, another, 5, another, 2: the first and last runs
+    # are cut by the traffic's start and end
+    times, t = [], 0
+    for n in (3, 4, 5, 2):
+        for _ in range(n):
+            times.append(t)
+            t += ms // 2  # 0.5 ms apart: no throttle
+        t += 20 * ms
+    counts = quota_periods.intake_per_period(np.array(times))
+    assert counts.tolist() == [4, 5]
+    # a gap just under GAP_S is no throttle; at it, one
+    gap = int(quota_periods.GAP_S * 1e9)
+    assert quota_periods.intake_per_period(np.array([0, gap - 1, 2 * gap])).tolist() == []
+    assert quota_periods.intake_per_period(np.array([0, gap, 2 * gap, 3 * gap])).tolist() == [1, 1]
+    assert quota_periods.intake_per_period(np.array([5])).tolist() == []
+
+
+@pytest.mark.parametrize(
+    "args, word",
+    [(["0Mbps"], "'0Mbps'"), (["fast"], "'fast'"), (["40Mbps", "--duration", "0s"], "'0s'")],
+)
+def test_bad_input_is_one_line_and_exit_2_before_any_host(args, word, tmp_path):
+    out = tmp_path / "out"
+    cp = _tool(str(out), *args, "--prefix", PREFIX)
+    assert cp.returncode == 2 and cp.stdout == ""
+    lines = cp.stderr.strip().splitlines()
+    assert len(lines) == 1 and word in lines[0], cp.stderr
+    assert not out.exists()
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert PREFIX not in ns
+
+
+@pytest.mark.netns
+@pytest.mark.untimed
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
+def test_past_the_knee_every_datagram_read_is_in_the_log_and_the_periods(tmp_path):
+    """80 Mbit/s into a reader held to 20 % of a CPU with 50 us of work per datagram: it
+    cannot keep up, so its cgroup is throttled and it reads in bursts, one per period."""
+    cp = _tool(str(tmp_path), "80Mbps", "--duration", "1s", "--prefix", PREFIX)
+    assert cp.returncode == 0, cp.stderr
+    record = json.loads((tmp_path / "rate80000000.json").read_text())
+    reader = record["extra"]["tool_reports"]["receivers"]["r1"]
+    received = reader["readers"][0]["received"]
+    lines = cp.stdout.splitlines()
+    assert lines[0].startswith("80 Mbit/s: loss ") and "periods" in lines[0]
+    # the log kept from the harness holds every datagram the reader read
+    assert lines[0].endswith(f"; {received} datagrams in the log") and received > 0
+    cpu = record["extra"]["cpu_stat"]["r1"]
+    assert cpu["nr_throttled"] >= 5  # a 1 s run has ~10 periods, past the knee most throttle
+    assert "intake per period" in lines[1]
+    n = int(lines[1].split("(")[1].split()[0])
+    assert 3 <= n <= cpu["nr_periods"]
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert PREFIX not in ns
