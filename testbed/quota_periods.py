@@ -13,7 +13,13 @@ drops (it wraps lanloss.testbed.traffic.read_log), and prints per rate:
   outlasts the buffer loses;
 - the reader's intake per quota period: the datagrams read between two gaps of GAP_S or
   more (a throttle), their mean, standard deviation and variance over mean (1 for Poisson
-  counts), over the complete periods (the first and last are cut by the run).
+  counts), over the complete periods (the first and last are cut by the run);
+
+and, over the periods of all the rates, what a datagram and a receive call cost: each
+period between two throttles used its whole quota (RECV_CPU % of PERIOD_US), so least
+squares of quota = datagrams x per-datagram + calls x per-call, a call being the datagrams
+that share one rx_ns (lanloss-recv stamps a call's datagrams with its return, by default).
+A period twice the median's length or more spans an unthrottled period and is left out.
 
     .venv/bin/python testbed/quota_periods.py OUTDIR RATE... [--duration 3s] [--prefix qp-]
 
@@ -33,20 +39,43 @@ import numpy as np
 from lanloss import units
 from lanloss.cli import main as lanloss_main
 from lanloss.testbed import traffic
+from lanloss.testbed.cpulimit import PERIOD_US
+from lanloss.testbed.runfolder import prefix_problem
 
 GAP_S = 5e-3  # a pause in the reading this long is a throttle (arrivals come every ~0.3 ms)
-PANEL = ["--edge-rate", "100Mbps", "--payload", "1472", "--recv-cpu", "20",
+RECV_CPU = 20  # percent of one CPU per period
+QUOTA_S = RECV_CPU / 100 * PERIOD_US / 1e6
+PANEL = ["--edge-rate", "100Mbps", "--payload", "1472", "--recv-cpu", str(RECV_CPU),
          "--recv-work", "50us", "--warmup", "0.1s", "--no-progress"]  # fmt: skip
 
 
-def intake_per_period(rx_ns: np.ndarray, gap_s: float = GAP_S) -> np.ndarray:
-    """Datagrams read between consecutive gaps of gap_s or more, the first and last runs
+def periods(rx_ns: np.ndarray, gap_s: float = GAP_S) -> list[np.ndarray]:
+    """The stamps read between consecutive gaps of gap_s or more, the first and last runs
     (cut by the traffic's start and end) left out."""
     if len(rx_ns) < 2:
-        return np.zeros(0, dtype=int)
+        return []
     cuts = np.flatnonzero(np.diff(rx_ns) >= gap_s * 1e9) + 1
-    counts = np.diff(np.concatenate([[0], cuts, [len(rx_ns)]]))
-    return counts[1:-1]
+    return np.split(rx_ns, cuts)[1:-1]
+
+
+def intake_per_period(rx_ns: np.ndarray, gap_s: float = GAP_S) -> np.ndarray:
+    """Datagrams read in each of periods(rx_ns)."""
+    return np.array([len(p) for p in periods(rx_ns, gap_s)], dtype=int)
+
+
+def datagrams_and_calls(rx_ns: np.ndarray) -> np.ndarray:
+    """Per period that used one quota: [datagrams, calls] (rows); periods twice the median
+    length or more (an unthrottled period inside) left out."""
+    rows = np.array([[len(p), len(np.unique(p))] for p in periods(rx_ns)], dtype=float)
+    if not len(rows):
+        return np.zeros((0, 2))
+    return rows[rows[:, 0] < 2 * np.median(rows[:, 0])]
+
+
+def costs(rows: np.ndarray, quota_s: float = QUOTA_S) -> tuple[float, float]:
+    """(per datagram, per call) in seconds: least squares of quota_s = rows @ costs."""
+    x, *_ = np.linalg.lstsq(rows, np.full(len(rows), quota_s), rcond=None)
+    return float(x[0]), float(x[1])
 
 
 def describe(record: dict, rx_ns: np.ndarray) -> str:
@@ -104,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         bps = [units.parse_rate(rate) for rate in a.rates]
         if units.parse_time(a.duration) <= 0:
             raise ValueError(f"duration {a.duration!r} must be positive")
+        if why := prefix_problem(a.prefix):
+            raise ValueError(f"--prefix {a.prefix!r} {why}")
     except ValueError as exc:
         print(f"quota_periods: {exc}", file=sys.stderr)
         return 2
@@ -111,9 +142,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"quota_periods: OUTDIR {str(a.outdir)!r} is not a folder", file=sys.stderr)
         return 2
     a.outdir.mkdir(parents=True, exist_ok=True)
+    rows = []
     for rate in bps:
         record, rx = run_point(a.outdir / f"rate{rate}.json", str(rate), a.duration, a.prefix)
         print(describe(record, rx), flush=True)
+        rows.append(datagrams_and_calls(rx))
+    pooled = np.vstack(rows)
+    if len(pooled) >= 4 and len(np.unique(np.round(pooled[:, 1] / pooled[:, 0], 2))) > 1:
+        per_datagram, per_call = costs(pooled)
+        print(
+            f"over {len(pooled)} periods of {1e3 * QUOTA_S:g} ms of CPU: "
+            f"{1e6 * per_datagram:.2f} us per datagram, {1e6 * per_call:.2f} us per call"
+        )
     return 0
 
 

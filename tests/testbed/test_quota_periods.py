@@ -46,13 +46,35 @@ def test_the_intake_is_counted_between_throttles_without_the_cut_ends():
     assert quota_periods.intake_per_period(np.array([5])).tolist() == []
 
 
+def test_the_costs_are_solved_from_periods_that_each_used_the_quota():
+    """Periods made with a known cost per datagram and per call give them back; a call is
+    the datagrams that share a stamp, and a period spanning two quotas is left out."""
+    per_datagram, per_call = 51e-6, 10e-6
+    rows = []
+    for calls_per_datagram in (0.6, 0.7, 0.8):
+        n = quota_periods.QUOTA_S / (per_datagram + calls_per_datagram * per_call)
+        rows.append([n, calls_per_datagram * n])
+    got = quota_periods.costs(np.array(rows))
+    assert got == pytest.approx((per_datagram, per_call), rel=1e-9)
+    ms = 1_000_000
+    stamps = [0, 0, 1, 20 * ms, 20 * ms, 20 * ms + 1, 40 * ms, 40 * ms, 41 * ms]  # 3, 2 calls
+    stamps += [60 * ms + i for i in range(9)] + [90 * ms]  # 9 datagrams: twice the median
+    rows = quota_periods.datagrams_and_calls(np.array(stamps))
+    assert rows.tolist() == [[3, 2], [3, 2]]
+
+
 @pytest.mark.parametrize(
     "args, word",
-    [(["0Mbps"], "'0Mbps'"), (["fast"], "'fast'"), (["40Mbps", "--duration", "0s"], "'0s'")],
+    [
+        (["0Mbps"], "'0Mbps'"),
+        (["fast"], "'fast'"),
+        (["40Mbps", "--duration", "0s"], "'0s'"),
+        (["40Mbps", "--prefix", "a b"], "'a b'"),
+    ],
 )
 def test_bad_input_is_one_line_and_exit_2_before_any_host(args, word, tmp_path):
     out = tmp_path / "out"
-    cp = _tool(str(out), *args, "--prefix", PREFIX)
+    cp = _tool(str(out), *args, *([] if "--prefix" in args else ["--prefix", PREFIX]))
     assert cp.returncode == 2 and cp.stdout == ""
     lines = cp.stderr.strip().splitlines()
     assert len(lines) == 1 and word in lines[0], cp.stderr
@@ -67,7 +89,7 @@ def test_bad_input_is_one_line_and_exit_2_before_any_host(args, word, tmp_path):
 def test_past_the_knee_every_datagram_read_is_in_the_log_and_the_periods(tmp_path):
     """80 Mbit/s into a reader held to 20 % of a CPU with 50 us of work per datagram: it
     cannot keep up, so its cgroup is throttled and it reads in bursts, one per period."""
-    cp = _tool(str(tmp_path), "80Mbps", "--duration", "1s", "--prefix", PREFIX)
+    cp = _tool(str(tmp_path), "80Mbps", "40Mbps", "--duration", "1s", "--prefix", PREFIX)
     assert cp.returncode == 0, cp.stderr
     record = json.loads((tmp_path / "rate80000000.json").read_text())
     reader = record["extra"]["tool_reports"]["receivers"]["r1"]
@@ -81,5 +103,7 @@ def test_past_the_knee_every_datagram_read_is_in_the_log_and_the_periods(tmp_pat
     assert "intake per period" in lines[1]
     n = int(lines[1].split("(")[1].split()[0])
     assert 3 <= n <= cpu["nr_periods"]
+    # both rates' periods pooled: the cost per datagram and per call
+    assert lines[-1].startswith("over ") and lines[-1].endswith(" us per call")
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert PREFIX not in ns
