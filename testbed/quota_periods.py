@@ -82,7 +82,13 @@ def describe(record: dict, rx_ns: np.ndarray) -> str:
     """One point's lines (see the module docstring)."""
     reader = record["extra"]["tool_reports"]["receivers"]["r1"]
     received, calls = reader["readers"][0]["received"], reader["scheduling"]["calls"]
-    cpu = record["extra"]["cpu_stat"]["r1"]
+    cpu = record["extra"].get("cpu_stat", {}).get("r1") or {}
+    if "nr_throttled" not in cpu:
+        limit = record["env"]["hosts"]["r1"].get("cpu_limit", {})
+        return (
+            f"{record['params']['rate'] / 1e6:g} Mbit/s: no CPU quota was enforced here "
+            f"(method {limit.get('method')}): no periods to count"
+        )
     gap = float(np.diff(rx_ns).max()) / 1e6 if len(rx_ns) > 1 else float("nan")
     n = intake_per_period(rx_ns)
     lines = [
@@ -146,8 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     for rate in bps:
         record, rx = run_point(a.outdir / f"rate{rate}.json", str(rate), a.duration, a.prefix)
         print(describe(record, rx), flush=True)
-        rows.append(datagrams_and_calls(rx))
-    pooled = np.vstack(rows)
+        if record["extra"].get("cpu_stat", {}).get("r1"):
+            rows.append(datagrams_and_calls(rx))
+    pooled = np.vstack(rows) if rows else np.zeros((0, 2))
     if len(pooled) >= 4 and len(np.unique(np.round(pooled[:, 1] / pooled[:, 0], 2))) > 1:
         per_datagram, per_call = costs(pooled)
         print(
