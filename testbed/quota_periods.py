@@ -78,11 +78,16 @@ def costs(rows: np.ndarray, quota_s: float = QUOTA_S) -> tuple[float, float]:
     return float(x[0]), float(x[1])
 
 
+def quota_stat(record: dict) -> dict:
+    """The receiver's cgroup cpu.stat; empty where no quota was enforced (SCHED_IDLE)."""
+    return record["extra"].get("cpu_stat", {}).get("r1") or {}
+
+
 def describe(record: dict, rx_ns: np.ndarray) -> str:
     """One point's lines (see the module docstring)."""
     reader = record["extra"]["tool_reports"]["receivers"]["r1"]
     received, calls = reader["readers"][0]["received"], reader["scheduling"]["calls"]
-    cpu = record["extra"].get("cpu_stat", {}).get("r1") or {}
+    cpu = quota_stat(record)
     if "nr_throttled" not in cpu:
         limit = record["env"]["hosts"]["r1"].get("cpu_limit", {})
         return (
@@ -152,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     for rate in bps:
         record, rx = run_point(a.outdir / f"rate{rate}.json", str(rate), a.duration, a.prefix)
         print(describe(record, rx), flush=True)
-        if record["extra"].get("cpu_stat", {}).get("r1"):
+        if "nr_throttled" in quota_stat(record):
             rows.append(datagrams_and_calls(rx))
     pooled = np.vstack(rows) if rows else np.zeros((0, 2))
     if len(pooled) >= 4 and len(np.unique(np.round(pooled[:, 1] / pooled[:, 0], 2))) > 1:
