@@ -17,7 +17,7 @@ from lanloss.analysis import loss_model as lm
 SCHEMA = "lanloss.fit/1"
 # A testbed host's priors, and the base of its calibrated preset: the model of the netns
 # testbed's veth host (lanloss/host_presets.py).
-TESTBED_BASE = "netns"
+TESTBED_BASE = lm.BED_HOST
 
 
 def host_preset(out_params: dict, base: str, data: pd.DataFrame, study: str | None):

@@ -34,7 +34,10 @@ Host costs: a simulator run carries its host's values in its parameters (times t
 testbed runs use ``theta_host``, fitted. The testbed (netns) has its kernel work on another
 CPU than the reader (veth: the sender's), so its host has two cores. On both sources
 ``recv_cpu`` caps the readers' CPU share (a CFS quota; queueing at the period's scale,
-docs/physics.md §2) and ``recv_work`` adds to c_a.
+docs/physics.md §2) and ``recv_work`` adds to c_a. Under a quota a receive call's cost
+(``read_call_cost``; the testbed's: its base preset's, 0 for netns, not fitted) counts too: a
+reader caught up pays one per datagram, one draining a period's backlog almost none
+(``quota_rate``).
 
 Validated against the simulator (tests/analysis/test_model_vs_sim.py, test_loss_model.py):
 host-model.rst's livelock table to 0.1 %, its stall runs, PAUSE moving the loss, fragment
@@ -71,6 +74,10 @@ from lanloss.analysis.wire import fragment_sizes, wire
 MODEL = "lanloss.loss"
 MODEL_VERSION = 1
 BED_CORES = 2  # netns: reader(s) on their own CPU, kernel work on the sender's
+# The simulator's preset for the testbed's host: the fit's priors and host file start from
+# it, and testbed rows take its cost per receive call
+BED_HOST = "netns"
+QUOTA_PERIOD = 0.1  # s: the CFS period of a recv_cpu quota (testbed cpulimit, simulator)
 STAGES = ("wire", "switch", "interrupts", "cpu", "socket_buffer")
 
 
@@ -187,6 +194,7 @@ class Prepared:
     c_i0: np.ndarray  # simulator's configured costs (NaN for the testbed)
     c_d0: np.ndarray
     c_a0: np.ndarray
+    c_call: np.ndarray  # CPU per receive call (read_call_cost; testbed: BED_HOST's)
     poisson: np.ndarray  # bool
     burst: np.ndarray  # datagrams per burst (pattern burst:N), else 1
     drop_point: list[str] = field(default_factory=list)
@@ -296,6 +304,7 @@ def _configuration(
         ring = math.inf  # veth: no ring or FIFO
         ts_fixed = 0.0
         c = (math.nan, math.nan, math.nan)
+        c_call = _f(host_presets.get(BED_HOST, {}).get("read_call_cost"), 0.0)
         stall = (0.0, 0.0)
     else:
         cores = hv("cores", 1.0)
@@ -306,6 +315,7 @@ def _configuration(
         ts_fixed = hv("truesize", 0.0)
         # a read: its call plus the copy of the payload (read_byte_cost)
         c = (hv("irq_cost"), hv("packet_cost"), hv("read_cost") + P * hv("read_byte_cost", 0.0))
+        c_call = hv("read_call_cost", 0.0)
         stall = (hv("stall_period", 0.0), hv("stall_length", 0.0))
     # A slow application, the same on both sources: a CPU quota (unless the testbed could
     # only lower its priority) and work per datagram.
@@ -335,6 +345,7 @@ def _configuration(
         "c_i0": c[0],
         "c_d0": c[1],
         "c_a0": c[2],
+        "c_call": c_call,
         "p_frame": float(p["frame_loss"]),
         "n_f": float(w.fragments),
         "burst": float(int(pat.split(":")[1]) if pat.startswith("burst:") else 1),
@@ -359,6 +370,7 @@ _CONFIG_VALUES = (
     "c_i0",
     "c_d0",
     "c_a0",
+    "c_call",
     "p_frame",
     "n_f",
     "burst",
@@ -535,10 +547,36 @@ def _kernel(prep: Prepared, Lam: np.ndarray, c_i, c_d, c_a) -> _Kernel:
     return _Kernel(n_int, polling, avail, k_share, cap_frames, U_k, L_kernel, L_ring)
 
 
-def _readers_rate(prep: Prepared, k: _Kernel, c_a: np.ndarray) -> np.ndarray:
+def quota_rate(share, c_a, c_call, Lam, K, period=QUOTA_PERIOD):
+    """Datagrams/s readers under a CPU quota take: share s of a CPU per CFS period T,
+    c_a per datagram and c_call per receive call (docs/physics.md §2).
+
+    Each period the readers run until the quota is used, then wait for the next; they
+    come back to a socket holding up to K datagrams. They drain that backlog in calls of
+    many datagrams (while draining, lambda c_a arrive per datagram read: K / (1 - lambda
+    c_a) datagrams in all), then, caught up, read each arrival with a call of its own.
+    Past the knee the quota buys D datagrams: s T = D c_a + (D - K / (1 - lambda c_a))
+    c_call, so D / T = (s + c_call X) / (c_a + c_call), X = K / ((1 - lambda c_a) T);
+    never more than s / c_a (every datagram read in a batch: lambda c_a >= 1 or X large).
+    The drain's few calls are left out. Without a call cost this is s / c_a."""
+    drain = 1.0 - Lam * c_a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        X = np.where(drain > 0, K / (np.maximum(drain, 1e-12) * period), np.inf)
+        singles = (share + c_call * X) / (c_a + c_call)
+    return np.minimum(share / c_a, np.where(np.isfinite(X), singles, np.inf))
+
+
+def _readers_rate(
+    prep: Prepared, k: _Kernel, c_a: np.ndarray, Lam: np.ndarray, K: np.ndarray
+) -> np.ndarray:
     """mu_a: datagrams/s the readers take (on the kernel's core, or their own)."""
     reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
-    mu_own = np.minimum(reader_cores, prep.share) / c_a
+    quota = prep.share < reader_cores
+    mu_own = np.where(
+        quota,
+        quota_rate(np.where(quota, prep.share, 1.0), c_a, prep.c_call, Lam, K),
+        reader_cores / c_a,
+    )
     # several readers on one socket copy one at a time, handing the lock over: at most one
     # datagram per copy + handoff (the work after the copy runs in parallel)
     copy = c_a - prep.work
@@ -563,11 +601,16 @@ class _Socket:
     L_stall: np.ndarray  # stalls the socket cannot bridge
 
 
+def _capacity(prep: Prepared, ts: np.ndarray) -> np.ndarray:
+    """Datagrams the socket holds. A fitted truesize needs a K that moves with it:
+    floor(x) + 1 is x + 1/2 on average."""
+    return np.where(prep.bed, prep.sk_rcvbuf / ts + 0.5, socket_capacity(prep.sk_rcvbuf, ts))
+
+
 def _socket(prep: Prepared, Lam_s: np.ndarray, mu_a, ts, scv) -> _Socket:
-    on, bed, R = prep.host_on, prep.bed, prep.itr
+    on, R = prep.host_on, prep.itr
     reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
-    # a fitted truesize needs a K that moves with it: floor(x) + 1 is x + 1/2 on average
-    K = np.where(bed, prep.sk_rcvbuf / ts + 0.5, socket_capacity(prep.sk_rcvbuf, ts))
+    K = _capacity(prep, ts)
     b = np.maximum(np.where(R > 0, Lam_s / np.where(R > 0, R, 1.0), 1.0), prep.burst)
     b = np.maximum(b, 1.0)
     L_batch = np.where(b > K, (b - K) / b, 0.0)
@@ -607,8 +650,9 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     lam_h = prep.lam * prep.net_keep * (1.0 - L_frame)
     Lam = np.maximum(lam_h * prep.host_mult, 1e-12)  # datagrams/s into the host
     k = _kernel(prep, Lam, c_i, c_d, c_a)
-    mu_a = _readers_rate(prep, k, c_a)
-    sock = _socket(prep, Lam * (1.0 - k.L_kernel) * (1.0 - k.L_ring), mu_a, ts, scv)
+    Lam_s = Lam * (1.0 - k.L_kernel) * (1.0 - k.L_ring)  # into the socket
+    mu_a = _readers_rate(prep, k, c_a, Lam_s, _capacity(prep, ts))
+    sock = _socket(prep, Lam_s, mu_a, ts, scv)
 
     # which CPU work dominates: interrupts (seed 000's first cause) or the rest
     phi = Lam * prep.n_f

@@ -177,6 +177,17 @@ def test_a_cpu_quota_binds_over_its_period_not_on_short_bursts(scv):
             assert pred.stages["socket_buffer"][0] == 0 and pred.stages["cpu"][0] > 0
 
 
+def test_the_quota_rate_between_a_call_per_datagram_and_none():
+    """quota_rate's limits: no call cost, or a reader that never catches up (lambda c_a >=
+    1: every datagram read in a batch), gives share / c_a; a call per datagram when the
+    socket holds nothing; the drained backlog cheapens the datagrams as lambda grows."""
+    assert lm.quota_rate(0.2, 50e-6, 0.0, 5000.0, 90.0) == pytest.approx(0.2 / 50e-6)
+    assert lm.quota_rate(0.2, 50e-6, 10e-6, 30_000.0, 90.0) == pytest.approx(0.2 / 50e-6)
+    assert lm.quota_rate(0.2, 50e-6, 10e-6, 5000.0, 0.0) == pytest.approx(0.2 / 60e-6)
+    rates = [lm.quota_rate(0.2, 50e-6, 10e-6, lam, 90.0) for lam in (4000.0, 6000.0, 8000.0)]
+    assert rates == sorted(rates) and rates[-1] < 0.2 / 50e-6
+
+
 def test_readers_capacity_counts_the_copy_and_the_lock_handoffs():
     """The readers' capacity as the simulator has it (tests/sim/test_readers.py): a read is
     its call plus the payload's copy; threads on one socket copy one at a time, a handoff
