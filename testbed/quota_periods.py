@@ -20,6 +20,10 @@ period between two throttles used its whole quota (RECV_CPU % of PERIOD_US), so 
 squares of quota = datagrams x per-datagram + calls x per-call, a call being the datagrams
 that share one rx_ns (lanloss-recv stamps a call's datagrams with its return, by default).
 A period twice the median's length or more spans an unthrottled period and is left out.
+The two costs are given with their standard errors where the periods separate them; where
+calls per datagram vary too little between periods they do not (a cost within two standard
+errors of 0, or below it), and the line says so and gives what the periods do measure: a
+datagram's cost with its calls' share.
 
     .venv/bin/python testbed/quota_periods.py OUTDIR RATE... [--duration 3s] [--prefix qp-]
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -76,6 +81,40 @@ def costs(rows: np.ndarray, quota_s: float = QUOTA_S) -> tuple[float, float]:
     """(per datagram, per call) in seconds: least squares of quota_s = rows @ costs."""
     x, *_ = np.linalg.lstsq(rows, np.full(len(rows), quota_s), rcond=None)
     return float(x[0]), float(x[1])
+
+
+def standard_errors(rows: np.ndarray, quota_s: float = QUOTA_S) -> tuple[float, float]:
+    """The standard errors of costs(rows): s^2 (X'X)^-1 with s^2 the residuals' mean square
+    over n - 2 degrees of freedom (inf with fewer than three periods)."""
+    if len(rows) < 3:
+        return math.inf, math.inf
+    x = np.array(costs(rows, quota_s))
+    resid = quota_s - rows @ x
+    s2 = float(resid @ resid) / (len(rows) - 2)
+    cov = s2 * np.linalg.pinv(rows.T @ rows)
+    return float(math.sqrt(max(cov[0, 0], 0.0))), float(math.sqrt(max(cov[1, 1], 0.0)))
+
+
+def cost_line(rows: np.ndarray, quota_s: float = QUOTA_S) -> str:
+    """The pooled periods' costs: a datagram's and a call's where the periods separate
+    them (both estimates more than two standard errors above 0); else the least squares
+    named as not separated, and a datagram's cost with its calls' share (quota over the
+    mean intake), which the periods do measure."""
+    head = f"over {len(rows)} periods of {1e3 * quota_s:g} ms of CPU: "
+    (a, b), (se_a, se_b) = costs(rows, quota_s), standard_errors(rows, quota_s)
+    if a > 2 * se_a and b > 2 * se_b:
+        return (
+            f"{head}{1e6 * a:.2f} +- {1e6 * se_a:.2f} us per datagram, "
+            f"{1e6 * b:.2f} +- {1e6 * se_b:.2f} us per call"
+        )
+    per_call = rows[:, 1] / rows[:, 0]
+    return (
+        f"{head}least squares {1e6 * a:.2f} +- {1e6 * se_a:.2f} us per datagram and "
+        f"{1e6 * b:.2f} +- {1e6 * se_b:.2f} us per call, not separated (calls per datagram "
+        f"{per_call.min():.2f}-{per_call.max():.2f}: a cost within two standard errors of 0 "
+        f"or below); a datagram with its calls' share "
+        f"{1e6 * quota_s / rows[:, 0].mean():.2f} us"
+    )
 
 
 def quota_stat(record: dict) -> dict:
@@ -161,11 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(datagrams_and_calls(rx))
     pooled = np.vstack(rows) if rows else np.zeros((0, 2))
     if len(pooled) >= 4 and len(np.unique(np.round(pooled[:, 1] / pooled[:, 0], 2))) > 1:
-        per_datagram, per_call = costs(pooled)
-        print(
-            f"over {len(pooled)} periods of {1e3 * QUOTA_S:g} ms of CPU: "
-            f"{1e6 * per_datagram:.2f} us per datagram, {1e6 * per_call:.2f} us per call"
-        )
+        print(cost_line(pooled))
     return 0
 
 

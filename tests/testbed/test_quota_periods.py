@@ -5,6 +5,7 @@ receiver's own per-datagram log (kept from the harness), on the netns testbed.""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -61,6 +62,35 @@ def test_the_costs_are_solved_from_periods_that_each_used_the_quota():
     stamps += [60 * ms + i for i in range(9)] + [90 * ms]  # 9 datagrams: twice the median
     rows = quota_periods.datagrams_and_calls(np.array(stamps))
     assert rows.tolist() == [[3, 2], [3, 2]]
+
+
+def _noisy_periods(calls_per_datagram, rng, per_datagram=51e-6, per_call=10e-6):
+    """A period per calls-per-datagram value, its intake off the exact one by 1 % sd."""
+    rows = []
+    for c in calls_per_datagram:
+        n = quota_periods.QUOTA_S / (per_datagram + c * per_call) * rng.normal(1.0, 0.01)
+        rows.append([n, c * n])
+    return np.array(rows)
+
+
+def test_the_costs_are_given_with_errors_only_where_the_periods_separate_them():
+    """Calls per datagram spread over 0.5-0.9 separate a call's cost from a datagram's: both
+    are given with standard errors that hold the truth. Spread over 0.60-0.62 they do not:
+    the line says so and gives a datagram's cost with its calls' share, which stays
+    measured (quota over the mean intake)."""
+    rng = np.random.default_rng(7)
+    wide = _noisy_periods(np.linspace(0.5, 0.9, 60), rng)
+    (a, b), (se_a, se_b) = quota_periods.costs(wide), quota_periods.standard_errors(wide)
+    assert abs(a - 51e-6) < 3 * se_a and abs(b - 10e-6) < 3 * se_b
+    line = quota_periods.cost_line(wide)
+    assert line.startswith("over 60 periods of 20 ms of CPU: ") and line.endswith(" us per call")
+    assert "+-" in line and "not separated" not in line
+    narrow = _noisy_periods(np.linspace(0.60, 0.62, 60), rng)
+    line = quota_periods.cost_line(narrow)
+    assert "not separated (calls per datagram 0.60-0.62" in line
+    share = float(line.rsplit("calls' share ", 1)[1].split()[0])
+    assert share == pytest.approx(51 + 0.61 * 10, rel=0.01)
+    assert quota_periods.standard_errors(wide[:2]) == (math.inf, math.inf)
 
 
 def test_without_a_cgroup_quota_it_says_so_and_counts_no_periods():
@@ -121,7 +151,9 @@ def test_past_the_knee_every_datagram_read_is_in_the_log_and_the_periods(tmp_pat
     assert "intake per period" in lines[1]
     n = int(lines[1].split("(")[1].split()[0])
     assert 3 <= n <= cpu["nr_periods"]
-    # both rates' periods pooled: the cost per datagram and per call
-    assert lines[-1].startswith("over ") and lines[-1].endswith(" us per call")
+    # both rates' periods pooled: the cost per datagram and per call, or, where the
+    # periods do not separate them, a datagram's with its calls' share
+    assert lines[-1].startswith("over ")
+    assert lines[-1].endswith(" us per call") or "not separated" in lines[-1]
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert PREFIX not in ns
