@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The default study's slow receiver on the netns testbed, period by period.
 
-Runs `lanloss bed run` at each RATE with the slow-receiver panel of config/config.yaml (1472
-bytes into a 100 Mbit/s edge, a CPU quota of 20 % of one CPU per 100 ms period, 50 us of work
-per datagram), keeps the receiver's per-datagram log that the harness reads and otherwise
-drops (it wraps lanloss.testbed.traffic.read_log), and prints per rate:
+Runs `lanloss bed run` at each RATE with the slow-receiver panel of config/config.yaml, read
+from it (today 1472 bytes into a 100 Mbit/s edge, a CPU quota of 20 % of one CPU per 100 ms
+period, 50 us of work per datagram), keeps the receiver's per-datagram log that the harness
+reads and otherwise drops (it wraps lanloss.testbed.traffic.read_log), and prints per rate:
 
 - the loss, and the quota periods the reader's cgroup was throttled in (its cpu.stat);
 - receive calls per datagram (a call that finds the socket empty sleeps and is woken);
@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from lanloss import units
 from lanloss.cli import main as lanloss_main
@@ -48,10 +49,24 @@ from lanloss.testbed.cpulimit import PERIOD_US
 from lanloss.testbed.runfolder import prefix_problem
 
 GAP_S = 5e-3  # a pause in the reading this long is a throttle (arrivals come every ~0.3 ms)
-RECV_CPU = 20  # percent of one CPU per period
+CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
+
+
+def slow_panel(config: Path = CONFIG) -> dict[str, str]:
+    """The default study's slow-receiver panel (its grid with recv_cpu) as bed run options:
+    the study's fixed edge rate and warm-up, the grid's payload, CPU share and work."""
+    cfg = yaml.safe_load(config.read_text())
+    grid = next(g for g in cfg["grids"] if "recv_cpu" in g)
+    return {
+        "edge_rate": str(cfg["fixed"]["edge_rate"]),
+        "warmup": str(cfg["fixed"]["warmup"]),
+        **{k: str(grid[k][0]) for k in ("payload", "recv_cpu", "recv_work")},
+    }
+
+
+PANEL = slow_panel()
+RECV_CPU = float(PANEL["recv_cpu"])  # percent of one CPU per period
 QUOTA_S = RECV_CPU / 100 * PERIOD_US / 1e6
-PANEL = ["--edge-rate", "100Mbps", "--payload", "1472", "--recv-cpu", str(RECV_CPU),
-         "--recv-work", "50us", "--warmup", "0.1s", "--no-progress"]  # fmt: skip
 
 
 def periods(rx_ns: np.ndarray, gap_s: float = GAP_S) -> list[np.ndarray]:
@@ -162,7 +177,8 @@ def run_point(out: Path, rate: str, duration: str, prefix: str) -> tuple[dict, n
 
     traffic.read_log = keep
     try:
-        argv = ["bed", "run", "--prefix", prefix, *PANEL, "--rate", rate,
+        panel = [a for k, v in PANEL.items() for a in (f"--{k.replace('_', '-')}", v)]
+        argv = ["bed", "run", "--prefix", prefix, *panel, "--no-progress", "--rate", rate,
                 "--duration", duration, "--out", str(out)]  # fmt: skip
         code = lanloss_main(argv)
     finally:
