@@ -27,6 +27,7 @@ LanBuilder::LanBuilder()
       m_maxDelay(Seconds(0)),
       m_learning(LEARN_DIRECTORY),
       m_arpScope(ARP_FLOWS),
+      m_ipv6(false),
       m_arpEntries(0),
       m_directory(Create<StationDirectory>())
 {
@@ -42,6 +43,12 @@ void
 LanBuilder::SetArpScope(ArpScope scope)
 {
     m_arpScope = scope;
+}
+
+void
+LanBuilder::SetIpv6(bool enabled)
+{
+    m_ipv6 = enabled;
 }
 
 static uint32_t
@@ -195,6 +202,7 @@ void
 LanBuilder::AddressHosts(const LanSpec& spec, NodeContainer& hosts)
 {
     InternetStackHelper stack;
+    stack.SetIpv6StackInstall(m_ipv6);
     stack.Install(hosts);
     Ipv4AddressHelper addresses("10.0.0.0", "255.255.0.0");
     for (const auto& name : m_hostNames)

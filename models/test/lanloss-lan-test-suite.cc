@@ -12,11 +12,14 @@
 #include "ns3/ethernet-switch-net-device.h"
 #include "ns3/ipv4-interface.h"
 #include "ns3/ipv4-l3-protocol.h"
+#include "ns3/ipv6-l3-protocol.h"
 #include "ns3/lan-builder.h"
 #include "ns3/lan-spec.h"
 #include "ns3/names.h"
 #include "ns3/output-stream-wrapper.h"
 #include "ns3/simulator.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/udp-l4-protocol.h"
 #include "ns3/test.h"
 
 #include <sstream>
@@ -129,6 +132,38 @@ class ArpEntriesTestCase : public TestCase
             lan.Build(TwoTier());
             NS_TEST_ASSERT_MSG_EQ(lan.GetArpEntries(), 8 * 7, "every ordered pair");
             NS_TEST_ASSERT_MSG_EQ(ArpCacheLines(lan, "r2"), 7, "every other host");
+            Done();
+        }
+    }
+};
+
+class StackTestCase : public TestCase
+{
+  public:
+    StackTestCase()
+        : TestCase("Hosts get IPv4, UDP and TCP; IPv6 only on request")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool ipv6 : {false, true})
+        {
+            LanBuilder lan;
+            if (ipv6)
+            {
+                lan.SetIpv6(true);
+            }
+            lan.Build(TwoTier());
+            for (const auto& h : lan.HostNames())
+            {
+                Ptr<Node> node = lan.GetHost(h);
+                NS_TEST_ASSERT_MSG_NE(node->GetObject<Ipv4L3Protocol>(), nullptr, h);
+                NS_TEST_ASSERT_MSG_NE(node->GetObject<UdpL4Protocol>(), nullptr, h);
+                NS_TEST_ASSERT_MSG_NE(node->GetObject<TcpL4Protocol>(), nullptr, h);
+                NS_TEST_ASSERT_MSG_EQ(bool(node->GetObject<Ipv6L3Protocol>()), ipv6, h);
+            }
             Done();
         }
     }
@@ -283,6 +318,7 @@ class LanlossLanTestSuite : public TestSuite
         : TestSuite("lanloss-lan", Type::UNIT)
     {
         AddTestCase(new ArpEntriesTestCase, Duration::QUICK);
+        AddTestCase(new StackTestCase, Duration::QUICK);
         AddTestCase(new QuietStartTestCase, Duration::QUICK);
         AddTestCase(new NoFloodTestCase, Duration::QUICK);
         AddTestCase(new DirectoryPortsTestCase, Duration::QUICK);
