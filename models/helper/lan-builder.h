@@ -27,9 +27,8 @@ namespace ns3
  * Turns a LanSpec into a simulated LAN: one node per host and switch, an
  * EthernetNetDevice pair per link, an EthernetSwitchNetDevice per switch, the
  * internet stack and one IPv4 subnet (10.0.0.0/16: one broadcast domain).
- * The stack is IPv4's (with UDP and TCP): IPv6's objects, which nothing of the LAN
- * uses, are installed only on request (SetIpv6): at 8,192 hosts they were a quarter of
- * the memory and a third of the set-up time.
+ * The stack is IPv4's (with UDP and TCP); IPv6's objects, which nothing of the LAN
+ * uses and which cost memory and set-up time per host, only on request (SetIpv6).
  *
  * ARP: the two ends of every flow of the spec get permanent entries for each
  * other (both ways: TCP ACKs and ICMP go back), so no datagram waits on ARP and

@@ -19,8 +19,8 @@
 #include "ns3/output-stream-wrapper.h"
 #include "ns3/simulator.h"
 #include "ns3/tcp-l4-protocol.h"
-#include "ns3/udp-l4-protocol.h"
 #include "ns3/test.h"
+#include "ns3/udp-l4-protocol.h"
 
 #include <sstream>
 #include <string>
