@@ -607,10 +607,10 @@ def _capacity(prep: Prepared, ts: np.ndarray) -> np.ndarray:
     return np.where(prep.bed, prep.sk_rcvbuf / ts + 0.5, socket_capacity(prep.sk_rcvbuf, ts))
 
 
-def _socket(prep: Prepared, Lam_s: np.ndarray, mu_a, ts, scv) -> _Socket:
+def _socket(prep: Prepared, Lam_s: np.ndarray, mu_a, K, scv) -> _Socket:
+    """The socket holding K datagrams (_capacity), fed Lam_s and drained at mu_a."""
     on, R = prep.host_on, prep.itr
     reader_cores = np.minimum(prep.readers, np.maximum(prep.cores - 1, 1))
-    K = _capacity(prep, ts)
     b = np.maximum(np.where(R > 0, Lam_s / np.where(R > 0, R, 1.0), 1.0), prep.burst)
     b = np.maximum(b, 1.0)
     L_batch = np.where(b > K, (b - K) / b, 0.0)
@@ -651,8 +651,9 @@ def predict(prep: Prepared, theta: dict[str, float]) -> Prediction:
     Lam = np.maximum(lam_h * prep.host_mult, 1e-12)  # datagrams/s into the host
     k = _kernel(prep, Lam, c_i, c_d, c_a)
     Lam_s = Lam * (1.0 - k.L_kernel) * (1.0 - k.L_ring)  # into the socket
-    mu_a = _readers_rate(prep, k, c_a, Lam_s, _capacity(prep, ts))
-    sock = _socket(prep, Lam_s, mu_a, ts, scv)
+    K = _capacity(prep, ts)
+    mu_a = _readers_rate(prep, k, c_a, Lam_s, K)
+    sock = _socket(prep, Lam_s, mu_a, K, scv)
 
     # which CPU work dominates: interrupts (seed 000's first cause) or the rest
     phi = Lam * prep.n_f
