@@ -38,7 +38,9 @@ the modern preset's C read (1.27 us) times 1.89, what the thesis' receiving thre
 DatagramSocket.receive(), each message copied into the DataHandler's queue) cost against a
 C reader's recvfrom() on one machine (testbed/java_costs/measure.py): 2.40 us; per byte,
 three copies (the kernel's, Java's into the packet, the queued copy) at 6 GB/s: 0.5 ns.
-Fitted to nothing (the thesis' numbers are withheld).
+Its collector (``Collector``): the program stops 1.8 ms each 32 MiB it reads (the thesis'
+threads under Java 8's collector and heap for an 8 GiB PC, measured:
+testbed/java_costs/collections.py). Fitted to nothing (the thesis' numbers are withheld).
 
 ``x3440-2010``: seed 004's host (Xeon X3440, 4 cores, an 82574L with one queue on PCIe 1.1
 x1, e1000e, 20 KiB receive buffer, ring 256, ITR 20000, rmem_default 126976 of 2.6.32
@@ -149,6 +151,17 @@ class Smt:
 
 
 @dataclass(frozen=True)
+class Collector:
+    """A garbage-collected receiving program (HostReader and HostTcpReader CollectEvery,
+    CollectPause): once its reads have allocated ``every`` bytes (a copy of each message's
+    payload) since its last collection, it stops for ``pause`` seconds and reads nothing.
+    ``every`` 0: a program without a collector (C, every preset but java-2015)."""
+
+    every: int = 0
+    pause: float = 0.0
+
+
+@dataclass(frozen=True)
 class GuestClock:
     """A QEMU guest's clock under -icount align (the model's GuestClock): a busy guest runs
     ``speedup`` times faster than its clock's instruction rate until its clock leads real
@@ -170,6 +183,7 @@ class Preset:
     lock: SocketLock = SocketLock()
     smt: Smt = Smt()
     clock: GuestClock = GuestClock()
+    collector: Collector = Collector()
     # Linux 2.4 to 4.13 (tcp_low_latency 0): a TCP segment that arrives while the reader is
     # in recv() is copied straight into its buffer (the prequeue), so the ACK advertises
     # the window after the copy (HostTcpReader DirectCopy). Removed in 4.14.
@@ -249,6 +263,15 @@ JAVA_THESIS_READ_RATIO = 1.89
 # One copy of a byte between CPU and memory at the ~6 GB/s of "a high-end modern PC" (E. R.
 # Harold, Java Network Programming, 4th ed., O'Reilly 2013, ch. 11), in seconds.
 JAVA_COPY_BYTE_COST = 1 / 6e9
+# Seed 003's Java receiver stops for its collector (testbed/java_costs/collections.py: the
+# thesis' threads, ThesisPath copy, with the Parallel collector and the heap Java 8's
+# ergonomics give an 8 GiB PC, -Xms128m -Xmx2048m; 40,000- and 65,000-byte datagrams on
+# loopback; two runs of 5 repetitions each on 7 December 2026, testbed/java_costs/runs/
+# collections-*.json). Each run's first young collection came when the young generation
+# held 32 MiB (the initial eden of that heap), and the median pause over all 216 young
+# collections was 1.82 ms (quartiles 0.97 and 3.81). A program allocating one copy of each
+# message's payload stops that long each 32 MiB it reads. Fitted to nothing.
+JAVA_COLLECTOR = Collector(every=32 * 2**20, pause=1.8e-3)
 
 
 # QEMU's emulated Intel 82545EM (-device e1000-82545em) driven by Linux 6.1's e1000 in a
@@ -523,6 +546,7 @@ TABLE: dict[str, Preset] = {
         # an igb/e1000e-class NIC on PCIe (the modern preset's family)
         Nic(16_000_000_000, 0.4, 0xFFFF, 0x7FFF, True),
         tcp_prequeue=True,  # Linux of 2015 (3.x-4.x: before 4.14)
+        collector=JAVA_COLLECTOR,  # its receiving thread's collector (measured above)
     ),
     "x3440-2010": Preset(
         "seed 004's Xeon X3440, 82574L, 4 cores",

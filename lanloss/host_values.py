@@ -178,7 +178,8 @@ def cxx_header() -> str:
             f"{_cxx_bool(lk.wake_all)}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
             f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
             f"{_cxx_bool(p.tcp_prequeue)}, {_cxx_bool(p.skb == '6.1')}, "
-            f"{_cxx_bool(p.wake_from_sleep)}}},"
+            f"{_cxx_bool(p.wake_from_sleep)}, {p.collector.every}ULL, "
+            f"{p.collector.pause!r}}},"
         )
     return "\n".join(
         [
@@ -216,6 +217,8 @@ def cxx_header() -> str:
             "    bool tcpPrequeue;     //!< TCP's prequeue: recv() copies arriving segments",
             "    bool skb61;           //!< Linux 6.1's skb truesizes (Preset.skb), else 2.6's",
             "    bool wakeFromSleep;   //!< a reader woken from sleep pays wakeup_cost",
+            "    uint64_t collectEveryBytes; //!< a collected reader: bytes between collections",
+            "    double collectPauseS; //!< and each collection's pause, s (Collector)",
             "};",
             "",
             "inline constexpr NicFamily FAMILIES[] = {",

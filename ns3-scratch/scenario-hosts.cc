@@ -171,6 +171,8 @@ InstallReceiverHosts(const ScenarioOptions& o,
     helper.SetReaderAttribute("StallPeriod", TimeValue(v.stallPeriod));
     helper.SetReaderAttribute("StallLength", TimeValue(v.stallLength));
     helper.SetReaderAttribute("StallStart", TimeValue(trafficStart));
+    helper.SetReaderAttribute("CollectEvery", UintegerValue(family.collectEveryBytes));
+    helper.SetReaderAttribute("CollectPause", TimeValue(Seconds(family.collectPauseS)));
 
     std::vector<ReceiverHost> hosts;
     for (size_t i = 0; i < names.size(); ++i)
@@ -199,7 +201,10 @@ InstallTcpReader(const ScenarioOptions& o,
     reader->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
     reader->SetAttribute("ReadCost", TimeValue(v.readCost));
     reader->SetAttribute("ReadByteCost", DoubleValue(v.readByteCost));
-    reader->SetAttribute("DirectCopy", BooleanValue(Family(o.host).tcpPrequeue));
+    const NicFamily& family = Family(o.host);
+    reader->SetAttribute("DirectCopy", BooleanValue(family.tcpPrequeue));
+    reader->SetAttribute("CollectEvery", UintegerValue(family.collectEveryBytes));
+    reader->SetAttribute("CollectPause", TimeValue(Seconds(family.collectPauseS)));
     // where the first UDP reader goes (HostReceiverHelper::Install)
     const uint32_t core = v.cores == 1 || v.readersOnEveryCore ? 0 : 1;
     reader->SetAttribute("Core", UintegerValue(core));

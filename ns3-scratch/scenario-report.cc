@@ -112,6 +112,7 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
                 .Field("calls", reader->GetCalls())
                 .Field("wakeups", reader->GetWakeups())
                 .Field("stalls", reader->GetStalls())
+                .Field("collections", reader->GetCollections())
                 .Field("cpu_s", reader->GetCpuTime().GetSeconds())
                 .EndObject();
         }
@@ -125,6 +126,7 @@ WriteHosts(JsonWriter& j, const ScenarioRun& run)
                     .Field("core", f.tcpReader->GetCore())
                     .Field("reads", f.tcpReader->GetReads())
                     .Field("bytes", f.tcpReader->GetTotalRx())
+                    .Field("collections", f.tcpReader->GetCollections())
                     .Field("cpu_s", f.tcpReader->GetCpuTime().GetSeconds())
                     .EndObject();
             }

@@ -176,9 +176,9 @@ def behaviour_rows(r: pd.DataFrame) -> list[dict]:
                 relation="above",
                 reference=cite,
                 evidence="predicted",
-                missing="the thesis' UDP loss at its Java receiver (work in the receive "
-                "thread, buffers the OS capped): the model's Java reader keeps up, and a "
-                "Java sender blocks on its socket, so nothing is lost",
+                missing="the thesis' UDP loss at its Java receiver: the model's Java reader "
+                "keeps up between its collector's pauses, a Java sender blocks on its "
+                "socket, and the socket holds what a pause brings",
             )
         )
     big = r[r["payload"].astype(float) > SMALL]
@@ -194,8 +194,9 @@ def behaviour_rows(r: pd.DataFrame) -> list[dict]:
                 relation="min",
                 reference=cite,
                 evidence="predicted",
-                missing="the UDP receiver's loss above (without it UDP's smaller headers "
-                "carry more payload than TCP's)",
+                missing="UDP's loss in its receiver's collector pauses is a small fraction "
+                "of the payload UDP's smaller headers carry over TCP's, and TCP's reader "
+                "stops for the same pauses",
             )
         )
     return rows

@@ -91,6 +91,18 @@ HostReader::GetTypeId()
                           "Simulation time (s) of the first stall (when StallPeriod > 0).",
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&HostReader::m_stallStart),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("CollectEvery",
+                          "Bytes of payload read between two collections of a "
+                          "garbage-collected reader (its copies' allocation); 0 = none.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&HostReader::m_collectEvery),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("CollectPause",
+                          "Length (s) of a collection's pause (the reader reads nothing, "
+                          "uses no CPU).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostReader::m_collectPause),
                           MakeTimeChecker(Seconds(0)));
     return tid;
 }
@@ -110,14 +122,19 @@ HostReader::HostReader()
       m_thread(0),
       m_reading(false),
       m_lockWait(false),
-      m_stalled(false),
+      m_collectEvery(0),
+      m_collectPause(Seconds(0)),
+      m_allocated(0),
+      m_collectDue(false),
+      m_stalled(0),
       m_wokenTry(false),
       m_taken(false),
       m_wakeFromSleep(false),
       m_reads(0),
       m_calls(0),
       m_wakeups(0),
-      m_stalls(0)
+      m_stalls(0),
+      m_collections(0)
 {
 }
 
@@ -128,6 +145,7 @@ HostReader::DoDispose()
 {
     m_stallEvent.Cancel();
     m_stallEndEvent.Cancel();
+    m_collectEndEvent.Cancel();
     m_cpu = nullptr;
     m_socket = nullptr;
     m_current = HostDatagram();
@@ -407,6 +425,7 @@ HostReader::OwnerDone()
     m_current = HostDatagram();
     m_socket->Consume(d);                  // sock_rfree
     m_socket->ReleaseOwner(this, m_core); // release_sock
+    m_collectDue = Allocated(d.payloadBytes);
     AfterRead();
 }
 
@@ -422,6 +441,7 @@ HostReader::FreeDatagram()
         m_socket->ReleaseRead(this);
     }
     m_socket->Consume(d);
+    m_collectDue = Allocated(d.payloadBytes);
     AfterRead();
 }
 
@@ -441,6 +461,17 @@ void
 HostReader::WorkDone()
 {
     m_reading = false;
+    if (m_collectDue)
+    {
+        // the young generation is full: the program stops for the collection
+        m_collectDue = false;
+        ++m_collections;
+        ++m_stalled;
+        EndCall(); // stopped elsewhere: the call has returned
+        m_collectEndEvent =
+            Simulator::Schedule(m_collectPause, &HostReader::CollectionEnd, this);
+        return;
+    }
     if (m_socket && (m_callFull || m_socket->IsEmpty()))
     {
         CallReturns(); // MSG_WAITFORONE: the call returns once nothing waits
@@ -457,7 +488,7 @@ HostReader::StallBegin()
         return; // disposed (the first stall is scheduled without an EventId to cancel)
     }
     ++m_stalls;
-    m_stalled = true;
+    ++m_stalled;
     EndCall(); // blocked elsewhere: the call has returned
     if (m_lockWait && !m_socket->IsQueueSpinlock())
     {
@@ -471,7 +502,30 @@ HostReader::StallBegin()
 void
 HostReader::StallEnd()
 {
-    m_stalled = false;
+    --m_stalled;
+    TryRead();
+}
+
+bool
+HostReader::Allocated(uint32_t bytes)
+{
+    if (m_collectEvery == 0 || !m_collectPause.IsStrictlyPositive())
+    {
+        return false;
+    }
+    m_allocated += bytes;
+    if (m_allocated < m_collectEvery)
+    {
+        return false;
+    }
+    m_allocated -= m_collectEvery;
+    return true;
+}
+
+void
+HostReader::CollectionEnd()
+{
+    --m_stalled;
     TryRead();
 }
 
@@ -510,6 +564,12 @@ uint64_t
 HostReader::GetStalls() const
 {
     return m_stalls;
+}
+
+uint64_t
+HostReader::GetCollections() const
+{
+    return m_collections;
 }
 
 Time

@@ -37,6 +37,13 @@ class HostSocket;
  * losses at the socket after ITR had removed the interrupt losses); with
  * stalls of T_off the buffer overflows once rate * T_off > capacity.
  *
+ * Optional collections (a garbage-collected program's): each datagram read
+ * allocates its payload's bytes; once CollectEvery bytes have been allocated
+ * since the last collection, the program stops for CollectPause (a
+ * stop-the-world young collection) when that datagram's work is done, and
+ * reads nothing meanwhile. A collection's pause stops the reader as a stall
+ * does; a stall that begins during it still ends at its own time.
+ *
  * Several readers may share one socket (threads reading one descriptor, each
  * with its own thread and CPU time): a datagram wakes one waiting reader, and
  * recvmsg holds the socket's lock (HostSocket::AcquireRead), so one reader at
@@ -121,6 +128,8 @@ class HostReader : public Object
     uint64_t GetWakeups() const;
     /** @return stalls begun */
     uint64_t GetStalls() const;
+    /** @return collections begun (CollectEvery) */
+    uint64_t GetCollections() const;
     /** @return CPU time of the jobs this reader has run or is running (wake-ups, copies,
      *          work) */
     Time GetCpuTime() const;
@@ -153,6 +162,9 @@ class HostReader : public Object
     void WokenToRead();
     void StallBegin();
     void StallEnd();
+    /** Counts @p bytes allocated; true once a collection is due (CollectEvery reached). */
+    bool Allocated(uint32_t bytes);
+    void CollectionEnd();
     /** The copy's CPU time for the datagram just taken (it counts the call it opens). */
     Time CopyTime();
     /** The receive call is over without its return being paid (a stall began). */
@@ -179,13 +191,17 @@ class HostReader : public Object
     Time m_stallPeriod;
     Time m_stallLength;
     Time m_stallStart;
+    uint64_t m_collectEvery; //!< bytes allocated between collections (0: none)
+    Time m_collectPause;
+    uint64_t m_allocated;    //!< bytes allocated since the last collection
+    bool m_collectDue;       //!< the last datagram read filled the young generation
 
     Ptr<HostCpu> m_cpu;
     HostSocket* m_socket; //!< owns this reader
     uint32_t m_thread;
     bool m_reading;  //!< from taking the lock (or datagram) to the end of its work
     bool m_lockWait; //!< asleep on the socket's lock
-    bool m_stalled;
+    uint32_t m_stalled; //!< stops in force (stalls, a collection): reads nothing while > 0
     HostDatagram m_current;
     Callback<void> m_readDone;
     Callback<void> m_workDone;
@@ -201,11 +217,13 @@ class HostReader : public Object
     bool m_wakeFromSleep; //!< WakeFromSleep: a woken sleeper pays WakeupCost
     EventId m_stallEvent;
     EventId m_stallEndEvent;
+    EventId m_collectEndEvent;
 
     uint64_t m_reads;
     uint64_t m_calls;
     uint64_t m_wakeups;
     uint64_t m_stalls;
+    uint64_t m_collections;
     Time m_cpuTime;
 };
 

@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/simulator.h"
 #include "ns3/socket.h"
 #include "ns3/tcp-header.h"
 #include "ns3/tcp-socket-base.h"
@@ -76,6 +77,17 @@ HostTcpReader::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&HostTcpReader::m_core),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CollectEvery",
+                          "Bytes read between two collections of a garbage-collected "
+                          "reader (its copies' allocation); 0 = none.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&HostTcpReader::m_collectEvery),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("CollectPause",
+                          "Length (s) of a collection's pause (the reader reads nothing).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HostTcpReader::m_collectPause),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("Rx",
                             "The application read bytes (one recv() call).",
                             MakeTraceSourceAccessor(&HostTcpReader::m_rxTrace),
@@ -90,6 +102,11 @@ HostTcpReader::HostTcpReader()
       m_core(0),
       m_group(HostCpu::NONE),
       m_directCopy(false),
+      m_collectEvery(0),
+      m_collectPause(Seconds(0)),
+      m_allocated(0),
+      m_collecting(false),
+      m_collections(0),
       m_thread(0),
       m_reading(false),
       m_pendingBytes(0),
@@ -104,6 +121,7 @@ HostTcpReader::~HostTcpReader() = default;
 void
 HostTcpReader::DoDispose()
 {
+    m_collectEndEvent.Cancel();
     m_cpu = nullptr;
     m_listener = nullptr;
     m_conn = nullptr;
@@ -140,6 +158,12 @@ uint32_t
 HostTcpReader::GetCore() const
 {
     return m_core;
+}
+
+uint64_t
+HostTcpReader::GetCollections() const
+{
+    return m_collections;
 }
 
 void
@@ -189,6 +213,10 @@ HostTcpReader::Accepted(Ptr<Socket> socket, const Address& from)
 void
 HostTcpReader::DataArrived(Ptr<Socket> socket)
 {
+    if (m_collecting)
+    {
+        return; // stopped: the bytes wait in the socket
+    }
     if (m_reading && m_directCopy)
     {
         TakeArrived();
@@ -200,7 +228,7 @@ HostTcpReader::DataArrived(Ptr<Socket> socket)
 void
 HostTcpReader::TryRead(bool arriving)
 {
-    if (m_reading || !m_conn)
+    if (m_reading || m_collecting || !m_conn)
     {
         return;
     }
@@ -287,6 +315,27 @@ HostTcpReader::ReadDone()
     ++m_reads;
     m_totalRx += data->GetSize();
     m_rxTrace(data, m_peer);
+    if (m_collectEvery > 0 && m_collectPause.IsStrictlyPositive())
+    {
+        m_allocated += data->GetSize();
+        if (m_allocated >= m_collectEvery)
+        {
+            // the young generation is full: the program stops for the collection
+            m_allocated -= m_collectEvery;
+            m_collecting = true;
+            ++m_collections;
+            m_collectEndEvent =
+                Simulator::Schedule(m_collectPause, &HostTcpReader::CollectionEnd, this);
+            return;
+        }
+    }
+    TryRead(false);
+}
+
+void
+HostTcpReader::CollectionEnd()
+{
+    m_collecting = false;
     TryRead(false);
 }
 

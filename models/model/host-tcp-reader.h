@@ -9,6 +9,7 @@
 
 #include "ns3/address.h"
 #include "ns3/application.h"
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/traced-callback.h"
@@ -46,6 +47,10 @@ class Socket;
  * after the copy; here it leaves on arrival (earlier by the copy's CPU time). Off (4.14
  * and later, or tcp_low_latency 1): the softirq queues the segment and ACKs it at once,
  * so bytes not yet read shrink the window the ACK advertises.
+ *
+ * Collections, as HostReader's: once CollectEvery bytes read have been allocated since the
+ * last collection, the program stops for CollectPause after the call that filled its young
+ * generation; meanwhile it reads nothing and takes nothing arriving (the window closes).
  */
 class HostTcpReader : public Application
 {
@@ -75,6 +80,8 @@ class HostTcpReader : public Application
     Time GetCpuTime() const;
     /** @return the core the reader runs on */
     uint32_t GetCore() const;
+    /** @return collections begun (CollectEvery) */
+    uint64_t GetCollections() const;
 
   protected:
     /** Release the CPU, the listening socket and the connection. */
@@ -96,6 +103,7 @@ class HostTcpReader : public Application
      *  the removal reopens (tcp_cleanup_rbuf). */
     Ptr<Packet> TakeFromSocket(uint32_t bytes, bool mayUpdate);
     void ReadDone();
+    void CollectionEnd();
 
     Address m_local;
     Time m_readCost;
@@ -104,6 +112,12 @@ class HostTcpReader : public Application
     uint32_t m_core;
     uint32_t m_group;
     bool m_directCopy;
+    uint64_t m_collectEvery; //!< bytes read between collections (0: none)
+    Time m_collectPause;
+    uint64_t m_allocated;    //!< bytes read since the last collection
+    bool m_collecting;       //!< stopped for a collection
+    uint64_t m_collections;
+    EventId m_collectEndEvent;
 
     Ptr<HostCpu> m_cpu;
     uint32_t m_thread;

@@ -77,6 +77,7 @@ struct Outcome
     Time idle;
     std::vector<uint64_t> readerReads;
     std::vector<Time> readerCpu;
+    std::vector<uint64_t> readerCollections;
     uint64_t pauseSentByHost = 0;
     uint64_t senderQueueDrops = 0;
 
@@ -233,6 +234,7 @@ class Bed : public lanlosstest::TwoHosts
         {
             o.readerReads.push_back(r->GetReads());
             o.readerCpu.push_back(r->GetCpuTime());
+            o.readerCollections.push_back(r->GetCollections());
         }
         o.pauseSentByHost = dev[1]->GetPauseFramesSent();
         o.senderQueueDrops = o.frameDrops[LossAccountant::SENDER_QUEUE];

@@ -391,6 +391,49 @@ class StallBurstTestCase : public TestCase
 };
 
 /**
+ * A garbage-collected reader (seed 003's Java receiver): it stops for CollectPause each
+ * CollectEvery bytes it has read. 1000-byte datagrams at 10,000/s, a collection every
+ * 100 datagrams read, 5 ms pauses (50 arrivals), a socket of 10 (sk_rcvbuf 18432, truesize
+ * 2048). The reader keeps up between pauses, so a cycle is 100 datagrams read, then 50
+ * arrivals of which 10 wait and 40 are lost; the 10 count towards the next 100. 1500
+ * arrivals: collections after arrivals 100, 240, ..., 1500 (11, the last after the
+ * traffic), 10 x 40 lost, 1100 read.
+ */
+class CollectionTestCase : public TestCase
+{
+  public:
+    CollectionTestCase()
+        : TestCase("collections: a pause every CollectEvery bytes read loses what the socket "
+                   "cannot hold")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Bed bed(DataRate("1Gbps"));
+        bed.Costs(MicroSeconds(1), NanoSeconds(250), NanoSeconds(250), MicroSeconds(2), 0);
+        bed.host.SetRxPathAttribute("Truesize", UintegerValue(2048));
+        bed.host.SetSocketAttribute("RcvBuf", UintegerValue(9216));
+        bed.host.SetSocketAttribute("Force", BooleanValue(true));
+        bed.host.SetReaderAttribute("CollectEvery", UintegerValue(100 * 1000));
+        bed.host.SetReaderAttribute("CollectPause", TimeValue(MilliSeconds(5)));
+        bed.Install(1);
+        bed.Traffic(1000, 10000, MilliSeconds(1), MilliSeconds(151));
+        const Outcome o = bed.Finish(MilliSeconds(300), 1000);
+
+        NS_TEST_ASSERT_MSG_EQ(o.rcvbuf, 18432, "SO_RCVBUF 9216, doubled");
+        NS_TEST_ASSERT_MSG_EQ(o.sent, 1500, "150 ms at 10,000/s");
+        NS_TEST_ASSERT_MSG_EQ(o.readerCollections.at(0), 11, "one per 100,000 bytes read");
+        NS_TEST_ASSERT_MSG_EQ(o.received, 1100, "100 + 10 x 100 read");
+        NS_TEST_ASSERT_MSG_EQ(o.Drops(LossAccountant::SOCKET_RCVBUF),
+                              400,
+                              "50 arrivals per pause, 10 held: 40 lost in each of 10");
+        NS_TEST_ASSERT_MSG_EQ(o.Conserved(), true, "sent = received + drops");
+    }
+};
+
+/**
  * Seed 004: receive capacity grows with the number of reading processes, up
  * to the wire. 1 Gbit/s, 18-byte payloads at 1.4 Mpps (the wire carries
  * 1.488), 4 cores, NIC interrupt on core 0, readers on cores 1-3, 2 us per
@@ -1017,6 +1060,7 @@ class LanlossHostTestSuite : public TestSuite
         AddTestCase(new HostCpuBandwidthTestCase, Duration::QUICK);
         AddTestCase(new HostCpuCallbackWakeTestCase, Duration::QUICK);
         AddTestCase(new TruesizeRuleTestCase, Duration::QUICK);
+        AddTestCase(new CollectionTestCase, Duration::QUICK);
         //                                 name, payload, pps, RcvBuf, Force, Truesize, rcvbuf,
         //                                 truesize
         AddTestCase(

@@ -45,7 +45,8 @@ JAVA_FLAGS = ["-XX:+UseParallelGC"]  # Java 8's default collector
 
 
 def fail(msg: str) -> NoReturn:
-    print(f"measure.py: {msg}", file=sys.stderr)
+    """One line naming the running script (this one, or collections.py that imports it)."""
+    print(f"{Path(sys.argv[0]).name}: {msg}", file=sys.stderr)
     raise SystemExit(2)
 
 
@@ -146,20 +147,29 @@ def render(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="64,1400", help="datagram sizes, bytes (8-65507)")
-    ap.add_argument("--count", type=int, default=90_000, help="messages per run (>= 1000)")
+def run_args(
+    argv: list[str] | None, doc: str, sizes: str, count: int
+) -> tuple[argparse.Namespace, list[int]]:
+    """The options of a measuring script (its defaults @p sizes and @p count), checked:
+    bad input is refused in one line before anything is built or run."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--sizes", default=sizes, help="datagram sizes, bytes (8-65507)")
+    ap.add_argument("--count", type=int, default=count, help="messages per run (>= 1000)")
     ap.add_argument("--reps", type=int, default=5, help="repetitions (>= 1)")
     ap.add_argument("--out", type=Path, help="write the runs and the summary here (JSON)")
     a = ap.parse_args(argv)
-    sizes = sizes_arg(a.sizes)
+    parsed = sizes_arg(a.sizes)
     if a.count < 1000:
         fail(f"--count {a.count}: at least 1000 messages per run")
     if a.reps < 1:
         fail(f"--reps {a.reps}: at least 1")
     if a.out is not None and a.out.exists():
         fail(f"--out {a.out}: exists (not overwritten)")
+    return a, parsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    a, sizes = run_args(argv, __doc__, "64,1400", 90_000)
     cmds = build(BUILD)
     results: dict[int, dict[str, list[dict]]] = {
         s: {f"{lang} {mode}": [] for lang, mode in RUNS} for s in sizes

@@ -43,7 +43,8 @@ def test_the_header_carries_every_nic_value():
             f"{str(lk.wake_all).lower()}, {lk.owner!r}, {p.smt.threads}, {p.smt.share!r}, "
             f"{p.clock.advance!r}, {p.clock.speedup!r}, {p.clock.interrupt_stall!r}, "
             f"{str(p.tcp_prequeue).lower()}, {str(p.skb == '6.1').lower()}, "
-            f"{str(p.wake_from_sleep).lower()}}}"
+            f"{str(p.wake_from_sleep).lower()}, {p.collector.every}ULL, "
+            f"{p.collector.pause!r}}}"
         )
         assert row in text
         # the double the program computes with is the table's, digit for digit
@@ -174,3 +175,32 @@ def test_a_reader_woken_from_sleep_pays_its_switch_where_the_preset_says(simulat
         per_read += v["wakeup_cost"]
     # each job's time is rounded to the simulator's nanosecond
     assert reader["cpu_s"] == pytest.approx(reader["reads"] * per_read, abs=reader["reads"] * 1e-9)
+
+
+@pytest.mark.parametrize("protocol", ["udp", "tcp"])
+def test_a_collected_reader_stops_once_per_young_generation_read(simulate, protocol):
+    """java-2015's receiving program has a collector (Preset.collector): its UDP and TCP
+    readers each stop once per ``every`` bytes they read, so the record counts
+    floor(bytes read / every) collections; a C program's (modern) counts none. At 1 Gbit/s
+    a UDP socket of java-2015's rmem_default holds less than a pause brings, so the pauses
+    lose 40,000-byte datagrams there (the data a TCP sender holds back instead)."""
+    point = dict(payload=40000, protocol=protocol, rate="4Gbps", edge_rate="1Gbps",
+                 duration="0.6s", blocking="on", tx_queue="212992B")  # fmt: skip
+    every = host_presets.JAVA_COLLECTOR.every
+    for host in ("java-2015", "modern"):
+        rec = simulate(host=host, **point)
+        hosts = rec.extra["hosts"]["r1"]
+        if protocol == "udp":
+            read = rec.flows[0].received * 40000
+            collections = hosts["readers"][0]["collections"]
+        else:
+            read = hosts["tcp_readers"][0]["bytes"]
+            collections = hosts["tcp_readers"][0]["collections"]
+        collector = host_values.TABLE[host].collector
+        assert collector.every in (0, every)
+        assert collections == (read // every if collector.every else 0)
+        assert read > 2 * every  # at least two collections for java-2015
+        if protocol == "udp":
+            lost = rec.flows[0].drops["socket_rcvbuf"]
+            assert (lost > 0) == (host == "java-2015")
+            assert rec.flows[0].sent == rec.flows[0].received + lost

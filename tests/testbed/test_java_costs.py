@@ -24,12 +24,21 @@ HAVE_JAVA = all(shutil.which(t) for t in ("javac", "java"))
 needs_java = pytest.mark.skipif(not HAVE_JAVA, reason="no JDK (javac, java) on PATH")
 
 
-def _measure():
-    spec = importlib.util.spec_from_file_location("java_costs_measure", HERE / "measure.py")
+def _script(name: str):
+    """testbed/java_costs/NAME.py as a module."""
+    spec = importlib.util.spec_from_file_location(f"java_costs_{name}", HERE / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def _measure():
+    return _script("measure")
+
+
+def _collections():
+    return _script("collections")
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +136,62 @@ def test_medians_and_ratios_are_the_runs_own():
     assert "2.50" in m.render({100: s})
 
 
+def test_collections_are_read_from_the_jvms_own_log():
+    m = _collections()
+    log = (
+        "[0.004s][info][gc] Using Parallel\n"
+        "[0.202s][info][gc] GC(0) Pause Young (Allocation Failure) 32M->0M(123M) 3.299ms\n"
+        "[0.301s][info][gc] GC(1) Pause Full (Ergonomics) 40M->9M(123M) 12.000ms\n"
+        "[0.331s][info][gc] GC(2) Pause Young (Allocation Failure) 66M->11M(220M) 0.887ms\n"
+    )
+    young = m.young_collections(log)  # the full collection is not a young one
+    assert young == [
+        {"before_mib": 32, "after_mib": 0, "pause_ms": 3.299},
+        {"before_mib": 66, "after_mib": 11, "pause_ms": 0.887},
+    ]
+    s = m.summarise({40000: [young, young[:1]]})[40000]
+    assert s == {"collections_per_run": 1.5, "first_before_mib": 32,
+                 "median_pause_ms": 3.299, "pauses": 3}  # fmt: skip
+    assert m.summarise({64: [[]]})[64] == {"collections_per_run": 0, "first_before_mib": None,
+                                           "median_pause_ms": None, "pauses": 0}  # fmt: skip
+    assert m.ERA_HEAP == ["-Xms128m", "-Xmx2048m"]  # 1/64 and 1/4 of 8 GiB
+
+
+def test_java_2015_collector_is_the_committed_collections():
+    # every: the young generation's use at each run's first collection (the era heap's
+    # initial eden); pause: the median over every young collection of the committed runs
+    files = sorted((HERE / "runs").glob("collections-*.json"))
+    assert len(files) >= 2  # two runs: not one run's
+    firsts, pauses = [], []
+    for f in files:
+        data = json.loads(f.read_text())
+        assert data["heap"] == _collections().ERA_HEAP
+        for reps in data["runs"].values():
+            firsts += [rep[0]["before_mib"] for rep in reps]
+            pauses += [c["pause_ms"] for rep in reps for c in rep]
+    collector = host_presets.JAVA_COLLECTOR
+    assert collector.every == statistics.median(firsts) * 2**20
+    assert collector.pause == pytest.approx(statistics.median(pauses) * 1e-3, abs=0.05e-3)
+    assert host_presets.TABLE["java-2015"].collector == collector
+    assert all(p.collector.every == 0 for n, p in host_presets.TABLE.items() if n != "java-2015")
+
+
+@needs_java
+def test_collections_runs_the_thesis_threads_with_the_era_heap(tmp_path):
+    out = tmp_path / "c.json"
+    cp = subprocess.run(
+        [sys.executable, HERE / "collections.py", "--sizes", "65000", "--count", "3000",
+         "--reps", "1", "--out", out],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert cp.returncode == 0, cp.stderr
+    data = json.loads(out.read_text())
+    (run,) = data["runs"]["65000"]
+    # 33,000 messages of 65,000 bytes copied (2 GiB): the 32 MiB young generation fills
+    assert len(run) >= 2 and run[0]["before_mib"] <= 33
+    assert all(c["pause_ms"] > 0 for c in run)
+
+
 def test_java_2015_read_cost_is_the_committed_measurements_ratio():
     # the preset's ratio is the committed runs' own, pooled: the median of every repetition
     # of the Java thread over the median of every repetition of the C reader, at 1400 bytes
@@ -153,12 +218,11 @@ def test_java_2015_read_cost_is_the_committed_measurements_ratio():
         (["--reps", "0"], "--reps 0: at least 1"),
     ],
 )
-def test_measure_refuses_bad_input_before_building(tmp_path, args, says):
-    cp = subprocess.run(
-        [sys.executable, HERE / "measure.py", *args], capture_output=True, text=True
-    )
+@pytest.mark.parametrize("script", ["measure.py", "collections.py"])
+def test_measure_refuses_bad_input_before_building(tmp_path, args, says, script):
+    cp = subprocess.run([sys.executable, HERE / script, *args], capture_output=True, text=True)
     assert cp.returncode == 2
-    assert cp.stderr == f"measure.py: {says}\n"
+    assert cp.stderr == f"{script}: {says}\n"
 
 
 def test_measure_never_overwrites_its_output(tmp_path):
