@@ -22,7 +22,9 @@ A physical model (docs/physics.md §1-§5), not a free curve. Per flow, in serie
    fragments). Loss: M/D/1/K below the knee
    (Poisson arrivals; CBR into the simulator: none), fluid above, over a run of finite
    length (``mdk.run_loss``); datagrams arriving in batches of b per interrupt need K > b;
-   stalls of T_off every period lose max(0, lambda T_off - K) each (docs/physics.md §2).
+   stalls of T_off every period lose max(0, lambda T_off - K) each (docs/physics.md §2);
+   a preset's collector (Preset.collector) is a stall of its pause each time the reader
+   has read its bytes, so its period is bytes / (datagrams read per second x payload).
 
 Stage losses are reported by bottleneck: ``wire`` (link capacity, sender queue), ``switch``
 (buffering below capacity), ``interrupts`` (livelock or ring overflow where interrupt work
@@ -93,6 +95,15 @@ def _skb(host: str) -> str:
     from lanloss.host_presets import TABLE
 
     return TABLE[host].skb if host in TABLE else "2.6"
+
+
+def _collector(host: str) -> tuple[float, float]:
+    """A simulated host's collector (Preset.collector): bytes read between its pauses, and
+    each pause in seconds; (0, 0) for a program without one (and the ideal host)."""
+    from lanloss.host_presets import TABLE
+
+    c = TABLE[host].collector if host in TABLE else None
+    return (float(c.every), c.pause) if c else (0.0, 0.0)
 
 
 def least_truesize(payload: int, mtu: int) -> float:
@@ -189,6 +200,8 @@ class Prepared:
     ts_rule: np.ndarray  # datagram truesize by the rule (or the preset's fixed value)
     stall_period: np.ndarray
     stall_length: np.ndarray
+    collect_every: np.ndarray  # a collected reader: bytes read between its pauses (0: none)
+    collect_pause: np.ndarray
     share: np.ndarray  # CPU share cap of the readers (testbed recv_cpu), inf = none
     work: np.ndarray  # extra seconds per read (recv_work)
     c_i0: np.ndarray  # simulator's configured costs (NaN for the testbed)
@@ -306,6 +319,7 @@ def _configuration(
         c = (math.nan, math.nan, math.nan)
         c_call = _f(host_presets.get(BED_HOST, {}).get("read_call_cost"), 0.0)
         stall = (0.0, 0.0)
+        collect = (0.0, 0.0)
     else:
         cores = hv("cores", 1.0)
         itr = hv("itr", 0.0)
@@ -317,6 +331,7 @@ def _configuration(
         c = (hv("irq_cost"), hv("packet_cost"), hv("read_cost") + P * hv("read_byte_cost", 0.0))
         c_call = hv("read_call_cost", 0.0)
         stall = (hv("stall_period", 0.0), hv("stall_length", 0.0))
+        collect = _collector(host)
     # A slow application, the same on both sources: a CPU quota (unless the testbed could
     # only lower its priority) and work per datagram.
     recv_cpu = _f(row.get("recv_cpu"))
@@ -340,6 +355,8 @@ def _configuration(
         "ts_rule": datagram_truesize(P, mtu, ts_fixed, _skb(host) if not bed else "2.6"),
         "stall_period": stall[0],
         "stall_length": stall[1],
+        "collect_every": collect[0],
+        "collect_pause": collect[1],
         "share": share,
         "work": work,
         "c_i0": c[0],
@@ -365,6 +382,8 @@ _CONFIG_VALUES = (
     "ts_rule",
     "stall_period",
     "stall_length",
+    "collect_every",
+    "collect_pause",
     "share",
     "work",
     "c_i0",
@@ -607,6 +626,14 @@ def _capacity(prep: Prepared, ts: np.ndarray) -> np.ndarray:
     return np.where(prep.bed, prep.sk_rcvbuf / ts + 0.5, socket_capacity(prep.sk_rcvbuf, ts))
 
 
+def _stall_loss(on, Lam_s, length, period, duty, b, K) -> np.ndarray:
+    """Below the knee a stall loses what the socket cannot hold: lambda T_off on top of the
+    mean backlog of an interrupt batch, (b - 1)/2, beyond K, once per period (docs/physics.md
+    §4); at most the stall's share of the arrivals."""
+    over = np.maximum(Lam_s * length + (b - 1) / 2 - K, 0.0)
+    return np.where(on, np.minimum(duty, over / np.maximum(Lam_s * period, 1e-12)), 0.0)
+
+
 def _socket(prep: Prepared, Lam_s: np.ndarray, mu_a, K, scv) -> _Socket:
     """The socket holding K datagrams (_capacity), fed Lam_s and drained at mu_a."""
     on, R = prep.host_on, prep.itr
@@ -626,17 +653,22 @@ def _socket(prep: Prepared, Lam_s: np.ndarray, mu_a, K, scv) -> _Socket:
     stalls = (prep.stall_period > 0) & (prep.stall_length > 0)
     period = np.where(stalls, prep.stall_period, 1.0)
     duty = np.where(stalls, np.minimum(prep.stall_length / period, 1.0), 0.0)
-    mu_eff = mu_a * (1.0 - duty)
+    # a collector: a pause each collect_every bytes read (what the socket delivers, at most
+    # what the readers take), so its period shortens as the rate grows
+    read_bps = np.minimum(Lam_s, mu_a) * prep.payload
+    collects = (prep.collect_every > 0) & (prep.collect_pause > 0) & (read_bps > 0)
+    c_period = np.where(collects, prep.collect_every / np.maximum(read_bps, 1e-12), 1.0)
+    c_duty = np.where(collects, np.minimum(prep.collect_pause / c_period, 1.0), 0.0)
+    mu_eff = mu_a * np.maximum(1.0 - duty - c_duty, 0.0)
     rho = np.where(on, Lam_s / np.maximum(mu_eff, 1e-12), 0.0)
     # datagrams arrive b at a time: the queue overflows once it holds more than K - b
     q_total, q_fluid = mdk.run_loss(rho, np.maximum(K - b + 1, 1.0), Lam_s * prep.T, Kq)
     q_total = np.where(on, q_total, 0.0)
     q_fluid = np.where(on, q_fluid, 0.0)
-    # below the knee a stall loses what the socket cannot hold: lambda T_off on top of the
-    # mean backlog of an interrupt batch, (b - 1)/2, beyond K (docs/physics.md §2)
-    over = np.maximum(Lam_s * prep.stall_length + (b - 1) / 2 - K, 0.0)
-    L_stall = np.where(
-        stalls & (rho < 1), np.minimum(duty, over / np.maximum(Lam_s * period, 1e-12)), 0.0
+    # the stalls and the collector's pauses the socket cannot bridge
+    L_stall = _stall_loss(stalls & (rho < 1), Lam_s, prep.stall_length, period, duty, b, K)
+    L_stall = L_stall + _stall_loss(
+        collects & (rho < 1), Lam_s, prep.collect_pause, c_period, c_duty, b, K
     )
     L_queue_extra = np.where(q_fluid < 1, (q_total - q_fluid) / np.maximum(1 - q_fluid, 1e-300), 0)
     return _Socket(K, mu_eff, q_fluid, L_queue_extra, L_batch, L_stall)
