@@ -40,7 +40,7 @@ C reader's recvfrom() on one machine (testbed/java_costs/measure.py): 2.40 us; p
 three copies (the kernel's, Java's into the packet, the queued copy) at 6 GB/s: 0.5 ns.
 Its collector (``Collector``): the program stops 1.8 ms each 32 MiB it reads (the thesis'
 threads under Java 8's collector and heap for an 8 GiB PC, measured:
-testbed/java_costs/collections.py). Fitted to nothing (the thesis' numbers are withheld).
+testbed/java_costs/gc_pauses.py). Fitted to nothing (the thesis' numbers are withheld).
 
 ``x3440-2010``: seed 004's host (Xeon X3440, 4 cores, an 82574L with one queue on PCIe 1.1
 x1, e1000e, 20 KiB receive buffer, ring 256, ITR 20000, rmem_default 126976 of 2.6.32
@@ -263,14 +263,18 @@ JAVA_THESIS_READ_RATIO = 1.89
 # One copy of a byte between CPU and memory at the ~6 GB/s of "a high-end modern PC" (E. R.
 # Harold, Java Network Programming, 4th ed., O'Reilly 2013, ch. 11), in seconds.
 JAVA_COPY_BYTE_COST = 1 / 6e9
-# Seed 003's Java receiver stops for its collector (testbed/java_costs/collections.py: the
+# Seed 003's Java receiver stops for its collector (testbed/java_costs/gc_pauses.py: the
 # thesis' threads, ThesisPath copy, with the Parallel collector and the heap Java 8's
 # ergonomics give an 8 GiB PC, -Xms128m -Xmx2048m; 40,000- and 65,000-byte datagrams on
 # loopback; two runs of 5 repetitions each on 7 December 2026, testbed/java_costs/runs/
-# collections-*.json). Each run's first young collection came when the young generation
+# gc-pauses-*.json). Each run's first young collection came when the young generation
 # held 32 MiB (the initial eden of that heap), and the median pause over all 216 young
 # collections was 1.82 ms (quartiles 0.97 and 3.81). A program allocating one copy of each
-# message's payload stops that long each 32 MiB it reads. Fitted to nothing.
+# message's payload stops that long each 32 MiB it reads. At seed 003's own rate (paced, 112
+# MB/s: testbed/java_costs/gc_loss.py, runs/gc-loss-*-first-second-*.json) a fresh JVM's
+# first second collected 3 times, pauses of median 1.99 ms: this is a program started for
+# its run; one that has run for 3 s pauses 0.32 ms (runs/gc-loss-*-after-3s-*.json).
+# Fitted to nothing.
 JAVA_COLLECTOR = Collector(every=32 * 2**20, pause=1.8e-3)
 
 

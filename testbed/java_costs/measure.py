@@ -4,11 +4,12 @@
     python testbed/java_costs/measure.py [--sizes 64,1400] [--count 90000] [--reps 5]
                                          [--out FILE.json]
 
-Builds ThesisPath.java (javac) and thesis_path.c (cc) under build/java_costs, then runs, for
-each size and repetition in turn: the C reader alone (plain), the thesis' threads in C
-(copy) and in Java (copy: one reused receive packet and a copy of each message queued;
-fresh: a new 65,507-byte packet per message), on loopback, each beside `thesis_path blast`
-(a sender of 64 datagrams per sendmmsg() to a free port, killed by its PID after the run).
+Builds ThesisPath.java (with ThesisStream.java, gc_loss.py's; javac) and thesis_path.c (cc)
+under build/java_costs, then runs, for each size and repetition in turn: the C reader alone
+(plain), the thesis' threads in C (copy) and in Java (copy: one reused receive packet and a
+copy of each message queued; fresh: a new 65,507-byte packet per message), on loopback,
+each beside `thesis_path blast` (a sender of 64 datagrams per sendmmsg() to a free port,
+killed by its PID after the run).
 Each program reads in windows begun with the socket's buffer full (its 4 MiB ask, capped by
 net.core.rmem_max) and the queue empty, so that the receiving thread does not wait: its CPU
 time (user and system) over the windows, divided by their messages, is its busy cost per
@@ -45,7 +46,7 @@ JAVA_FLAGS = ["-XX:+UseParallelGC"]  # Java 8's default collector
 
 
 def fail(msg: str) -> NoReturn:
-    """One line naming the running script (this one, or collections.py that imports it)."""
+    """One line naming the running script (this one, or gc_pauses.py that imports it)."""
     print(f"{Path(sys.argv[0]).name}: {msg}", file=sys.stderr)
     raise SystemExit(2)
 
@@ -68,7 +69,8 @@ def build(out: Path) -> dict[str, list[str]]:
         if shutil.which(tool) is None:
             fail(f"{tool} not found on PATH (install a JDK and a C compiler)")
     out.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["javac", "-d", str(out), str(HERE / "ThesisPath.java")], check=True)
+    sources = [str(HERE / "ThesisPath.java"), str(HERE / "ThesisStream.java")]
+    subprocess.run(["javac", "-d", str(out), *sources], check=True)
     c_bin = out / "thesis_path"
     subprocess.run(
         ["cc", "-O2", "-Wall", "-pthread", "-o", str(c_bin), str(HERE / "thesis_path.c")],

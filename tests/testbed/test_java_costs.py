@@ -2,8 +2,10 @@
 """testbed/java_costs: the thesis' threads in Java and in C count every message (each one
 received, queued and echoed), a Java receiver allocating 64 KiB per message is collected
 as often as its young generation forces, measure.py's medians and ratios are the runs'
-own, the java-2015 preset's read cost is the committed measurements' ratio, and bad input
-is refused in one line before anything is built or run."""
+own, the java-2015 preset's read cost and collector are the committed measurements',
+gc_pauses.py reads collections from a JVM's log, gc_loss.py's stream counts what it
+received and its rule's arithmetic holds, and bad input is refused in one line before
+anything is built or run."""
 
 from __future__ import annotations
 
@@ -37,8 +39,12 @@ def _measure():
     return _script("measure")
 
 
-def _collections():
-    return _script("collections")
+def _gc_pauses():
+    return _script("gc_pauses")
+
+
+def _gc_loss():
+    return _script("gc_loss")
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +60,8 @@ def java_classes(tmp_path_factory):
     if not HAVE_JAVA:
         pytest.skip("no JDK (javac, java) on PATH")
     out = tmp_path_factory.mktemp("thesis_java")
-    subprocess.run(["javac", "-Werror", "-d", out, HERE / "ThesisPath.java"], check=True)
+    sources = [HERE / "ThesisPath.java", HERE / "ThesisStream.java"]
+    subprocess.run(["javac", "-Werror", "-d", out, *sources], check=True)
     return out
 
 
@@ -137,7 +144,7 @@ def test_medians_and_ratios_are_the_runs_own():
 
 
 def test_collections_are_read_from_the_jvms_own_log():
-    m = _collections()
+    m = _gc_pauses()
     log = (
         "[0.004s][info][gc] Using Parallel\n"
         "[0.202s][info][gc] GC(0) Pause Young (Allocation Failure) 32M->0M(123M) 3.299ms\n"
@@ -157,15 +164,15 @@ def test_collections_are_read_from_the_jvms_own_log():
     assert m.ERA_HEAP == ["-Xms128m", "-Xmx2048m"]  # 1/64 and 1/4 of 8 GiB
 
 
-def test_java_2015_collector_is_the_committed_collections():
+def test_java_2015_collector_is_the_committed_gc_pauses():
     # every: the young generation's use at each run's first collection (the era heap's
     # initial eden); pause: the median over every young collection of the committed runs
-    files = sorted((HERE / "runs").glob("collections-*.json"))
+    files = sorted((HERE / "runs").glob("gc-pauses-*.json"))
     assert len(files) >= 2  # two runs: not one run's
     firsts, pauses = [], []
     for f in files:
         data = json.loads(f.read_text())
-        assert data["heap"] == _collections().ERA_HEAP
+        assert data["heap"] == _gc_pauses().ERA_HEAP
         for reps in data["runs"].values():
             firsts += [rep[0]["before_mib"] for rep in reps]
             pauses += [c["pause_ms"] for rep in reps for c in rep]
@@ -180,7 +187,7 @@ def test_java_2015_collector_is_the_committed_collections():
 def test_collections_runs_the_thesis_threads_with_the_era_heap(tmp_path):
     out = tmp_path / "c.json"
     cp = subprocess.run(
-        [sys.executable, HERE / "collections.py", "--sizes", "65000", "--count", "3000",
+        [sys.executable, HERE / "gc_pauses.py", "--sizes", "65000", "--count", "3000",
          "--reps", "1", "--out", out],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -190,6 +197,50 @@ def test_collections_runs_the_thesis_threads_with_the_era_heap(tmp_path):
     # 33,000 messages of 65,000 bytes copied (2 GiB): the 32 MiB young generation fills
     assert len(run) >= 2 and run[0]["before_mib"] <= 33
     assert all(c["pause_ms"] > 0 for c in run)
+
+
+def test_the_rule_loses_what_a_pause_brings_beyond_the_socket():
+    m = _gc_loss()
+    # 14,000/s: a 1.8 ms pause brings 25.2, a 0.5 ms one 7; a socket of 7 keeps 7 of each
+    assert m.rule_loss(14_000, [1.8e-3, 0.5e-3, 3e-3], 7) == pytest.approx(18.2 + 0 + 35)
+    # the preset's: 2,048 datagrams of 32,768 bytes read are 2 collections of 32 MiB
+    assert m.preset_loss(14_000, 32_768, 2_048, 7, 32 << 20, 1.8e-3) == pytest.approx(36.4)
+    assert m.preset_loss(14_000, 32_768, 1_023, 7, 32 << 20, 1.8e-3) == 0  # none yet
+
+
+@pytest.mark.parametrize("size, rcvbuf", [(1400, 16_384), (8000, 65_536)])
+def test_a_loopback_socket_holds_what_its_buffer_admits(size, rcvbuf):
+    """socket_capacity counts what a socket nobody reads kept: at least one datagram, at
+    most what sk_rcvbuf (SO_RCVBUF doubled) would hold of bare payloads, plus the one the
+    kernel admits below it; twice the same."""
+    m = _gc_loss()
+    held = m.socket_capacity(size, rcvbuf)
+    assert 1 <= held <= 2 * rcvbuf // size + 1
+    assert m.socket_capacity(size, rcvbuf) == held
+
+
+@needs_java
+def test_a_java_stream_counts_what_it_received(tmp_path):
+    """Two runs and their controls, 2,000 counted datagrams at 4,000/s after 1,000 of
+    warm-up, into a socket of 256 KiB: every counted datagram is received or lost, the
+    highest number is below what was sent, the collections during the counted traffic are
+    the JVM log's, the control's heap holds the run without one, and the DataHandler echoed
+    every datagram the receiving thread took (the warm-up's too)."""
+    out = tmp_path / "g.json"
+    cp = subprocess.run(
+        [sys.executable, HERE / "gc_loss.py", "--size", "8000", "--rate", "4000",
+         "--warm", "0.25", "--seconds", "0.5", "--rcvbuf", "262144", "--reps", "2",
+         "--out", out],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert cp.returncode == 0, cp.stderr
+    data = json.loads(out.read_text())
+    for r in data["runs"] + data["controls"]:
+        assert r["received"] + r["lost"] == 2000 and r["received"] > 0
+        assert r["highest"] < 3000
+        assert len(r["pauses_ms"]) == r["gc_last"] - r["gc_first"]
+        assert r["echoes"] >= r["received"]
+    assert all(not c["pauses_ms"] for c in data["controls"])
 
 
 def test_java_2015_read_cost_is_the_committed_measurements_ratio():
@@ -209,17 +260,32 @@ def test_java_2015_read_cost_is_the_committed_measurements_ratio():
     assert java["read_cost"] == modern["read_cost"] * host_presets.JAVA_THESIS_READ_RATIO
 
 
+MEASURING = ("measure.py", "gc_pauses.py")  # run_args's options
+
+
 @pytest.mark.parametrize(
-    "args, says",
+    "script, args, says",
     [
-        (["--sizes", "4"], "--sizes '4': each size 8 to 65507 bytes (got 4)"),
-        (["--sizes", "64,x"], "--sizes '64,x': comma-separated whole numbers of bytes"),
-        (["--count", "10"], "--count 10: at least 1000 messages per run"),
-        (["--reps", "0"], "--reps 0: at least 1"),
+        *(
+            (script, args, says)
+            for script in MEASURING
+            for args, says in [
+                (["--sizes", "4"], "--sizes '4': each size 8 to 65507 bytes (got 4)"),
+                (["--sizes", "64,x"], "--sizes '64,x': comma-separated whole numbers of bytes"),
+                (["--count", "10"], "--count 10: at least 1000 messages per run"),
+                (["--reps", "0"], "--reps 0: at least 1"),
+            ]
+        ),
+        ("gc_loss.py", ["--size", "4"], "--size 4: 8 to 65507 bytes"),
+        ("gc_loss.py", ["--rate", "0"], "--rate 0: above 0 datagrams a second"),
+        ("gc_loss.py", ["--seconds", "-2"], "--seconds -2: above 0"),
+        ("gc_loss.py", ["--warm", "-1"], "--warm -1: 0 or more seconds"),
+        ("gc_loss.py", ["--rcvbuf", "0"], "--rcvbuf 0: at least 1 byte"),
+        ("gc_loss.py", ["--reps", "0"], "--reps 0: at least 1"),
+        ("gc_loss.py", ["--jvm-cpus", "1;rm"], "--jvm-cpus '1;rm': a CPU list such as 1 or 0,1"),
     ],
 )
-@pytest.mark.parametrize("script", ["measure.py", "collections.py"])
-def test_measure_refuses_bad_input_before_building(tmp_path, args, says, script):
+def test_measure_refuses_bad_input_before_building(script, args, says):
     cp = subprocess.run([sys.executable, HERE / script, *args], capture_output=True, text=True)
     assert cp.returncode == 2
     assert cp.stderr == f"{script}: {says}\n"
@@ -255,17 +321,21 @@ def test_c_program_refuses_bad_input(c_bin, args):
 
 @needs_java
 @pytest.mark.parametrize(
-    "args",
+    "program, args",
     [
-        ["copy", "5000", "64"],
-        ["reuse", "5000", "64", "10"],
-        ["copy", "5000", "64x", "10"],
-        ["copy", "5000", "4", "10"],
-        ["fresh", "80", "64", "10"],
+        ("ThesisPath", ["copy", "5000", "64"]),
+        ("ThesisPath", ["reuse", "5000", "64", "10"]),
+        ("ThesisPath", ["copy", "5000", "64x", "10"]),
+        ("ThesisPath", ["copy", "5000", "4", "10"]),
+        ("ThesisPath", ["fresh", "80", "64", "10"]),
+        ("ThesisStream", ["5000", "8000", "0", "10"]),
+        ("ThesisStream", ["5000", "8000", "-1", "10", "65536"]),
+        ("ThesisStream", ["5000", "8000", "0", "10", "0"]),
+        ("ThesisStream", ["80", "8000", "0", "10", "65536"]),
     ],
 )
-def test_java_program_refuses_bad_input(java_classes, args):
+def test_java_program_refuses_bad_input(java_classes, program, args):
     cp = subprocess.run(
-        ["java", "-cp", java_classes, "ThesisPath", *args], capture_output=True, text=True
+        ["java", "-cp", java_classes, program, *args], capture_output=True, text=True
     )
     assert cp.returncode == 2 and cp.stdout == "" and len(cp.stderr.splitlines()) == 1

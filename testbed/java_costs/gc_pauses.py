@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """How often seed 003's Java receiver stops for its collector, and for how long.
 
-    python testbed/java_costs/collections.py [--sizes 40000,65000] [--count 20000]
-                                             [--reps 5] [--out FILE.json]
+    python testbed/java_costs/gc_pauses.py [--sizes 40000,65000] [--count 20000]
+                                           [--reps 5] [--out FILE.json]
 
 Runs the thesis' threads in Java (ThesisPath copy: each message's bytes copied into the
 DataHandler's queue, the allocation the thesis' receiver makes per message) beside
@@ -63,7 +63,7 @@ def run_once(java: list[str], blaster: list[str], size: int, count: int) -> list
             sender.kill()  # by its PID: the one process this run started
             sender.wait()
         if cp.returncode != 0:
-            raise SystemExit(f"collections.py: java failed: {cp.stderr.strip()}")
+            raise SystemExit(f"gc_pauses.py: java failed: {cp.stderr.strip()}")
         json.loads(cp.stdout)  # the run completed and reported
         return young_collections(log.read_text())
 
