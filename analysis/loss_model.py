@@ -22,7 +22,7 @@ A physical model (docs/physics.md §1-§5), not a free curve. Per flow, in serie
    fragments). Loss: M/D/1/K below the knee
    (Poisson arrivals; CBR into the simulator: none), fluid above, over a run of finite
    length (``mdk.run_loss``); datagrams arriving in batches of b per interrupt need K > b;
-   stalls of T_off every period lose max(0, lambda T_off - K) each (docs/physics.md §2);
+   stalls of T_off every period lose max(0, lambda T_off - K) each (docs/physics.md §4);
    a preset's collector (Preset.collector) is a stall of its pause each time the reader
    has read its bytes, so its period is bytes / (datagrams read per second x payload).
 

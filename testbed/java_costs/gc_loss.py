@@ -7,8 +7,8 @@
 
 The thesis' threads (ThesisStream.java: ThesisPath's receiving thread, DataHandler and
 TimeCalculator, reading a stream) take SIZE-byte datagrams that this script sends on
-loopback, RATE a second for WARM + SECONDS (a batch each millisecond, each datagram
-numbered; the first WARM seconds warm the program up and are not counted), from a socket
+loopback, RATE a second for WARM + SECONDS (in batches, at most 4,000 a second; each
+datagram numbered; the first WARM seconds warm the program up and are not counted), from a socket
 that asks for RCVBUF bytes. The JVM runs with the Parallel collector and
 gc_pauses.py's heap (Java 8's ergonomics on 8 GiB) and logs its collections (-Xlog:gc). It
 is pinned to JVM_CPUS (CPU 1) and this sender to CPU 0, where loopback's receive work runs.
@@ -43,7 +43,9 @@ import measure  # noqa: E402  (this directory's harness: build, ports, refusals)
 
 SENDER_CPU = 0
 CPU_LIST = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")  # taskset's -c list
-BATCH_S = 1e-3  # the sender's pace: the datagrams due, each millisecond
+# The sender sleeps until its next datagram is due, but at least this long: what came due
+# meanwhile goes in one batch (at most 4,000 batches a second).
+MIN_SLEEP_S = 0.25e-3
 
 
 def socket_capacity(size: int, rcvbuf: int) -> int:
@@ -69,7 +71,7 @@ def socket_capacity(size: int, rcvbuf: int) -> int:
 
 def send_paced(port: int, size: int, rate: float, count: int) -> float:
     """@p count numbered datagrams to 127.0.0.1:@p port at @p rate a second, the ones due
-    sent each BATCH_S; the seconds it took."""
+    sent together each time it wakes (MIN_SLEEP_S); the seconds it took."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
         tx.connect(("127.0.0.1", port))
         payload = bytearray(size)
@@ -81,7 +83,7 @@ def send_paced(port: int, size: int, rate: float, count: int) -> float:
                 struct.pack_into("<Q", payload, 0, sent)
                 tx.send(payload)
                 sent += 1
-            time.sleep(max(0.0, start + sent / rate - time.perf_counter(), BATCH_S / 4))
+            time.sleep(max(start + sent / rate - time.perf_counter(), MIN_SLEEP_S))
         return time.perf_counter() - start
 
 
