@@ -272,8 +272,8 @@ JAVA_COPY_BYTE_COST = 1 / 6e9
 # collections was 1.82 ms (quartiles 0.97 and 3.81). A program allocating one copy of each
 # message's payload stops that long each 32 MiB it reads. At seed 003's own rate (paced, 112
 # MB/s: testbed/java_costs/gc_loss.py, runs/gc-loss-*-first-second-*.json) a fresh JVM's
-# first second collected 3 times, pauses of median 1.99 ms: this is a program started for
-# its run; one that has run for 3 s pauses 0.32 ms (runs/gc-loss-*-after-3s-*.json).
+# first second collected 3 times, 48 pauses of median 1.85 ms: this is a program started
+# for its run; one that has run for 3 s pauses 0.30 ms (runs/gc-loss-*-after-3s-*.json).
 # Fitted to nothing.
 JAVA_COLLECTOR = Collector(every=32 * 2**20, pause=1.8e-3)
 
