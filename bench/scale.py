@@ -20,9 +20,20 @@ whole process and its peak resident memory (wait4). The fitted exponent b of cos
 memory (the goal is b <= 1.1 for total cost), and for time per datagram over the LANs of
 1,024 hosts and more, with the ratio of the largest LAN's time per datagram to the
 smallest's (goal <= 1.5 from 128 to 8,192 hosts: --sizes 64,512,1024,2048 --big).
-CPU and wall times move with the machine's load (other jobs); events do not.
+CPU and wall times move with the machine's load (other jobs); events do not. --reps N runs
+every size N times, in rounds over the sizes, and takes the median time per datagram
+(printed with the runs' spread): one run of a 128-host LAN lasts 0.1 s, and a neighbour's
+burst can move its time by half.
 
-    .venv/bin/python bench/scale.py [--sizes 8,64,256,1024] [--big] [--duration 0.2]
+--misses counts what makes the time per datagram grow: the star at each size again, under
+callgrind's cache simulation (exact, whatever the machine's load), with this machine's
+level-2 cache (sysfs; the last cache a core has to itself) as the simulated last level and
+only Simulator::Run() collected. Printed: cache-line misses per delivered datagram at each
+size, and the functions with the most at the largest size beside their count at the
+smallest (their own misses, not their callees').
+
+    .venv/bin/python bench/scale.py [--sizes 8,64,256,1024] [--big] [--duration 0.2] [--reps 1]
+    .venv/bin/python bench/scale.py --kinds star --sizes 64,512,1024,4096 --misses 0.02
 """
 
 from __future__ import annotations
@@ -31,6 +42,8 @@ import argparse
 import json
 import math
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -75,8 +88,8 @@ def star_spec(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_point(kind: str, n: int, duration: float, tmp: Path) -> dict:
-    out = tmp / f"{kind}-{n}.json"
+def sim_command(kind: str, n: int, duration: float, tmp: Path, out: Path) -> list[str]:
+    """lanloss-sim's command line for LAN `kind` at size n, its record to `out`."""
     cmd = [
         str(ROOT / "build" / "bin" / "lanloss-sim"),
         "--payload=1472",
@@ -98,6 +111,12 @@ def run_point(kind: str, n: int, duration: float, tmp: Path) -> dict:
         cmd += [f"--topology={spec}", "--edge_rate=100Mbps"]
         if multicast:
             cmd.append("--cast=multicast")
+    return cmd
+
+
+def run_point(kind: str, n: int, duration: float, tmp: Path) -> dict:
+    out = tmp / f"{kind}-{n}.json"
+    cmd = sim_command(kind, n, duration, tmp, out)
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -129,6 +148,15 @@ def run_point(kind: str, n: int, duration: float, tmp: Path) -> dict:
     }
 
 
+def median_run(runs: list[dict]) -> dict:
+    """One size's runs as one row: the run of median time per datagram, with the spread of
+    the runs' times (events, counts and memory are the same in every run)."""
+    ordered = sorted(runs, key=lambda r: r["us_per_datagram"])
+    row = dict(ordered[(len(ordered) - 1) // 2])
+    row["us_range"] = (ordered[0]["us_per_datagram"], ordered[-1]["us_per_datagram"])
+    return row
+
+
 def exponent(xs: list[float], ys: list[float]) -> float:
     """Least-squares slope of log(y) on log(x)."""
     pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys, strict=True) if x > 0 and y > 0]
@@ -140,20 +168,25 @@ def exponent(xs: list[float], ys: list[float]) -> float:
     return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
 
 
+def spread(row: dict) -> str:
+    lo, hi = row.get("us_range", (row["us_per_datagram"],) * 2)
+    return f"{lo:.2f}-{hi:.2f}"
+
+
 def report(kind: str, rows: list[dict]) -> None:
     unit = "copy" if kind == "multicast" else "datagram"
     print(f"\n{kind}: N = {'members' if kind == 'multicast' else 'senders = receivers'}")
     print(
         f"{'N':>6} {'hosts':>6} {'received':>9} {'lost':>6} {'events/' + unit:>16} "
-        f"{'set-up s':>9} {'run s':>8} {'us/' + unit:>12} {'CPU s':>7} {'peak MB':>8} "
-        f"{'MB/host':>8}"
+        f"{'set-up s':>9} {'run s':>8} {'us/' + unit:>12} {'(min-max)':>13} {'CPU s':>7} "
+        f"{'peak MB':>8} {'MB/host':>8}"
     )
     for r in rows:
         print(
             f"{r['n']:>6} {r['hosts']:>6} {r['received']:>9} {r['lost']:>6} "
             f"{r['events_per_datagram']:>16.2f} {r['setup_s']:>9.3f} {r['run_s']:>8.2f} "
-            f"{r['us_per_datagram']:>12.2f} {r['cpu_s']:>7.2f} {r['peak_mb']:>8.1f} "
-            f"{r['peak_mb'] / r['hosts']:>8.3f}"
+            f"{r['us_per_datagram']:>12.2f} {spread(r):>13} {r['cpu_s']:>7.2f} "
+            f"{r['peak_mb']:>8.1f} {r['peak_mb'] / r['hosts']:>8.3f}"
         )
     ns = [r["hosts"] for r in rows]
     fits = {
@@ -183,9 +216,114 @@ def report(kind: str, rows: list[dict]) -> None:
     )
     print(
         f"time per {unit} at {rows[-1]['hosts']} hosts / {rows[0]['hosts']} hosts: "
-        f"{slower:.2f} (goal <= {GOAL_TIME_RATIO} from 128 to 8,192 hosts; wall time, moves "
-        "with the machine's load)"
+        f"{slower:.2f} (goal <= {GOAL_TIME_RATIO} from 128 to 8,192 hosts; wall time, medians "
+        "of the runs, moves with the machine's load)"
     )
+
+
+def level2_cache() -> tuple[int, int]:
+    """This machine's level-2 cache as (bytes, ways), from sysfs; 1 MiB, 8 ways where it
+    says nothing."""
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            if (index / "level").read_text().strip() != "2":
+                continue
+            size = (index / "size").read_text().strip()
+            ways = int((index / "ways_of_associativity").read_text())
+        except (OSError, ValueError):
+            continue
+        scale = {"K": 1024, "M": 1024 * 1024}.get(size[-1:], 1)
+        return int(size.rstrip("KM")) * scale, ways
+    return 1024 * 1024, 8
+
+
+# callgrind's events that are a miss in the simulated last level: data reads and writes,
+# instruction fetches
+LL_MISSES = ("DLmr", "DLmw", "ILmr")
+
+
+def parse_annotate(text: str) -> tuple[int, dict[str, int]]:
+    """callgrind_annotate's output shown as LL_MISSES: (the total, misses per function)."""
+    totals, per_function = 0, {}
+    for line in text.splitlines():
+        # "1,234 (12.3%)  5 (0.1%)  0  file:function": counts, with percentages from 3.21
+        words = re.sub(r"\([^)]*%\)", " ", line).split()
+        if len(words) < len(LL_MISSES) + 1:
+            continue
+        try:
+            counts = [int(w.replace(",", "").replace(".", "0")) for w in words[: len(LL_MISSES)]]
+        except ValueError:
+            continue
+        name = " ".join(words[len(LL_MISSES) :])
+        if name.startswith("PROGRAM TOTALS"):
+            totals = sum(counts)
+        else:
+            fn = function_name(name)
+            per_function[fn] = per_function.get(fn, 0) + sum(counts)
+    return totals, per_function
+
+
+def function_name(annotated: str) -> str:
+    """'FILE:FUNCTION [/path/OBJECT]' (FILE ??? when unknown) -> 'FUNCTION [OBJECT]'."""
+    m = re.match(r"^(?:\?\?\?|\S+\.(?:c|cc|cpp|cxx|h|hpp|S)):(.*)$", annotated)
+    name = m.group(1) if m else annotated
+    obj = re.search(r" \[([^\]]*)\]$", name)
+    if obj:
+        name = f"{name[: obj.start()]} [{Path(obj.group(1)).name}]"
+    return name
+
+
+def count_misses(n: int, duration: float, tmp: Path, ll: tuple[int, int]) -> dict:
+    """Cache-line misses in the simulated last level `ll` during Simulator::Run() of the
+    star of 2n hosts, per delivered datagram, in total and per function."""
+    out, profile = tmp / f"misses-{n}.json", tmp / f"callgrind-{n}.out"
+    valgrind = [
+        "valgrind",
+        "--tool=callgrind",
+        "--cache-sim=yes",
+        f"--LL={ll[0]},{ll[1]},64",
+        "--collect-atstart=no",
+        "--toggle-collect=ns3::Simulator::Run*",
+        f"--callgrind-out-file={profile}",
+    ]
+    cmd = valgrind + sim_command("star", n, duration, tmp, out)
+    cp = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if cp.returncode != 0:
+        sys.exit(f"scale: {' '.join(cmd)} failed:\n{cp.stderr[-2000:]}")
+    text = subprocess.run(
+        ["callgrind_annotate", f"--show={','.join(LL_MISSES)}", "--threshold=100", str(profile)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    total, per_function = parse_annotate(text)
+    received = sum(f["received"] for f in json.loads(out.read_text())["flows"])
+    per = max(received, 1)
+    return {
+        "n": n,
+        "hosts": 2 * n,
+        "received": received,
+        "misses_per_datagram": total / per,
+        "functions": {fn: c / per for fn, c in per_function.items()},
+    }
+
+
+def report_misses(rows: list[dict], ll: tuple[int, int], top: int = 12) -> None:
+    print(
+        f"\nstar: last-level misses per delivered datagram in Simulator::Run() (callgrind, "
+        f"a {ll[0] // 1024} KiB {ll[1]}-way last level: this machine's level 2)"
+    )
+    print(f"{'hosts':>6} {'received':>9} {'misses/datagram':>16}")
+    for r in rows:
+        print(f"{r['hosts']:>6} {r['received']:>9} {r['misses_per_datagram']:>16.1f}")
+    small, large = rows[0], rows[-1]
+    print(
+        f"the {top} functions with the most misses of their own at {large['hosts']} hosts "
+        f"(per datagram; at {small['hosts']} hosts beside):"
+    )
+    ranked = sorted(large["functions"].items(), key=lambda kv: -kv[1])[:top]
+    for fn, c in ranked:
+        print(f"  {c:>7.2f} {small['functions'].get(fn, 0.0):>7.2f}  {fn[:100]}")
 
 
 def main() -> int:
@@ -194,6 +332,19 @@ def main() -> int:
     ap.add_argument("--big", action="store_true", help="add N = 4096 (a few minutes)")
     ap.add_argument("--duration", type=float, default=0.2, help="simulated seconds of traffic")
     ap.add_argument("--kinds", default="star,two-tier,multicast")
+    ap.add_argument(
+        "--reps",
+        type=int,
+        default=1,
+        help="runs of each size, in rounds over the sizes; times are their medians",
+    )
+    ap.add_argument(
+        "--misses",
+        type=float,
+        metavar="SECONDS",
+        help="also count the star's cache misses per datagram at each size under callgrind, "
+        "over this many simulated seconds (0.02: about 2 minutes at 8,192 hosts)",
+    )
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")] + ([4096] if a.big else [])
     if not (ROOT / "build" / "bin" / "lanloss-sim").exists():
@@ -202,8 +353,15 @@ def main() -> int:
     print(f"scale: load average {load:.1f} on {os.cpu_count()} CPUs (times move with it)")
     with tempfile.TemporaryDirectory() as tmp:
         for kind in a.kinds.split(","):
-            rows = [run_point(kind, n, a.duration, Path(tmp)) for n in sizes]
-            report(kind, rows)
+            runs = [
+                [run_point(kind, n, a.duration, Path(tmp)) for n in sizes] for _ in range(a.reps)
+            ]
+            report(kind, [median_run(list(same)) for same in zip(*runs, strict=True)])
+        if a.misses and shutil.which("valgrind") is None:
+            print("\nmisses: not counted (valgrind is not installed)")
+        elif a.misses:
+            ll = level2_cache()
+            report_misses([count_misses(n, a.misses, Path(tmp), ll) for n in sizes], ll)
     return 0
 
 
