@@ -22,8 +22,8 @@ memory (the goal is b <= 1.1 for total cost), and for time per datagram over the
 smallest's (goal <= 1.5 from 128 to 8,192 hosts: --sizes 64,512,1024,2048 --big).
 CPU and wall times move with the machine's load (other jobs); events do not. --reps N runs
 every size N times, in rounds over the sizes, and takes the median time per datagram
-(printed with the runs' spread): one run of a 128-host LAN lasts 0.1 s, and a neighbour's
-burst can move its time by half.
+(printed with the runs' spread): the event loop of a 128-host LAN lasts about 0.05 s, and
+a neighbour's burst can move its time by half.
 
 --misses counts what makes the time per datagram grow: the star at each size again, under
 callgrind's cache simulation (exact, whatever the machine's load), with this machine's
@@ -246,12 +246,13 @@ def parse_annotate(text: str) -> tuple[int, dict[str, int]]:
     """callgrind_annotate's output shown as LL_MISSES: (the total, misses per function)."""
     totals, per_function = 0, {}
     for line in text.splitlines():
-        # "1,234 (12.3%)  5 (0.1%)  0  file:function": counts, with percentages from 3.21
+        # "1,234 (12.3%)  5 (0.1%)  .  file:function": counts ("." for none), with
+        # percentages from valgrind 3.21 on
         words = re.sub(r"\([^)]*%\)", " ", line).split()
         if len(words) < len(LL_MISSES) + 1:
             continue
         try:
-            counts = [int(w.replace(",", "").replace(".", "0")) for w in words[: len(LL_MISSES)]]
+            counts = [0 if w == "." else int(w.replace(",", "")) for w in words[: len(LL_MISSES)]]
         except ValueError:
             continue
         name = " ".join(words[len(LL_MISSES) :])
